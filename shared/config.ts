@@ -1,0 +1,146 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+
+/** Everything the service reads from the environment, validated once at start-up. */
+export interface Config {
+  nodeEnv: 'development' | 'test' | 'production';
+  port: number;
+  ocspPort: number;
+  crlPort: number;
+  baseUrl: string;
+  ocspUrl: string;
+  crlUrl: string;
+  /** Postgres connection string; undefined selects the embedded PGlite database in dataDir. */
+  databaseUrl: string | undefined;
+  redisUrl: string;
+  dataDir: string;
+  /** Azure Key Vault address; undefined selects the local vault in dataDir. */
+  cloudVaultUrl: string | undefined;
+  leafKeyName: string;
+  subCaKeyName: string;
+  rootKeyName: string;
+  jwtSecret: string;
+  logLevel: string;
+  chainRpcUrl: string | undefined;
+  chainPrivateKey: string | undefined;
+  maxUploadBytes: number;
+  workerConcurrency: number;
+  crlSchedule: string;
+  /** What the OCSP responder answers for serials the service never issued (spec: good). */
+  ocspUnissuedStatus: 'good' | 'unknown';
+  /** Requests per client per 15 minutes on login, register and refresh. */
+  authRateLimit: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Placeholders that must never sign production tokens. */
+const KNOWN_WEAK_SECRETS = new Set(['secret', 'changeme', 'change-me', 'jwt_secret', 'your-secret', 'development']);
+const MIN_PRODUCTION_SECRET_LENGTH = 32;
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? fallback : v;
+}
+
+function optional(env: Env, name: string): string | undefined {
+  const v = env[name];
+  return v === undefined || v === '' ? undefined : v;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = optional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function url(env: Env, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+  const raw = optional(env, name) ?? fallback;
+  if (raw === undefined) return undefined;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `is not a valid URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
+  }
+  return raw.replace(/\/+$/, '');
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+/**
+ * Outside production a missing JWT_SECRET is replaced by a random one kept in the data directory,
+ * so that tokens survive restarts and every local process agrees, without a well-known default.
+ */
+function resolveJwtSecret(env: Env, nodeEnv: Config['nodeEnv'], dataDir: string): string {
+  const given = optional(env, 'JWT_SECRET');
+  if (nodeEnv === 'production') {
+    if (given === undefined) throw new ConfigError('JWT_SECRET', 'must be set in production');
+    if (given.length < MIN_PRODUCTION_SECRET_LENGTH) {
+      throw new ConfigError('JWT_SECRET', `must be at least ${MIN_PRODUCTION_SECRET_LENGTH} characters in production`);
+    }
+    if (KNOWN_WEAK_SECRETS.has(given.toLowerCase())) throw new ConfigError('JWT_SECRET', 'is a placeholder value');
+    return given;
+  }
+  if (given !== undefined) return given;
+  const file = path.join(dataDir, 'jwt-secret');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, secret, { mode: 0o600, flag: 'wx' });
+  return secret;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = oneOf(env, 'NODE_ENV', 'development', ['development', 'test', 'production'] as const);
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const ocspPort = int(env, 'OCSP_PORT', 3001, 0, 65535);
+  const crlPort = int(env, 'CRL_PORT', 3002, 0, 65535);
+  const dataDir = path.resolve(str(env, 'DATA_DIR', './data'));
+  const http = ['http:', 'https:'];
+  return {
+    nodeEnv,
+    port,
+    ocspPort,
+    crlPort,
+    baseUrl: url(env, 'BASE_URL', `http://localhost:${port}`, http)!,
+    ocspUrl: url(env, 'OCSP_URL', `http://localhost:${ocspPort}`, http)!,
+    crlUrl: url(env, 'CRL_URL', `http://localhost:${crlPort}`, http)!,
+    databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
+    dataDir,
+    cloudVaultUrl: url(env, 'CLOUD_VAULT_URL', undefined, ['https:']),
+    leafKeyName: str(env, 'LEAF_KEY_NAME', 'leaf-signing'),
+    subCaKeyName: str(env, 'SUB_CA_KEY_NAME', 'sub-ca'),
+    rootKeyName: str(env, 'ROOT_KEY_NAME', 'root-ca'),
+    jwtSecret: resolveJwtSecret(env, nodeEnv, dataDir),
+    logLevel: oneOf(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
+    chainRpcUrl: url(env, 'CHAIN_RPC_URL', undefined, ['http:', 'https:', 'ws:', 'wss:']),
+    chainPrivateKey: optional(env, 'CHAIN_PRIVATE_KEY'),
+    maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1, 2 ** 40),
+    workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 256),
+    crlSchedule: str(env, 'CRL_SCHEDULE', '0 3 * * 1'),
+    ocspUnissuedStatus: oneOf(env, 'OCSP_UNISSUED_STATUS', 'good', ['good', 'unknown'] as const),
+    authRateLimit: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
+  };
+}
