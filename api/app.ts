@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import { pinoHttp } from 'pino-http';
+import { createPassport } from './auth/authenticate.js';
+import type { AppContext } from './context.js';
+import { docsRouter } from './docs.js';
+import { errorHandler, routeNotFound } from './errors.js';
+import { createRateLimiters } from './rate-limit.js';
+import { apiKeysRouter } from './routes/api-keys.js';
+import { authRouter } from './routes/auth.js';
+import { healthRouter } from './routes/health.js';
+import { orgUsersRouter } from './routes/org-users.js';
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
+export type AppDeps = Omit<AppContext, 'passport'>;
+
+export function createApp(deps: AppDeps): Express {
+  const ctx: AppContext = { ...deps, passport: createPassport(deps.config.jwtSecret) };
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', ctx.config.trustProxyHops);
+  app.use(
+    pinoHttp({
+      logger: ctx.logger,
+      // Reuse a caller's request id (e.g. from a load balancer) when it is sane, so logs join up.
+      genReqId: (req, res) => {
+        const given = req.headers['x-request-id'];
+        const id = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      serializers: {
+        // Method and URL only: headers carry credentials, and no credential is ever put in a URL.
+        req: (req: { id: unknown; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use(helmet());
+  app.use(express.json({ limit: '100kb' }));
+
+  app.use(healthRouter(ctx));
+  app.use(docsRouter(ctx.config));
+  app.use('/auth', authRouter(ctx, createRateLimiters(ctx.config)));
+  app.use('/org/users', orgUsersRouter(ctx));
+  app.use('/org/api-keys', apiKeysRouter(ctx));
+
+  app.use(routeNotFound);
+  app.use(errorHandler);
+  return app;
+}

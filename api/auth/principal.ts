@@ -1,0 +1,20 @@
+import type { Role } from '../../shared/roles.js';
+
+/** Who is calling: a signed-in user or an organisation's API key. Every org-scoped query filters by orgId. */
+export type Principal =
+  | { kind: 'user'; userId: string; orgId: string; role: Role; email: string }
+  | { kind: 'api_key'; apiKeyId: string; orgId: string; role: Role };
+
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-namespace
+  namespace Express {
+    interface Request {
+      principal?: Principal;
+    }
+  }
+}
+
+export function principalOf(req: Express.Request): Principal {
+  if (!req.principal) throw new Error('route is missing authenticate()');
+  return req.principal;
+}

@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import { RefreshToken } from '../../shared/db/models/refresh-token.js';
+import { User } from '../../shared/db/models/user.js';
+import { unauthenticated } from '../errors.js';
+import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, signToken, TokenError, verifyToken, type TokenPair, type TokenSubject } from './tokens.js';
+
+/** Issues an access/refresh pair and records the refresh token, in `familyId` or a new family. */
+export async function issueTokenPair(
+  secret: string,
+  user: TokenSubject,
+  trx?: Knex.Transaction,
+  familyId: string = randomUUID(),
+): Promise<TokenPair> {
+  const jti = randomUUID();
+  await RefreshToken.query(trx).insert({
+    jti,
+    family_id: familyId,
+    user_id: user.id,
+    expires_at: new Date(Date.now() + REFRESH_TOKEN_TTL_SECONDS * 1000),
+  });
+  return {
+    access_token: signToken(secret, user, 'access'),
+    refresh_token: signToken(secret, user, 'refresh', jti),
+    token_type: 'bearer',
+    expires_in: ACCESS_TOKEN_TTL_SECONDS,
+  };
+}
+
+/**
+ * Single-use refresh: the presented token is marked used and a new pair issued in the same family.
+ * Presenting a token that was already used means it leaked (or was replayed): the whole family is revoked,
+ * so both the thief and the owner must sign in again.
+ */
+export async function rotateRefreshToken(knex: Knex, secret: string, refreshToken: string): Promise<TokenPair> {
+  let claims;
+  try {
+    claims = verifyToken(secret, refreshToken, 'refresh');
+  } catch (err) {
+    if (err instanceof TokenError) throw unauthenticated(err.code === 'token_expired' ? 'refresh token has expired' : 'refresh token is invalid', err.code);
+    throw err;
+  }
+  const outcome = await knex.transaction(async (trx) => {
+    const row = await RefreshToken.query(trx).findById(claims.jti).forUpdate();
+    if (!row || row.user_id !== claims.sub) return { error: 'refresh token is invalid' } as const;
+    if (row.revoked_at) return { error: 'refresh token has been revoked' } as const;
+    if (row.used_at) {
+      await RefreshToken.query(trx).patch({ revoked_at: new Date() }).where({ family_id: row.family_id }).whereNull('revoked_at');
+      return { error: 'refresh token was already used; all sessions from it have been signed out' } as const;
+    }
+    const user = await User.query(trx).findById(row.user_id);
+    if (!user) return { error: 'refresh token is invalid' } as const;
+    await RefreshToken.query(trx).patch({ used_at: new Date() }).where({ jti: row.jti });
+    return { pair: await issueTokenPair(secret, user, trx, row.family_id) } as const;
+  });
+  if ('error' in outcome) throw unauthenticated(outcome.error, 'invalid_token');
+  return outcome.pair;
+}

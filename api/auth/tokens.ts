@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import jwt from 'jsonwebtoken';
+import type { Role } from '../../shared/roles.js';
+
+/** Spec, "Limits": access 15 minutes, refresh 30 days. */
+export const ACCESS_TOKEN_TTL_SECONDS = 15 * 60;
+export const REFRESH_TOKEN_TTL_SECONDS = 30 * 24 * 60 * 60;
+/** HS256 only: naming the algorithm on verify is what stops `alg: none` and algorithm confusion. */
+export const JWT_ALGORITHM = 'HS256';
+
+export type TokenType = 'access' | 'refresh';
+
+export interface TokenClaims {
+  sub: string;
+  org: string;
+  role: Role;
+  typ: TokenType;
+  jti: string;
+  iat: number;
+  exp: number;
+}
+
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+}
+
+export interface TokenSubject {
+  id: string;
+  org_id: string;
+  role: Role;
+}
+
+export function signToken(secret: string, subject: TokenSubject, typ: TokenType, jti: string = randomUUID()): string {
+  return jwt.sign({ org: subject.org_id, role: subject.role, typ }, secret, {
+    algorithm: JWT_ALGORITHM,
+    subject: subject.id,
+    jwtid: jti,
+    expiresIn: typ === 'access' ? ACCESS_TOKEN_TTL_SECONDS : REFRESH_TOKEN_TTL_SECONDS,
+  });
+}
+
+export class TokenError extends Error {
+  constructor(readonly code: 'token_expired' | 'invalid_token', message: string) {
+    super(message);
+    this.name = 'TokenError';
+  }
+}
+
+function isClaims(value: unknown): value is TokenClaims {
+  if (typeof value !== 'object' || value === null) return false;
+  const c = value as Record<string, unknown>;
+  return ['sub', 'org', 'role', 'typ', 'jti'].every((k) => typeof c[k] === 'string') && typeof c.exp === 'number';
+}
+
+/** Verifies signature, algorithm, expiry and token type; the single place tokens are checked. */
+export function verifyToken(secret: string, token: string, typ: TokenType): TokenClaims {
+  let payload: unknown;
+  try {
+    payload = jwt.verify(token, secret, { algorithms: [JWT_ALGORITHM] });
+  } catch (err) {
+    if (err instanceof jwt.TokenExpiredError) throw new TokenError('token_expired', 'token has expired');
+    throw new TokenError('invalid_token', 'token is invalid');
+  }
+  if (!isClaims(payload)) throw new TokenError('invalid_token', 'token is invalid');
+  if (payload.typ !== typ) throw new TokenError('invalid_token', `an ${typ} token is required`);
+  return payload;
+}

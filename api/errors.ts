@@ -1,0 +1,88 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { z } from 'zod';
+
+/** An error meant for the client: its code and message are sent as they are. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const badRequest = (message: string, code = 'validation_error') => new ApiError(400, code, message);
+export const unauthenticated = (message = 'authentication required', code = 'unauthenticated') => new ApiError(401, code, message);
+export const forbidden = (message = 'your role does not allow this') => new ApiError(403, 'forbidden', message);
+export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} not found`);
+export const conflict = (message: string, code = 'conflict') => new ApiError(409, code, message);
+
+/** Parses a request body with a zod schema; the 400 names the first offending field. */
+export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
+  const result = schema.safeParse(body ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.path.join('.') || 'body';
+  const message = issue.code === 'invalid_type' && issue.input === undefined ? `${field} is required` : `${field}: ${issue.message}`;
+  throw badRequest(message);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Path parameters that must be UUIDs: a malformed one is the client's mistake (400), not a miss (404). */
+export function uuidParam(value: string | undefined, name: string): string {
+  if (value === undefined || !UUID.test(value)) throw badRequest(`${name} must be a UUID`, 'invalid_parameter');
+  return value.toLowerCase();
+}
+
+export const routeNotFound: RequestHandler = (req, _res, next) => {
+  next(new ApiError(404, 'not_found', `no route for ${req.method} ${req.path}`));
+};
+
+interface HttpError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  expose?: boolean;
+}
+
+/** The last handler: every failure becomes {"error":{"code","message"}}; internals are logged, never sent. */
+export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
+  let status = 500;
+  let code = 'internal_error';
+  let message = 'internal server error';
+  if (err instanceof ApiError) {
+    ({ status, code, message } = err);
+    for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+  } else if (typeof err === 'object' && err !== null) {
+    // body-parser and other http-errors style failures carry a status and a type.
+    const e = err as HttpError;
+    const s = e.status ?? e.statusCode;
+    if (e.type === 'entity.parse.failed') {
+      status = 400;
+      code = 'malformed_json';
+      message = 'request body is not valid JSON';
+    } else if (e.type === 'entity.too.large') {
+      status = 413;
+      code = 'payload_too_large';
+      message = 'request body is too large';
+    } else if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+      status = 415;
+      code = 'unsupported_media_type';
+      message = 'unsupported request body encoding';
+    } else if (typeof s === 'number' && s >= 400 && s < 500 && e.expose) {
+      status = s;
+      code = 'bad_request';
+      message = 'the request could not be processed';
+    }
+  }
+  if (status >= 500) req.log?.error({ err }, 'request failed');
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.status(status).json({ error: { code, message } });
+};

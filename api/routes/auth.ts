@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import { Router } from 'express';
+import { z } from 'zod';
+import { Organisation } from '../../shared/db/models/organisation.js';
+import { User } from '../../shared/db/models/user.js';
+import { hashPassword, verifyPassword } from '../../shared/passwords.js';
+import { authenticate, requireUser } from '../auth/authenticate.js';
+import { principalOf } from '../auth/principal.js';
+import { issueTokenPair, rotateRefreshToken } from '../auth/token-pairs.js';
+import type { AppContext } from '../context.js';
+import { conflict, parseBody, unauthenticated } from '../errors.js';
+import { isUniqueViolation } from '../../shared/db/errors.js';
+import type { RateLimiters } from '../rate-limit.js';
+import { checkPasswordStrength, emailField, nameField, passwordField } from '../validation.js';
+
+const registerBody = z.object({ email: emailField, password: passwordField, org_name: nameField(200) });
+const loginBody = z.object({ email: emailField, password: passwordField });
+const refreshBody = z.object({ refresh_token: z.string().min(1, 'is required') });
+
+export function authRouter(ctx: AppContext, limits: RateLimiters): Router {
+  const router = Router();
+  const secret = ctx.config.jwtSecret;
+  // Compared against when the e-mail is unknown, so both failures take the same time.
+  const dummyHash = hashPassword(randomUUID(), ctx.config.bcryptRounds);
+
+  /**
+   * @openapi
+   * /auth/register:
+   *   post:
+   *     tags: [Authentication]
+   *     summary: Register a user together with a new organisation; the user becomes its admin
+   *     requestBody:
+   *       required: true
+   *       content:
+   *         application/json:
+   *           schema: { $ref: '#/components/schemas/RegisterInput' }
+   *     responses:
+   *       201: { description: Token pair, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
+   *       400: { $ref: '#/components/responses/ValidationError' }
+   *       409: { $ref: '#/components/responses/Conflict' }
+   *       429: { $ref: '#/components/responses/RateLimited' }
+   */
+  router.post('/register', limits.auth, async (req, res) => {
+    const body = parseBody(registerBody, req.body);
+    checkPasswordStrength(body.password, body.email);
+    const passwordHash = await hashPassword(body.password, ctx.config.bcryptRounds);
+    try {
+      const pair = await ctx.knex.transaction(async (trx) => {
+        if (await User.query(trx).findOne({ email: body.email })) throw conflict('an account with this e-mail already exists', 'email_taken');
+        const org = await Organisation.query(trx).insert({ id: randomUUID(), name: body.org_name });
+        const user = await User.query(trx).insert({ id: randomUUID(), org_id: org.id, email: body.email, password_hash: passwordHash, role: 'admin' });
+        return issueTokenPair(secret, user, trx);
+      });
+      res.status(201).json(pair);
+    } catch (err) {
+      if (isUniqueViolation(err)) throw conflict('an account with this e-mail already exists', 'email_taken');
+      throw err;
+    }
+  });
+
+  /**
+   * @openapi
+   * /auth/login:
+   *   post:
+   *     tags: [Authentication]
+   *     summary: Sign in with e-mail and password
+   *     requestBody:
+   *       required: true
+   *       content:
+   *         application/json:
+   *           schema: { $ref: '#/components/schemas/LoginInput' }
+   *     responses:
+   *       200: { description: Token pair, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
+   *       400: { $ref: '#/components/responses/ValidationError' }
+   *       401: { $ref: '#/components/responses/Unauthenticated' }
+   *       429: { $ref: '#/components/responses/RateLimited' }
+   */
+  router.post('/login', limits.auth, async (req, res) => {
+    const body = parseBody(loginBody, req.body);
+    const user = await User.query().findOne({ email: body.email });
+    const ok = await verifyPassword(body.password, user?.password_hash ?? (await dummyHash));
+    if (!user || !ok) throw unauthenticated('e-mail or password is incorrect', 'invalid_credentials');
+    res.json(await issueTokenPair(secret, user));
+  });
+
+  /**
+   * @openapi
+   * /auth/refresh:
+   *   post:
+   *     tags: [Authentication]
+   *     summary: Exchange a refresh token for a new pair (single use; reuse signs the whole family out)
+   *     requestBody:
+   *       required: true
+   *       content:
+   *         application/json:
+   *           schema: { type: object, required: [refresh_token], properties: { refresh_token: { type: string } } }
+   *     responses:
+   *       200: { description: New token pair, content: { application/json: { schema: { $ref: '#/components/schemas/TokenPair' } } } }
+   *       400: { $ref: '#/components/responses/ValidationError' }
+   *       401: { $ref: '#/components/responses/Unauthenticated' }
+   *       429: { $ref: '#/components/responses/RateLimited' }
+   */
+  router.post('/refresh', limits.auth, async (req, res) => {
+    const body = parseBody(refreshBody, req.body);
+    res.json(await rotateRefreshToken(ctx.knex, secret, body.refresh_token));
+  });
+
+  /**
+   * @openapi
+   * /auth/me:
+   *   get:
+   *     tags: [Authentication]
+   *     summary: The signed-in user
+   *     security: [{ bearerAuth: [] }]
+   *     responses:
+   *       200: { description: Identity, content: { application/json: { schema: { $ref: '#/components/schemas/Me' } } } }
+   *       401: { $ref: '#/components/responses/Unauthenticated' }
+   *       403: { $ref: '#/components/responses/Forbidden' }
+   */
+  router.get('/me', authenticate(ctx.passport), requireUser, (req, res) => {
+    const p = principalOf(req);
+    if (p.kind !== 'user') throw new Error('unreachable: requireUser');
+    res.json({ user_id: p.userId, email: p.email, org_id: p.orgId, role: p.role });
+  });
+
+  return router;
+}

@@ -1,0 +1,30 @@
+/** The spec's three roles. */
+export const ROLES = ['admin', 'signer', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+/**
+ * The one table of who may do what (spec, "Roles"). Routes ask for a permission, never for a role,
+ * and /docs renders this table, so the documentation cannot drift from what is enforced.
+ * API keys act as `signer` inside their organisation.
+ */
+export const PERMISSIONS = {
+  'media:upload': { roles: ['admin', 'signer'], apiKeys: true, description: 'upload files' },
+  'media:sign': { roles: ['admin', 'signer'], apiKeys: true, description: 'sign uploaded files' },
+  'media:read': { roles: ['admin', 'signer', 'viewer'], apiKeys: true, description: 'read jobs, uploads and signed files' },
+  'media:verify': { roles: ['admin', 'signer', 'viewer'], apiKeys: true, description: 'verify files' },
+  'org:users': { roles: ['admin'], apiKeys: false, description: 'manage organisation users' },
+  'org:api-keys': { roles: ['admin'], apiKeys: false, description: 'manage API keys' },
+} as const satisfies Record<string, { roles: readonly Role[]; apiKeys: boolean; description: string }>;
+
+export type Permission = keyof typeof PERMISSIONS;
+
+/** The role API keys act with. */
+export const API_KEY_ROLE: Role = 'signer';
+
+export function isRole(value: unknown): value is Role {
+  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
+}
+
+export function roleAllows(role: Role, permission: Permission): boolean {
+  return (PERMISSIONS[permission].roles as readonly Role[]).includes(role);
+}
