@@ -50,7 +50,7 @@ export function apiKeysRouter(ctx: AppContext): Router {
       prefix: generated.prefix,
       key_hash: generated.hash,
       created_by: principal.kind === 'user' ? principal.userId : null,
-    });
+    }).returning('*');
     res.status(201).json({ ...row.toPublic(), key: generated.key });
   });
 

@@ -65,7 +65,7 @@ export function orgUsersRouter(ctx: AppContext): Router {
     checkPasswordStrength(body.password, body.email);
     const passwordHash = await hashPassword(body.password, ctx.config.bcryptRounds);
     try {
-      const user = await User.query().insert({ id: randomUUID(), org_id: orgId, email: body.email, password_hash: passwordHash, role: body.role });
+      const user = await User.query().insert({ id: randomUUID(), org_id: orgId, email: body.email, password_hash: passwordHash, role: body.role }).returning('*');
       res.status(201).json(user.toPublic());
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict('an account with this e-mail already exists', 'email_taken');

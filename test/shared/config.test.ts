@@ -1,0 +1,59 @@
+import { expect } from 'chai';
+import { mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConfigError, loadConfig } from '../../shared/config.js';
+
+const dataDir = () => mkdtempSync(path.join(tmpdir(), 'cfg-'));
+
+describe('configuration', () => {
+  it('has working embedded defaults', () => {
+    const c = loadConfig({ DATA_DIR: dataDir() });
+    expect(c.port).to.equal(3000);
+    expect(c.ocspUrl).to.equal('http://localhost:3001');
+    expect(c.crlUrl).to.equal('http://localhost:3002');
+    expect(c.databaseUrl).to.equal(undefined);
+    expect(c.cloudVaultUrl).to.equal(undefined);
+    expect(c.redisUrl).to.equal('redis://127.0.0.1:6379');
+  });
+
+  it('outside production keeps a random JWT secret in the data directory, owner-readable only', () => {
+    const dir = dataDir();
+    const first = loadConfig({ DATA_DIR: dir });
+    const second = loadConfig({ DATA_DIR: dir });
+    expect(first.jwtSecret).to.have.length.greaterThan(40);
+    expect(second.jwtSecret).to.equal(first.jwtSecret);
+    expect(statSync(path.join(dir, 'jwt-secret')).mode & 0o777).to.equal(0o600);
+  });
+
+  for (const [label, secret] of [
+    ['missing', undefined],
+    ['short', 'abc123'],
+    ['a placeholder', 'changeme'],
+  ] as const) {
+    it(`refuses to start in production with a ${label} JWT_SECRET`, () => {
+      const env: Record<string, string | undefined> = { NODE_ENV: 'production', DATA_DIR: dataDir(), JWT_SECRET: secret };
+      expect(() => loadConfig(env)).to.throw(ConfigError, /JWT_SECRET/);
+    });
+  }
+
+  it('accepts a long production secret', () => {
+    const c = loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir(), JWT_SECRET: 'x'.repeat(20) + 'y'.repeat(20) });
+    expect(c.nodeEnv).to.equal('production');
+  });
+
+  for (const [name, value] of [
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['CLOUD_VAULT_URL', 'http://insecure.vault.azure.net'],
+    ['REDIS_URL', 'not a url'],
+    ['NODE_ENV', 'staging'],
+    ['OCSP_UNISSUED_STATUS', 'revoked'],
+    ['MAX_UPLOAD_BYTES', '-1'],
+  ]) {
+    it(`names ${name} when it is ${JSON.stringify(value)}`, () => {
+      expect(() => loadConfig({ DATA_DIR: dataDir(), [name!]: value })).to.throw(ConfigError, new RegExp(name!));
+    });
+  }
+});

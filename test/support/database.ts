@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import knexFactory, { type Knex } from 'knex';
+import { openDatabase } from '../../shared/db/index.js';
+
+/** The server tests create their throwaway databases on; .ci/run points it at its own Postgres. */
+const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export interface TestDatabase {
+  url: string;
+  knex: Knex;
+  drop(): Promise<void>;
+}
+
+/** A fresh, migrated Postgres database for one test file; dropped again by drop(). */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const admin = knexFactory({ client: 'pg', connection: ADMIN_URL, pool: { min: 0, max: 1 } });
+  await admin.raw(`CREATE DATABASE ${name}`);
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${name}`;
+  const knex = await openDatabase({ databaseUrl: url.toString(), dataDir: '/nonexistent' });
+  return {
+    url: url.toString(),
+    knex,
+    async drop() {
+      await knex.destroy();
+      await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.destroy();
+    },
+  };
+}
