@@ -1,5 +1,5 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
+import { chmod, link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type KeyVault, type VaultKey, VaultKeyNotFoundError } from './types.js';
 
@@ -23,6 +23,8 @@ export class LocalKeyVault implements KeyVault {
   readonly kind = 'local';
   private readonly dir: string;
   private readonly cache = new Map<string, VaultKey>();
+  /** ensureKey calls in flight, by name: concurrent callers in one process share one attempt. */
+  private readonly ensuring = new Map<string, Promise<VaultKey>>();
 
   constructor(dataDir: string) {
     this.dir = path.join(dataDir, 'vault');
@@ -48,18 +50,30 @@ export class LocalKeyVault implements KeyVault {
     return key;
   }
 
-  async ensureKey(name: string): Promise<VaultKey> {
+  ensureKey(name: string): Promise<VaultKey> {
+    let pending = this.ensuring.get(name);
+    if (!pending) {
+      pending = this.getOrCreate(name).finally(() => this.ensuring.delete(name));
+      this.ensuring.set(name, pending);
+    }
+    return pending;
+  }
+
+  private async getOrCreate(name: string): Promise<VaultKey> {
     try {
       return await this.getKey(name);
     } catch (err) {
       if (!(err instanceof VaultKeyNotFoundError)) throw err;
     }
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    // mkdir leaves an existing directory as it is; key files belong in an owner-only one.
+    await chmod(this.dir, 0o700);
     const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-384' });
     const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
     const target = this.file(name);
-    const temp = `${target}.${process.pid}.tmp`;
-    await writeFile(temp, pem, { mode: 0o600 });
+    // Unique per attempt: several instances (or processes) may race on the same name.
+    const temp = `${target}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    await writeFile(temp, pem, { mode: 0o600, flag: 'wx' });
     try {
       // A hard link fails if another process created the key first; then theirs wins.
       await link(temp, target);

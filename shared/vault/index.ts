@@ -1,0 +1,33 @@
+import type { TokenCredential } from '@azure/core-auth';
+import { DefaultAzureCredential } from '@azure/identity';
+import type { Config } from '../config.js';
+import { AzureKeyVault, type AzureKeyVaultOptions } from './azure.js';
+import { LocalKeyVault } from './local.js';
+import type { KeyVault } from './types.js';
+
+export { AzureKeyVault, DEFAULT_OPERATION_TIMEOUT_MS, DEFAULT_RETRY_OPTIONS } from './azure.js';
+export type { AzureKeyVaultOptions, AzureVaultKey } from './azure.js';
+export { LocalKeyVault } from './local.js';
+export { VaultKeyNotFoundError, VaultUnavailableError } from './types.js';
+export type { KeyVault, VaultKey } from './types.js';
+
+export interface CreateKeyVaultOptions {
+  /** Credential for Azure Key Vault; DefaultAzureCredential (environment, workload/managed identity, az login...) when absent. */
+  credential?: TokenCredential;
+  /** SDK client options and the operation timeout for Azure Key Vault (tests: TLS trust, retries). */
+  azure?: AzureKeyVaultOptions;
+}
+
+/**
+ * The key vault the configuration asks for: Azure Key Vault at CLOUD_VAULT_URL when it is set, otherwise the
+ * local vault in DATA_DIR/vault. Creating it does no I/O; the first key read reaches the vault.
+ */
+export function createKeyVault(
+  config: Pick<Config, 'cloudVaultUrl' | 'dataDir'>,
+  options: CreateKeyVaultOptions = {},
+): KeyVault {
+  if (config.cloudVaultUrl) {
+    return new AzureKeyVault(config.cloudVaultUrl, options.credential ?? new DefaultAzureCredential(), options.azure);
+  }
+  return new LocalKeyVault(config.dataDir);
+}
