@@ -1,0 +1,50 @@
+/** C2PA signing and reading through c2pa-rs (WASM). See each module for the details. */
+export { C2paError } from './errors.js';
+export {
+  buildCoseSign1,
+  coseSigner,
+  CoseSizeError,
+  reserveSizeFor,
+  timestampImprintInput,
+  COSE_OVERHEAD_BYTES,
+  TIMESTAMP_BUDGET_BYTES,
+  type C2paSignerDefinition,
+  type Timestamper,
+} from './cose-sign1.js';
+export {
+  buildManifestDefinition,
+  opensParentIngredient,
+  parseManifestInput,
+  ManifestInputError,
+  DEFAULT_DIGITAL_SOURCE_TYPE,
+  IPTC_DIGITAL_SOURCE_TYPES,
+  MANIFEST_LIMITS,
+  PARENT_INGREDIENT_ID,
+  SERVICE_NAME,
+  SERVICE_VERSION,
+  type ManifestContext,
+  type ManifestDefinition,
+  type ManifestInput,
+} from './manifest-definition.js';
+export {
+  assertSignableMedia,
+  isSignableMimeType,
+  sniffMediaType,
+  MediaTypeMismatchError,
+  UnsupportedMediaTypeError,
+  SIGNABLE_MIME_TYPES,
+  type SignableMimeType,
+} from './media-type.js';
+export {
+  hasManifest,
+  readAsset,
+  type IngredientSummary,
+  type ManifestSummary,
+  type ReadOptions,
+  type SignerInfo,
+  type ValidationState,
+  type VerificationReport,
+} from './read-asset.js';
+export { signAsset, SourceManifestConflictError, type SignAssetInput } from './sign-asset.js';
+export { checkTimeStampToken, TimeStampTokenError, type TimeStampTokenInfo } from './timestamp-token.js';
+export { BytesBlob, c2paWasm } from './wasm.js';

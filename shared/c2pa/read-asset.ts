@@ -1,0 +1,241 @@
+import { C2paError, describeWasmError, wasmErrorKind } from './errors.js';
+import { assertSignableMedia, type SignableMimeType } from './media-type.js';
+import { structureOnlySettings, trustSettings } from './settings.js';
+import { c2paWasm } from './wasm.js';
+
+/**
+ * Reads and validates a file's C2PA manifest store with c2pa-rs, judged against the given trust anchors only.
+ */
+
+/** c2pa-rs's validation_state, or 'none' when the file carries no manifest at all. */
+export type ValidationState = 'Trusted' | 'Valid' | 'Invalid' | 'none';
+
+export interface ManifestSummary {
+  title: string | null;
+  /** Author name(s) from the stds.schema-org.CreativeWork assertion, comma separated. */
+  creator: string | null;
+  /** "name/version" of the first claim_generator_info entry (v2 claims have no claim_generator string). */
+  claim_generator: string | null;
+  /** RFC 3161 time of the signature (signature_info.time); null without a timestamp. */
+  signed_at: string | null;
+  /** Action names of the c2pa.actions assertion(s), e.g. ["c2pa.created"]. */
+  actions: string[];
+  ingredients: IngredientSummary[];
+}
+
+export interface IngredientSummary {
+  title: string | null;
+  /** "parentOf" for the asset this one was opened from. */
+  relationship: string | null;
+  active_manifest: string | null;
+  /**
+   * Failure codes c2pa-rs recorded for the ingredient's manifest when this manifest was signed, plus any found
+   * now (ingredient deltas). The active manifest can be Trusted while its parent is not: show both.
+   */
+  failure: string[];
+}
+
+export interface SignerInfo {
+  /** Distinguished names as "C=US, O=Example, CN=Leaf", in certificate order. */
+  subject: string | null;
+  /** Certificate serial number: lowercase hex, whole bytes, as `openssl x509 -serial` prints it. */
+  serial: string | null;
+  issuer: string | null;
+}
+
+export interface VerificationReport {
+  validation_state: ValidationState;
+  /** Label (URN) of the active manifest. */
+  active_manifest: string | null;
+  manifest: ManifestSummary | null;
+  signer: SignerInfo | null;
+  /** c2pa-rs validation status codes of the active manifest, e.g. "assertion.dataHash.mismatch". */
+  status: { success: string[]; informational: string[]; failure: string[] };
+}
+
+export interface ReadOptions {
+  /** PEM certificates (one string with several, or a list) that c2pa-rs may chain signers and TSAs to. */
+  trustAnchorsPem: string | readonly string[];
+}
+
+// --- The parts of c2pa-rs's Reader JSON and crJSON this module reads. ---
+interface StatusEntry {
+  code: string;
+}
+interface StatusCodes {
+  success?: StatusEntry[];
+  informational?: StatusEntry[];
+  failure?: StatusEntry[];
+}
+interface ReaderManifest {
+  title?: string;
+  claim_generator?: string;
+  claim_generator_info?: { name?: string; version?: string }[];
+  assertions?: { label: string; data?: unknown }[];
+  ingredients?: {
+    title?: string;
+    relationship?: string;
+    active_manifest?: string;
+    label?: string;
+    validation_results?: { activeManifest?: StatusCodes };
+  }[];
+  signature_info?: { issuer?: string; common_name?: string; cert_serial_number?: string; time?: string };
+}
+interface ReaderJson {
+  active_manifest?: string;
+  manifests?: Record<string, ReaderManifest>;
+  validation_results?: {
+    activeManifest?: StatusCodes;
+    ingredientDeltas?: { ingredientAssertionURI: string; validationDeltas?: StatusCodes }[];
+  };
+  /** Older form: failures only. */
+  validation_status?: StatusEntry[];
+  validation_state?: 'Invalid' | 'Valid' | 'Trusted';
+}
+interface CrJsonCertificateInfo {
+  serialNumber?: string;
+  issuer?: Record<string, string>;
+  subject?: Record<string, string>;
+}
+interface CrJson {
+  manifests?: { label?: string; signature?: { certificateInfo?: CrJsonCertificateInfo } }[];
+}
+
+/** c2pa-rs errors that mean "this file has no C2PA data", not "the data is broken". */
+const NO_MANIFEST_KINDS = new Set(['JumbfNotFound', 'ProvenanceMissing']);
+
+type Reader = Awaited<ReturnType<ReturnType<typeof c2paWasm>['WasmReader']['fromBytes']>>;
+
+/** Opens a reader; undefined when the file has no manifest. */
+async function openReader(bytes: Uint8Array, mimeType: SignableMimeType, settings: string): Promise<Reader | undefined> {
+  const { WasmReader } = c2paWasm();
+  try {
+    return await WasmReader.fromBytes(mimeType, bytes, settings);
+  } catch (err) {
+    const kind = wasmErrorKind(err);
+    if (kind && NO_MANIFEST_KINDS.has(kind)) return undefined;
+    throw new C2paError(`c2pa-rs could not read the ${mimeType} file: ${describeWasmError(err)}`, { cause: err });
+  }
+}
+
+/** Whether the file carries a C2PA manifest store (structure only, no validation; about 1-2 ms). */
+export async function hasManifest(bytes: Uint8Array, mimeType: SignableMimeType): Promise<boolean> {
+  assertSignableMedia(bytes, mimeType);
+  const reader = await openReader(bytes, mimeType, structureOnlySettings());
+  if (!reader) return false;
+  try {
+    return reader.activeLabel() !== undefined;
+  } finally {
+    reader.free();
+  }
+}
+
+const unique = (codes: (StatusEntry[] | undefined)) => [...new Set((codes ?? []).map((s) => s.code))];
+
+function statusOf(json: ReaderJson): VerificationReport['status'] {
+  const active = json.validation_results?.activeManifest;
+  if (active) {
+    return { success: unique(active.success), informational: unique(active.informational), failure: unique(active.failure) };
+  }
+  return { success: [], informational: [], failure: unique(json.validation_status) };
+}
+
+function creatorOf(manifest: ReaderManifest): string | null {
+  const cw = manifest.assertions?.find((a) => a.label === 'stds.schema-org.CreativeWork')?.data as
+    | { author?: { name?: unknown }[] | { name?: unknown } }
+    | undefined;
+  const authors = cw?.author === undefined ? [] : Array.isArray(cw.author) ? cw.author : [cw.author];
+  const names = authors.map((a) => a?.name).filter((n): n is string => typeof n === 'string');
+  return names.length ? names.join(', ') : null;
+}
+
+function actionsOf(manifest: ReaderManifest): string[] {
+  return (manifest.assertions ?? [])
+    .filter((a) => a.label === 'c2pa.actions' || a.label === 'c2pa.actions.v2')
+    .flatMap((a) => ((a.data as { actions?: { action?: unknown }[] } | undefined)?.actions ?? []))
+    .map((act) => act.action)
+    .filter((name): name is string => typeof name === 'string');
+}
+
+function summaryOf(manifest: ReaderManifest, json: ReaderJson, label: string): ManifestSummary {
+  const info = manifest.claim_generator_info?.[0];
+  const generator = info?.name ? (info.version ? `${info.name}/${info.version}` : info.name) : null;
+  return {
+    title: manifest.title ?? null,
+    creator: creatorOf(manifest),
+    claim_generator: generator ?? manifest.claim_generator ?? null,
+    signed_at: manifest.signature_info?.time ?? null,
+    actions: actionsOf(manifest),
+    ingredients: (manifest.ingredients ?? []).map((i) => {
+      // Deltas name the ingredient assertion by URI: .../<active label>/c2pa.assertions/<ingredient label>.
+      const uri = i.label ? `/${label}/c2pa.assertions/${i.label}` : undefined;
+      const deltas = json.validation_results?.ingredientDeltas?.find((d) => uri && d.ingredientAssertionURI.endsWith(uri));
+      return {
+        title: i.title ?? null,
+        relationship: i.relationship ?? null,
+        active_manifest: i.active_manifest ?? null,
+        failure: [...new Set([...unique(i.validation_results?.activeManifest?.failure), ...unique(deltas?.validationDeltas?.failure)])],
+      };
+    }),
+  };
+}
+
+/**
+ * Whole bytes, lowercase, no sign-padding 00 byte: the form `openssl x509 -serial` and node's
+ * X509Certificate.serialNumber print (crJSON drops a leading zero nibble, e.g. "dd0c..." for "0DD0C...").
+ */
+function serialHex(hex: string): string {
+  const digits = hex.toLowerCase().replace(/^0+/, '') || '0';
+  return digits.length % 2 ? `0${digits}` : digits;
+}
+
+const dn = (name: Record<string, string> | undefined) =>
+  name && Object.keys(name).length ? Object.entries(name).map(([k, v]) => `${k}=${v}`).join(', ') : null;
+
+/**
+ * The signing certificate's names and serial. c2pa-rs's Reader JSON only has CN, issuer O and a decimal
+ * serial; its crJSON has the full subject, issuer and hex serial, so that is preferred.
+ */
+function signerOf(reader: Reader, label: string, manifest: ReaderManifest): SignerInfo | null {
+  let cert: CrJsonCertificateInfo | undefined;
+  try {
+    cert = (JSON.parse(reader.crJson()) as CrJson).manifests?.find((m) => m.label === label)?.signature?.certificateInfo;
+  } catch {
+    cert = undefined; // crJSON is a convenience; fall back to signature_info below.
+  }
+  const sig = manifest.signature_info;
+  const decimalSerial = sig?.cert_serial_number;
+  const hex = cert?.serialNumber ?? (decimalSerial && /^\d+$/.test(decimalSerial) ? BigInt(decimalSerial).toString(16) : undefined);
+  const serial = hex && /^[0-9a-fA-F]+$/.test(hex) ? serialHex(hex) : null;
+  const subject = dn(cert?.subject) ?? (sig?.common_name ? `CN=${sig.common_name}` : null);
+  const issuer = dn(cert?.issuer) ?? (sig?.issuer ? `O=${sig.issuer}` : null);
+  if (!serial && !subject && !issuer) return null;
+  return { subject, serial, issuer };
+}
+
+/**
+ * Reads and validates the file. A file without a manifest gives validation_state 'none'; an unreadable or
+ * mis-declared file throws (C2paError, UnsupportedMediaTypeError, MediaTypeMismatchError).
+ */
+export async function readAsset(bytes: Uint8Array, mimeType: SignableMimeType, options: ReadOptions): Promise<VerificationReport> {
+  assertSignableMedia(bytes, mimeType);
+  const reader = await openReader(bytes, mimeType, trustSettings(options.trustAnchorsPem));
+  if (!reader) {
+    return { validation_state: 'none', active_manifest: null, manifest: null, signer: null, status: { success: [], informational: [], failure: [] } };
+  }
+  try {
+    const json = JSON.parse(reader.json()) as ReaderJson;
+    const label = json.active_manifest ?? reader.activeLabel() ?? null;
+    const manifest = label ? json.manifests?.[label] : undefined;
+    return {
+      // A store c2pa-rs could parse but not judge is not trustworthy.
+      validation_state: json.validation_state ?? 'Invalid',
+      active_manifest: label,
+      manifest: manifest && label ? summaryOf(manifest, json, label) : null,
+      signer: label && manifest ? signerOf(reader, label, manifest) : null,
+      status: statusOf(json),
+    };
+  } finally {
+    reader.free();
+  }
+}
