@@ -11,6 +11,8 @@ import { apiKeysRouter } from './routes/api-keys.js';
 import { authRouter } from './routes/auth.js';
 import { healthRouter } from './routes/health.js';
 import { orgUsersRouter } from './routes/org-users.js';
+import { signJobsRouter } from './routes/sign-jobs.js';
+import { uploadsRouter } from './routes/uploads.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -46,6 +48,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/auth', authRouter(ctx, createRateLimiters(ctx.config)));
   app.use('/org/users', orgUsersRouter(ctx));
   app.use('/org/api-keys', apiKeysRouter(ctx));
+  app.use('/v1/media', uploadsRouter(ctx), signJobsRouter(ctx));
 
   app.use(routeNotFound);
   app.use(errorHandler);

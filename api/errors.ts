@@ -33,8 +33,8 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Path parameters that must be UUIDs: a malformed one is the client's mistake (400), not a miss (404). */
-export function uuidParam(value: string | undefined, name: string): string {
-  if (value === undefined || !UUID.test(value)) throw badRequest(`${name} must be a UUID`, 'invalid_parameter');
+export function uuidParam(value: unknown, name: string): string {
+  if (typeof value !== 'string' || !UUID.test(value)) throw badRequest(`${name} must be a UUID`, 'invalid_parameter');
   return value.toLowerCase();
 }
 

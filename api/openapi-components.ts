@@ -93,6 +93,63 @@ export const openApiComponents = {
         { type: 'object', properties: { key: { type: 'string', description: 'the raw key, shown only once' } } },
       ],
     },
+    Upload: {
+      type: 'object',
+      properties: {
+        upload_id: { type: 'string', format: 'uuid' },
+        sha256: { type: 'string' },
+        size: { type: 'integer' },
+        mime_type: { type: 'string', enum: ['image/jpeg', 'image/png'] },
+        filename: { type: 'string' },
+        created_at: { type: 'string', format: 'date-time' },
+      },
+    },
+    ManifestInput: {
+      type: 'object',
+      required: ['title', 'creator'],
+      additionalProperties: false,
+      properties: {
+        title: { type: 'string', maxLength: 256, description: 'the work\'s title (dc:title of the manifest)' },
+        creator: { type: 'string', maxLength: 256, description: 'the author, written as a schema.org Person in a CreativeWork assertion' },
+        description: { type: 'string', maxLength: 2000, description: 'caption or description (CreativeWork description)' },
+        digitalSourceType: {
+          type: 'string',
+          description: 'IPTC digital source type URL for the c2pa.created action; default http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture. Ignored when the upload already carries a manifest (then c2pa.opened with it as parent ingredient).',
+        },
+        dateCreated: { type: 'string', description: 'ISO 8601 date (YYYY-MM-DD) or date-time with a zone (CreativeWork dateCreated)' },
+      },
+    },
+    SignInput: {
+      type: 'object',
+      required: ['upload_id', 'manifest'],
+      properties: { upload_id: { type: 'string', format: 'uuid' }, manifest: { $ref: '#/components/schemas/ManifestInput' } },
+    },
+    Job: {
+      type: 'object',
+      properties: {
+        job_id: { type: 'string', format: 'uuid' },
+        status: { type: 'string', enum: ['queued', 'processing', 'signed', 'failed'] },
+        upload_id: { type: 'string', format: 'uuid' },
+        manifest: { $ref: '#/components/schemas/ManifestInput' },
+        attempts: { type: 'integer' },
+        created_at: { type: 'string', format: 'date-time' },
+        updated_at: { type: 'string', format: 'date-time' },
+        status_url: { type: 'string', format: 'uri' },
+        error: { type: 'object', nullable: true, properties: { code: { type: 'string' }, message: { type: 'string' } } },
+        signed_file: {
+          type: 'object',
+          nullable: true,
+          properties: {
+            file_id: { type: 'string', format: 'uuid' },
+            sha256: { type: 'string' },
+            size: { type: 'integer' },
+            mime_type: { type: 'string' },
+            certificate_serial: { type: 'string', description: 'serial (hex) of the signing certificate' },
+            download_url: { type: 'string', format: 'uri' },
+          },
+        },
+      },
+    },
     Health: {
       type: 'object',
       properties: {
@@ -102,7 +159,13 @@ export const openApiComponents = {
       },
     },
   },
+  parameters: {
+    Limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+    Cursor: { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: 'next_cursor of the previous page' },
+  },
   responses: {
+    TooLarge: error('The file exceeds the upload limit (413)'),
+    UnsupportedType: error('Not a JPEG or PNG image (415)'),
     ValidationError: error('Invalid input (400): the message names the field'),
     Unauthenticated: error('Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials'),
     Forbidden: error('The caller may not do this (403)'),

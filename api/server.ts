@@ -3,7 +3,9 @@ import type { Server } from 'node:http';
 import type { Config } from '../shared/config.js';
 import type { Knex } from '../shared/db/index.js';
 import type { Logger } from '../shared/logger.js';
+import type { JobEvents, SignQueue } from '../shared/queue/types.js';
 import { createRedis, pingWithin } from '../shared/redis.js';
+import { FileStore } from '../shared/storage/file-store.js';
 import { createApp } from './app.js';
 
 export interface RunningApi {
@@ -11,15 +13,19 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-/** Starts the web role on config.port with an already opened database. */
-export async function startApi(config: Config, knex: Knex, logger: Logger): Promise<RunningApi> {
+/** Starts the web role on config.port. The queue and job events are chosen by the caller. */
+export async function startApi(
+  config: Config,
+  deps: { knex: Knex; logger: Logger; signQueue: SignQueue; jobEvents: JobEvents },
+): Promise<RunningApi> {
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
-  redis.on('error', (err) => logger.debug({ err: err.message }, 'redis connection error'));
   redis.connect().catch(() => undefined);
-  const app = createApp({ config, knex, logger, pingRedis: () => pingWithin(redis) });
+  const app = createApp({ config, ...deps, files: new FileStore(config.dataDir), pingRedis: () => pingWithin(redis) });
   const server = app.listen(config.port);
   await once(server, 'listening');
-  logger.info({ port: config.port, baseUrl: config.baseUrl }, 'API listening');
+  // Longer than the longest ?wait= hold, shorter than typical proxy idle timeouts.
+  server.requestTimeout = 60_000;
+  deps.logger.info({ port: config.port, baseUrl: config.baseUrl, queue: deps.signQueue.kind }, 'API listening');
   return {
     server,
     async close() {

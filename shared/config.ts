@@ -14,6 +14,8 @@ export interface Config {
   /** Postgres connection string; undefined selects the embedded PGlite database in dataDir. */
   databaseUrl: string | undefined;
   redisUrl: string;
+  /** Key prefix of the BullMQ queues and job events in Redis, so several deployments can share a server. */
+  queuePrefix: string;
   dataDir: string;
   /** Azure Key Vault address; undefined selects the local vault in dataDir. */
   cloudVaultUrl: string | undefined;
@@ -26,7 +28,12 @@ export interface Config {
   chainPrivateKey: string | undefined;
   maxUploadBytes: number;
   workerConcurrency: number;
+  /** Attempts per sign job before it is marked failed, and the first retry delay (doubling after). */
+  signAttempts: number;
+  signBackoffMs: number;
   crlSchedule: string;
+  /** Subjects and leaf lifetime of the certificates `npm run pki -- init` / rotate-leaf issue. */
+  pki: PkiSubjectConfig;
   /** What the OCSP responder answers for serials the service never issued (spec: good). */
   ocspUnissuedStatus: 'good' | 'unknown';
   /** Requests per client per 15 minutes on login, register and refresh. */
@@ -34,6 +41,18 @@ export interface Config {
   bcryptRounds: number;
   /** Number of reverse proxies in front of the API whose X-Forwarded-For is believed (rate limits, logs). */
   trustProxyHops: number;
+}
+
+export interface PkiSubjectConfig {
+  /** O of every certificate (PKI_ORGANISATION). */
+  organisation: string;
+  /** C of every certificate, two letters (PKI_COUNTRY); none when unset. */
+  country: string | undefined;
+  rootCommonName: string;
+  subCaCommonName: string;
+  leafCommonName: string;
+  /** Lifetime of a leaf signing certificate in days (LEAF_VALIDITY_DAYS). */
+  leafValidityDays: number;
 }
 
 export class ConfigError extends Error {
@@ -114,6 +133,30 @@ function resolveJwtSecret(env: Env, nodeEnv: Config['nodeEnv'], dataDir: string)
   return secret;
 }
 
+/** X.509 name attributes: 1-64 characters (RFC 5280 upper bounds), no control characters. */
+function subjectName(env: Env, name: string, fallback: string): string {
+  const v = str(env, name, fallback).trim();
+  // eslint-disable-next-line no-control-regex
+  if (v.length === 0 || [...v].length > 64 || /[\u0000-\u001f\u007f]/.test(v)) {
+    throw new ConfigError(name, `must be 1-64 characters without control characters, got "${v}"`);
+  }
+  return v;
+}
+
+function pkiSubjects(env: Env): PkiSubjectConfig {
+  const organisation = subjectName(env, 'PKI_ORGANISATION', 'Media Signing Service');
+  const country = optional(env, 'PKI_COUNTRY')?.toUpperCase();
+  if (country !== undefined && !/^[A-Z]{2}$/.test(country)) throw new ConfigError('PKI_COUNTRY', `must be two letters (ISO 3166), got "${country}"`);
+  return {
+    organisation,
+    country,
+    rootCommonName: subjectName(env, 'PKI_ROOT_CN', `${organisation} Root CA`),
+    subCaCommonName: subjectName(env, 'PKI_SUB_CA_CN', `${organisation} Issuing CA`),
+    leafCommonName: subjectName(env, 'PKI_LEAF_CN', `${organisation} C2PA Signing`),
+    leafValidityDays: int(env, 'LEAF_VALIDITY_DAYS', 365, 1, 3650),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', 'development', ['development', 'test', 'production'] as const);
   const port = int(env, 'PORT', 3000, 0, 65535);
@@ -131,6 +174,7 @@ export function loadConfig(env: Env = process.env): Config {
     crlUrl: url(env, 'CRL_URL', `http://localhost:${crlPort}`, http)!,
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
+    queuePrefix: str(env, 'QUEUE_PREFIX', 'mss'),
     dataDir,
     cloudVaultUrl: url(env, 'CLOUD_VAULT_URL', undefined, ['https:']),
     leafKeyName: str(env, 'LEAF_KEY_NAME', 'leaf-signing'),
@@ -142,7 +186,10 @@ export function loadConfig(env: Env = process.env): Config {
     chainPrivateKey: optional(env, 'CHAIN_PRIVATE_KEY'),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1, 2 ** 40),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 256),
+    signAttempts: int(env, 'SIGN_ATTEMPTS', 5, 1, 50),
+    signBackoffMs: int(env, 'SIGN_BACKOFF_MS', 2000, 0, 600_000),
     crlSchedule: str(env, 'CRL_SCHEDULE', '0 3 * * 1'),
+    pki: pkiSubjects(env),
     ocspUnissuedStatus: oneOf(env, 'OCSP_UNISSUED_STATUS', 'good', ['good', 'unknown'] as const),
     authRateLimit: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
     // bcryptjs is pure JS: 12 rounds is about a quarter second; production may not go below 10.

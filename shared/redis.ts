@@ -5,11 +5,14 @@ import { Redis } from 'ioredis';
  * commands; reconnects back off up to 2 s so a restarted Redis is picked up again quickly.
  */
 export function createRedis(url: string, options: { lazyConnect?: boolean } = {}): Redis {
-  return new Redis(url, {
+  const redis = new Redis(url, {
     maxRetriesPerRequest: null,
     lazyConnect: options.lazyConnect ?? false,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
   });
+  // Connection errors are retried by ioredis; callers that care (health, queue) see them as failed commands.
+  redis.on('error', () => undefined);
+  return redis;
 }
 
 /** True when a Redis server answers at `url` within `timeoutMs`; used to choose BullMQ or the embedded queue. */

@@ -6,6 +6,9 @@ import request from 'supertest';
 import { createApp } from '../../api/app.js';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
+import { BullMqSignQueue } from '../../shared/queue/bullmq-sign-queue.js';
+import { RedisJobEvents } from '../../shared/queue/job-events.js';
+import { FileStore } from '../../shared/storage/file-store.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestApi {
@@ -15,10 +18,15 @@ export interface TestApi {
   close(): Promise<void>;
 }
 
-/** Test configuration: a temp data dir, a random JWT secret and cheap bcrypt, over `env`. */
+/** The Redis the suite uses; .ci/run makes sure one answers here. */
+export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+/** Test configuration: a temp data dir, a random JWT secret, cheap bcrypt and a private queue prefix. */
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
     NODE_ENV: 'test',
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: `test-${process.pid}-${Math.random().toString(36).slice(2, 8)}`,
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'svc-data-')),
     JWT_SECRET: `test-secret-${Math.random().toString(36).slice(2)}-${Date.now()}`,
     BCRYPT_ROUNDS: '4',
@@ -28,12 +36,31 @@ export function testConfig(env: Record<string, string> = {}): Config {
   });
 }
 
-/** The real app on a fresh Postgres database. */
+/** The real app on a fresh Postgres database, queueing on real Redis/BullMQ under a private prefix. */
 export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
   const db = await createTestDatabase();
   const config = testConfig({ DATABASE_URL: db.url, ...env });
-  const app = createApp({ config, knex: db.knex, logger: createLogger(config.logLevel, 'test'), pingRedis: async () => false });
-  return { app, config, db, close: () => db.drop() };
+  const signQueue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, { attempts: config.signAttempts, backoffMs: config.signBackoffMs });
+  const jobEvents = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true });
+  const app = createApp({
+    config,
+    knex: db.knex,
+    logger: createLogger(config.logLevel, 'test'),
+    pingRedis: async () => false,
+    files: new FileStore(config.dataDir),
+    signQueue,
+    jobEvents,
+  });
+  return {
+    app,
+    config,
+    db,
+    async close() {
+      await signQueue.close();
+      await jobEvents.close();
+      await db.drop();
+    },
+  };
 }
 
 let counter = 0;

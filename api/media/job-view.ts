@@ -1,0 +1,41 @@
+import type { SignJob } from '../../shared/db/models/sign-job.js';
+import type { SignedFile } from '../../shared/db/models/signed-file.js';
+
+export interface JobView {
+  job_id: string;
+  status: SignJob['status'];
+  upload_id: string;
+  manifest: SignJob['manifest'];
+  attempts: number;
+  created_at: string;
+  updated_at: string;
+  status_url: string;
+  error: { code: string; message: string } | null;
+  signed_file: { file_id: string; sha256: string; size: number; mime_type: string; certificate_serial: string; download_url: string } | null;
+}
+
+/** The public shape of a job; the same for the sign response, the status endpoint and listings. */
+export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefined): JobView {
+  return {
+    job_id: job.id,
+    status: job.status,
+    upload_id: job.upload_id,
+    manifest: job.manifest,
+    attempts: job.attempts,
+    created_at: job.created_at.toISOString(),
+    updated_at: job.updated_at.toISOString(),
+    status_url: `${baseUrl}/v1/media/jobs/${job.id}`,
+    error: job.status === 'failed' ? { code: job.error_code ?? 'signing_failed', message: job.error_message ?? 'signing failed' } : null,
+    signed_file:
+      job.status === 'signed' && file
+        ? {
+            file_id: file.id,
+            sha256: file.sha256,
+            size: Number(file.size),
+            mime_type: file.mime_type,
+            certificate_serial: file.certificate_serial,
+            download_url: `${baseUrl}/v1/media/files/${file.id}`,
+          }
+        : null,
+  };
+}

@@ -1,0 +1,224 @@
+import { isDeepStrictEqual } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { Router } from 'express';
+import { parseManifestInput, ManifestInputError } from '../../shared/c2pa/manifest-definition.js';
+import { isUniqueViolation } from '../../shared/db/errors.js';
+import { JOB_STATUSES, PENDING_STATUSES, SignJob, type JobStatus } from '../../shared/db/models/sign-job.js';
+import { SignedFile } from '../../shared/db/models/signed-file.js';
+import { Upload } from '../../shared/db/models/upload.js';
+import { authenticate, requirePermission } from '../auth/authenticate.js';
+import { principalOf } from '../auth/principal.js';
+import type { AppContext } from '../context.js';
+import { ApiError, badRequest, conflict, notFound, uuidParam } from '../errors.js';
+import { jobView } from '../media/job-view.js';
+import { applyPage, pageRequest, pageResult } from '../pagination.js';
+import { actorColumns } from './uploads.js';
+
+/** Longest `?wait=` a client may ask for (issue: N <= 30 seconds). */
+export const MAX_WAIT_SECONDS = 30;
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+async function loadFile(job: SignJob): Promise<SignedFile | undefined> {
+  return job.status === 'signed' ? SignedFile.query().findOne({ job_id: job.id }) : undefined;
+}
+
+function waitSeconds(raw: unknown): number {
+  if (raw === undefined) return 0;
+  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) > MAX_WAIT_SECONDS) {
+    throw badRequest(`wait must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`, 'invalid_parameter');
+  }
+  return Number(raw);
+}
+
+export function signJobsRouter(ctx: AppContext): Router {
+  const router = Router();
+  const auth = authenticate(ctx.passport);
+
+  /**
+   * @openapi
+   * /v1/media/sign:
+   *   post:
+   *     tags: [Media]
+   *     summary: Queue an upload for C2PA signing; answers 202 at once with the job
+   *     description: Repeating a request with the same Idempotency-Key returns the same job.
+   *     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }]
+   *     parameters:
+   *       - { name: Idempotency-Key, in: header, required: false, schema: { type: string, maxLength: 200 } }
+   *     requestBody:
+   *       required: true
+   *       content: { application/json: { schema: { $ref: '#/components/schemas/SignInput' } } }
+   *     responses:
+   *       202: { description: Queued (or the existing job for this Idempotency-Key), content: { application/json: { schema: { $ref: '#/components/schemas/Job' } } } }
+   *       400: { $ref: '#/components/responses/ValidationError' }
+   *       401: { $ref: '#/components/responses/Unauthenticated' }
+   *       403: { $ref: '#/components/responses/Forbidden' }
+   *       404: { $ref: '#/components/responses/NotFound' }
+   *       409: { $ref: '#/components/responses/Conflict' }
+   *       503: { description: The queue is unavailable; nothing was recorded, retry later, content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } } }
+   */
+  router.post('/sign', auth, requirePermission('media:sign'), async (req, res) => {
+    const principal = principalOf(req);
+    const body = (req.body ?? {}) as { upload_id?: unknown; manifest?: unknown };
+    if (body.upload_id === undefined) throw badRequest('upload_id is required');
+    if (typeof body.upload_id !== 'string') throw badRequest('upload_id must be a string');
+    if (body.manifest === undefined) throw badRequest('manifest is required (an object with title and creator)');
+    let manifest;
+    try {
+      manifest = parseManifestInput(body.manifest);
+    } catch (err) {
+      if (err instanceof ManifestInputError) throw badRequest(err.message);
+      throw err;
+    }
+    const idempotencyKey = req.get('idempotency-key');
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
+      throw badRequest('Idempotency-Key must be 1-200 visible ASCII characters', 'invalid_parameter');
+    }
+    const upload = /^[0-9a-f-]{36}$/i.test(body.upload_id) ? await Upload.query().findOne({ id: body.upload_id.toLowerCase(), org_id: principal.orgId }) : undefined;
+    if (!upload) throw notFound('upload');
+
+    const replay = async (): Promise<SignJob | undefined> => {
+      if (idempotencyKey === undefined) return undefined;
+      const existing = await SignJob.query().findOne({ org_id: principal.orgId, idempotency_key: idempotencyKey });
+      if (existing && (existing.upload_id !== upload.id || !isDeepStrictEqual(existing.manifest, manifest))) {
+        throw conflict('this Idempotency-Key was used with a different request', 'idempotency_conflict');
+      }
+      return existing;
+    };
+    const previous = await replay();
+    if (previous) {
+      res.status(202).json(jobView(ctx.config.baseUrl, previous, await loadFile(previous)));
+      return;
+    }
+    let job: SignJob;
+    try {
+      job = await SignJob.query()
+        .insert({ id: randomUUID(), org_id: principal.orgId, upload_id: upload.id, ...actorColumns(principal), idempotency_key: idempotencyKey ?? null, manifest, status: 'queued' })
+        .returning('*');
+    } catch (err) {
+      // Two requests with one key at once: the loser answers with the winner's job.
+      const winner = isUniqueViolation(err) ? await replay() : undefined;
+      if (!winner) throw err;
+      res.status(202).json(jobView(ctx.config.baseUrl, winner, await loadFile(winner)));
+      return;
+    }
+    try {
+      await ctx.signQueue.enqueue(job.id);
+    } catch (err) {
+      // Nothing half-done: without a queue entry the job would never run, so it is not kept.
+      await SignJob.query().deleteById(job.id);
+      req.log.error({ err }, 'could not enqueue sign job');
+      throw new ApiError(503, 'queue_unavailable', 'the signing queue is unavailable; nothing was recorded, try again shortly', { 'Retry-After': '5' });
+    }
+    res.status(202).location(`/v1/media/jobs/${job.id}`).json(jobView(ctx.config.baseUrl, job, undefined));
+  });
+
+  /**
+   * @openapi
+   * /v1/media/jobs:
+   *   get:
+   *     tags: [Media]
+   *     summary: The organisation's sign jobs, newest first
+   *     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }]
+   *     parameters:
+   *       - { name: status, in: query, required: false, schema: { type: string, enum: [queued, processing, signed, failed] } }
+   *       - $ref: '#/components/parameters/Limit'
+   *       - $ref: '#/components/parameters/Cursor'
+   *     responses:
+   *       200: { description: A page of jobs, content: { application/json: { schema: { type: object, properties: { jobs: { type: array, items: { $ref: '#/components/schemas/Job' } }, next_cursor: { type: string, nullable: true } } } } } }
+   *       400: { $ref: '#/components/responses/ValidationError' }
+   *       401: { $ref: '#/components/responses/Unauthenticated' }
+   */
+  router.get('/jobs', auth, requirePermission('media:read'), async (req, res) => {
+    const { orgId } = principalOf(req);
+    const page = pageRequest(req.query);
+    const status = req.query.status;
+    const query = SignJob.query().where({ org_id: orgId });
+    if (status !== undefined) {
+      if (typeof status !== 'string' || !(JOB_STATUSES as readonly string[]).includes(status)) {
+        throw badRequest(`status must be one of ${JOB_STATUSES.join(', ')}`, 'invalid_parameter');
+      }
+      query.where({ status: status as JobStatus });
+    }
+    const { items, next_cursor } = pageResult(await applyPage(query, page), page);
+    const files = await SignedFile.query().whereIn('job_id', items.map((j) => j.id)).where({ org_id: orgId });
+    const byJob = new Map(files.map((f) => [f.job_id, f]));
+    res.json({ jobs: items.map((j) => jobView(ctx.config.baseUrl, j, byJob.get(j.id))), next_cursor });
+  });
+
+  /**
+   * @openapi
+   * /v1/media/jobs/{job_id}:
+   *   get:
+   *     tags: [Media]
+   *     summary: A sign job's status; with ?wait=N holds the request until the job leaves queued/processing or N seconds pass
+   *     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }]
+   *     parameters:
+   *       - { name: job_id, in: path, required: true, schema: { type: string, format: uuid } }
+   *       - { name: wait, in: query, required: false, schema: { type: integer, minimum: 0, maximum: 30 } }
+   *     responses:
+   *       200: { description: The job, content: { application/json: { schema: { $ref: '#/components/schemas/Job' } } } }
+   *       400: { $ref: '#/components/responses/ValidationError' }
+   *       401: { $ref: '#/components/responses/Unauthenticated' }
+   *       404: { $ref: '#/components/responses/NotFound' }
+   */
+  router.get('/jobs/:job_id', auth, requirePermission('media:read'), async (req, res) => {
+    const { orgId } = principalOf(req);
+    const jobId = uuidParam(req.params.job_id, 'job_id');
+    const deadline = Date.now() + waitSeconds(req.query.wait) * 1000;
+    let job: SignJob | undefined;
+    for (;;) {
+      // Listen before reading, so a change between the read and the wait is not missed.
+      const waiter = ctx.jobEvents.waitForChange(jobId, Math.max(0, deadline - Date.now()));
+      job = await SignJob.query().findOne({ id: jobId, org_id: orgId });
+      if (!job) {
+        waiter.cancel();
+        throw notFound('job');
+      }
+      if (!PENDING_STATUSES.includes(job.status) || Date.now() >= deadline) {
+        waiter.cancel();
+        break;
+      }
+      // The response's close (not the request's, which fires once the body is read) means the client left.
+      const left = new Promise<void>((resolve) => res.once('close', () => resolve()));
+      await Promise.race([waiter.changed, left]);
+      waiter.cancel();
+      if (res.destroyed) return;
+    }
+    res.json(jobView(ctx.config.baseUrl, job, await loadFile(job)));
+  });
+
+  /**
+   * @openapi
+   * /v1/media/files/{file_id}:
+   *   get:
+   *     tags: [Media]
+   *     summary: Download a signed file
+   *     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }]
+   *     parameters:
+   *       - { name: file_id, in: path, required: true, schema: { type: string, format: uuid } }
+   *     responses:
+   *       200: { description: The signed image, content: { image/jpeg: { schema: { type: string, format: binary } }, image/png: { schema: { type: string, format: binary } } } }
+   *       400: { $ref: '#/components/responses/ValidationError' }
+   *       401: { $ref: '#/components/responses/Unauthenticated' }
+   *       404: { $ref: '#/components/responses/NotFound' }
+   */
+  router.get('/files/:file_id', auth, requirePermission('media:read'), async (req, res) => {
+    const fileId = uuidParam(req.params.file_id, 'file_id');
+    const file = await SignedFile.query().findOne({ id: fileId, org_id: principalOf(req).orgId });
+    if (!file) throw notFound('file');
+    res.setHeader('Content-Type', file.mime_type);
+    res.setHeader('Content-Length', String(file.size));
+    res.setHeader('Content-Disposition', `attachment; filename="${file.filename.replace(/[^\x20-\x7e]|"/g, '_')}"`);
+    res.setHeader('ETag', `"${file.sha256}"`);
+    res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+    const stream = ctx.files.createReadStream(file.storage_key);
+    stream.on('error', (err) => {
+      req.log.error({ err }, 'signed file missing from storage');
+      if (!res.headersSent) res.status(500).json({ error: { code: 'internal_error', message: 'internal server error' } });
+      else res.destroy();
+    });
+    stream.pipe(res);
+  });
+
+  return router;
+}

@@ -1,0 +1,16 @@
+import { Model } from 'objection';
+import type { ImageMimeType } from '../../media/image-structure.js';
+
+export class SignedFile extends Model {
+  static override tableName = 'signed_files';
+  declare id: string;
+  declare org_id: string;
+  declare job_id: string;
+  declare filename: string;
+  declare mime_type: ImageMimeType;
+  declare size: number;
+  declare sha256: string;
+  declare storage_key: string;
+  declare certificate_serial: string;
+  declare created_at: Date;
+}

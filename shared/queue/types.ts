@@ -1,0 +1,31 @@
+/** Hands sign jobs (already recorded in the database) to workers. */
+export interface SignQueue {
+  readonly kind: 'bullmq' | 'embedded';
+  enqueue(jobId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Tells waiting API requests that a job's row changed, so `?wait=` sleeps on an event instead of
+ * polling the database.
+ */
+export interface JobEvents {
+  publish(jobId: string): Promise<void>;
+  /** Resolves when `jobId` changes or after `timeoutMs`, whichever is first. */
+  waitForChange(jobId: string, timeoutMs: number): { changed: Promise<void>; cancel(): void };
+  close(): Promise<void>;
+}
+
+export const SIGN_QUEUE_NAME = 'sign';
+/** Redis pub/sub channel (after the queue prefix) carrying the ids of jobs whose state changed. */
+export const JOB_EVENTS_CHANNEL = 'sign-jobs:changed';
+
+export interface SignAttempt {
+  /** 1 for the first try. */
+  number: number;
+  /** No retry follows if this attempt fails: the processor records the failure. */
+  final: boolean;
+}
+
+/** Does one sign job; throws to have it retried (or, on the final attempt, after recording the failure). */
+export type SignProcessor = (jobId: string, attempt: SignAttempt) => Promise<void>;

@@ -1,0 +1,67 @@
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+import { Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Config } from '../shared/config.js';
+import { createRedis } from '../shared/redis.js';
+import { SIGN_QUEUE_NAME, type SignProcessor } from '../shared/queue/types.js';
+
+const SANDBOX = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sign-sandbox.ts');
+
+export interface SignWorkerOptions {
+  /**
+   * Run jobs with this function on the main thread instead of sandbox threads. Only for the embedded
+   * database (PGlite), which one thread must own; elsewhere the sandbox keeps CPU work off the main thread.
+   */
+  inlineProcessor?: SignProcessor;
+  /** Called when BullMQ gives a job up without our processor having recorded it (e.g. stalled too often). */
+  onGaveUp(jobId: string, reason: string): Promise<void>;
+}
+
+export interface RunningSignWorker {
+  close(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * The BullMQ side of a worker process. By default jobs run in sandboxed worker threads
+ * (workers/sign-sandbox.ts): C2PA signing is CPU work, and on the main thread it would delay BullMQ's
+ * lock renewal and make a healthy job look stalled. A killed process's jobs become stalled and are
+ * picked up again by any worker after the lock expires.
+ */
+export function startBullMqSignWorker(config: Config, logger: Logger, options: SignWorkerOptions): RunningSignWorker {
+  const inline = options.inlineProcessor;
+  const processor = inline
+    ? async (job: Job<{ jobId: string }>) => {
+        const number = job.attemptsMade + 1;
+        await inline(job.data.jobId, { number, final: number >= (job.opts.attempts ?? 1) });
+      }
+    : SANDBOX;
+  const worker = new Worker(SIGN_QUEUE_NAME, processor, {
+    connection: createRedis(config.redisUrl),
+    prefix: config.queuePrefix,
+    concurrency: config.workerConcurrency,
+    useWorkerThreads: true,
+    lockDuration: 30_000,
+    stalledInterval: 15_000,
+    maxStalledCount: 2,
+  });
+  worker.on('failed', (job, err) => {
+    logger.warn({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'sign job attempt failed');
+    if (job?.id && job.attemptsMade >= (job.opts.attempts ?? 1)) {
+      options.onGaveUp(job.id, err.message).catch((e: unknown) => logger.error({ err: e }, 'could not record a failed job'));
+    }
+  });
+  worker.on('error', (err) => logger.error({ err }, 'worker error'));
+  logger.info({ concurrency: config.workerConcurrency, sandboxed: !inline }, 'sign worker started (BullMQ)');
+  return {
+    /** Stops taking jobs and waits for running ones; after timeoutMs they are left for another worker. */
+    async close(timeoutMs: number) {
+      const graceful = worker.close();
+      const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), timeoutMs).unref());
+      if ((await Promise.race([graceful, timer])) === 'timeout') {
+        logger.warn('running jobs did not finish in time; releasing them to other workers');
+        await worker.close(true);
+      }
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { buildManifestDefinition, hasManifest, signAsset, type Timestamper } from '../shared/c2pa/index.js';
+import { C2paError } from '../shared/c2pa/errors.js';
+import { SignJob } from '../shared/db/models/sign-job.js';
+import { SignedFile } from '../shared/db/models/signed-file.js';
+import { Upload } from '../shared/db/models/upload.js';
+import { NoSigningCertificateError, type SigningIdentity } from '../shared/pki/signing-identity.js';
+import type { JobEvents, SignAttempt } from '../shared/queue/types.js';
+import type { FileStore } from '../shared/storage/file-store.js';
+import { VaultUnavailableError } from '../shared/vault/types.js';
+
+export interface SignJobDeps {
+  knex: Knex;
+  files: FileStore;
+  events: JobEvents;
+  signingIdentity: () => Promise<SigningIdentity>;
+  timestamper?: Timestamper;
+  logger: Logger;
+}
+
+const EXTENSIONS = { 'image/jpeg': 'jpg', 'image/png': 'png' } as const;
+
+/** The code and words a failed job shows its owner; internals stay in the log. */
+function errorColumns(err: unknown): { error_code: string; error_message: string } {
+  if (err instanceof VaultUnavailableError) return { error_code: 'vault_unavailable', error_message: 'the key vault could not be reached' };
+  if (err instanceof NoSigningCertificateError) return { error_code: 'no_signing_certificate', error_message: 'the service has no valid signing certificate' };
+  if (err instanceof C2paError) return { error_code: 'c2pa_error', error_message: `the file could not be signed: ${err.message}` };
+  return { error_code: 'signing_failed', error_message: 'the file could not be signed' };
+}
+
+function signedFilename(original: string, ext: string): string {
+  const base = path.basename(original, path.extname(original)) || 'image';
+  return `${base}-signed.${ext}`;
+}
+
+async function setStatus(deps: SignJobDeps, jobId: string, patch: Partial<Pick<SignJob, 'status' | 'attempts' | 'error_code' | 'error_message'>>, trx?: Knex.Transaction) {
+  await SignJob.query(trx ?? deps.knex).patch({ ...patch, updated_at: new Date() }).where({ id: jobId });
+}
+
+/**
+ * Signs one job's upload. Safe to run again for the same job (a retry, or a job re-delivered after a
+ * worker was killed): a job already signed is left as it is, and the unique job_id on signed_files
+ * keeps exactly one signed file per job.
+ */
+export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: SignAttempt): Promise<void> {
+  const job = await SignJob.query(deps.knex).findById(jobId);
+  if (!job || job.status === 'signed' || job.status === 'failed') return;
+  const log = deps.logger.child({ jobId, attempt: attempt.number });
+  try {
+    if (await SignedFile.query(deps.knex).findOne({ job_id: jobId })) {
+      await setStatus(deps, jobId, { status: 'signed', error_code: null, error_message: null });
+      return;
+    }
+    await setStatus(deps, jobId, { status: 'processing', attempts: attempt.number });
+    await deps.events.publish(jobId);
+
+    const upload = await Upload.query(deps.knex).findById(job.upload_id);
+    if (!upload) throw new Error(`upload ${job.upload_id} of job ${jobId} is gone`);
+    const bytes = new Uint8Array(await deps.files.read(upload.storage_key));
+    const identity = await deps.signingIdentity();
+    const manifest = buildManifestDefinition(job.manifest, { sourceHasManifest: await hasManifest(bytes, upload.mime_type) });
+    const signed = await signAsset({ bytes, mimeType: upload.mime_type, manifest, key: identity.key, chainDer: identity.chainDer, timestamper: deps.timestamper });
+
+    const ext = EXTENSIONS[upload.mime_type];
+    // A fresh name per attempt: a concurrent duplicate run can never overwrite the file a row points to.
+    const storageKey = `signed/${job.org_id}/${jobId}-${randomBytes(4).toString('hex')}.${ext}`;
+    await deps.files.write(storageKey, signed);
+    const kept = await deps.knex.transaction(async (trx) => {
+      const inserted = await trx('signed_files')
+        .insert({
+          id: randomUUID(),
+          org_id: job.org_id,
+          job_id: jobId,
+          filename: signedFilename(upload.filename, ext),
+          mime_type: upload.mime_type,
+          size: signed.length,
+          sha256: createHash('sha256').update(signed).digest('hex'),
+          storage_key: storageKey,
+          certificate_serial: identity.serial,
+        })
+        .onConflict('job_id')
+        .ignore()
+        .returning('id');
+      await setStatus(deps, jobId, { status: 'signed', error_code: null, error_message: null }, trx);
+      return inserted.length > 0;
+    });
+    if (!kept) await deps.files.remove(storageKey);
+    log.info({ serial: identity.serial, bytes: signed.length }, 'signed');
+  } catch (err) {
+    log.warn({ err }, attempt.final ? 'sign job failed for good' : 'sign attempt failed; will retry');
+    // Between attempts the job is waiting again, so it shows as queued.
+    await setStatus(deps, jobId, attempt.final ? { status: 'failed', ...errorColumns(err) } : { status: 'queued' });
+    throw err;
+  } finally {
+    await deps.events.publish(jobId).catch(() => undefined);
+  }
+}
+
+
+/** Records a job BullMQ gave up on outside our processor (e.g. its worker died too often). */
+export async function markAbandoned(deps: Pick<SignJobDeps, 'knex' | 'events'>, jobId: string): Promise<void> {
+  const changed = await SignJob.query(deps.knex)
+    .patch({ status: 'failed', error_code: 'worker_lost', error_message: 'the worker signing this file stopped repeatedly', updated_at: new Date() })
+    .where({ id: jobId })
+    .whereIn('status', ['queued', 'processing']);
+  if (changed > 0) await deps.events.publish(jobId);
+}
