@@ -13,6 +13,8 @@ import { healthRouter } from './routes/health.js';
 import { orgUsersRouter } from './routes/org-users.js';
 import { signJobsRouter } from './routes/sign-jobs.js';
 import { uploadsRouter } from './routes/uploads.js';
+import { verifyRouter } from './routes/verify.js';
+import { certificatesRouter } from './routes/certificates.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -48,7 +50,8 @@ export function createApp(deps: AppDeps): Express {
   app.use('/auth', authRouter(ctx, createRateLimiters(ctx.config)));
   app.use('/org/users', orgUsersRouter(ctx));
   app.use('/org/api-keys', apiKeysRouter(ctx));
-  app.use('/v1/media', uploadsRouter(ctx), signJobsRouter(ctx));
+  app.use('/v1/media', uploadsRouter(ctx), signJobsRouter(ctx), verifyRouter(ctx));
+  app.use(certificatesRouter(ctx));
 
   app.use(routeNotFound);
   app.use(errorHandler);

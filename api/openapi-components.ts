@@ -150,6 +150,44 @@ export const openApiComponents = {
         },
       },
     },
+    Verification: {
+      type: 'object',
+      properties: {
+        validation_state: { type: 'string', enum: ['Trusted', 'Valid', 'Invalid', 'none'], description: 'c2pa-rs verdict with the service root as the only trust anchor; none = no manifest' },
+        active_manifest: { type: 'string', nullable: true },
+        manifest: {
+          type: 'object',
+          nullable: true,
+          properties: {
+            title: { type: 'string', nullable: true },
+            creator: { type: 'string', nullable: true },
+            claim_generator: { type: 'string', nullable: true },
+            signed_at: { type: 'string', nullable: true, description: 'time from the RFC 3161 timestamp, when present' },
+            actions: { type: 'array', items: { type: 'string' } },
+            ingredients: { type: 'array', items: { type: 'object' } },
+          },
+        },
+        signer: { type: 'object', nullable: true, properties: { subject: { type: 'string' }, serial: { type: 'string' }, issuer: { type: 'string' } } },
+        status: {
+          type: 'object',
+          properties: {
+            success: { type: 'array', items: { type: 'string' } },
+            informational: { type: 'array', items: { type: 'string' } },
+            failure: { type: 'array', items: { type: 'string' } },
+          },
+        },
+        revocation: {
+          type: 'object',
+          properties: {
+            status: { type: 'string', enum: ['good', 'revoked', 'expired', 'not_issued_by_service', 'no_signer'] },
+            revoked_at: { type: 'string', format: 'date-time' },
+            reason: { type: 'string' },
+          },
+        },
+        mime_type: { type: 'string' },
+        sha256: { type: 'string' },
+      },
+    },
     Health: {
       type: 'object',
       properties: {

@@ -31,6 +31,8 @@ export interface Config {
   /** Attempts per sign job before it is marked failed, and the first retry delay (doubling after). */
   signAttempts: number;
   signBackoffMs: number;
+  /** How long a worker's claim on a job lasts unrenewed: a killed worker's job is taken over after about this. */
+  workerLockMs: number;
   crlSchedule: string;
   /** Subjects and leaf lifetime of the certificates `npm run pki -- init` / rotate-leaf issue. */
   pki: PkiSubjectConfig;
@@ -188,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 256),
     signAttempts: int(env, 'SIGN_ATTEMPTS', 5, 1, 50),
     signBackoffMs: int(env, 'SIGN_BACKOFF_MS', 2000, 0, 600_000),
+    workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 2000, 600_000),
     crlSchedule: str(env, 'CRL_SCHEDULE', '0 3 * * 1'),
     pki: pkiSubjects(env),
     ocspUnissuedStatus: oneOf(env, 'OCSP_UNISSUED_STATUS', 'good', ['good', 'unknown'] as const),

@@ -10,7 +10,7 @@ const SANDBOX = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sign-sa
 
 export interface SignWorkerOptions {
   /**
-   * Run jobs with this function on the main thread instead of sandbox threads. Only for the embedded
+   * Run jobs with this function on the main thread instead of sandbox processes. Only for the embedded
    * database (PGlite), which one thread must own; elsewhere the sandbox keeps CPU work off the main thread.
    */
   inlineProcessor?: SignProcessor;
@@ -23,8 +23,8 @@ export interface RunningSignWorker {
 }
 
 /**
- * The BullMQ side of a worker process. By default jobs run in sandboxed worker threads
- * (workers/sign-sandbox.ts): C2PA signing is CPU work, and on the main thread it would delay BullMQ's
+ * The BullMQ side of a worker process. By default jobs run in sandboxed child processes that BullMQ keeps
+ * and reuses (workers/sign-sandbox.ts): C2PA signing is CPU work, and on the main thread it would delay BullMQ's
  * lock renewal and make a healthy job look stalled. A killed process's jobs become stalled and are
  * picked up again by any worker after the lock expires.
  */
@@ -40,9 +40,10 @@ export function startBullMqSignWorker(config: Config, logger: Logger, options: S
     connection: createRedis(config.redisUrl),
     prefix: config.queuePrefix,
     concurrency: config.workerConcurrency,
-    useWorkerThreads: true,
-    lockDuration: 30_000,
-    stalledInterval: 15_000,
+    // Child processes rather than worker threads: threads do not inherit the TypeScript loader (tsx).
+    useWorkerThreads: false,
+    lockDuration: config.workerLockMs,
+    stalledInterval: Math.round(config.workerLockMs / 2),
     maxStalledCount: 2,
   });
   worker.on('failed', (job, err) => {

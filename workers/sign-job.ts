@@ -10,7 +10,7 @@ import { Upload } from '../shared/db/models/upload.js';
 import { NoSigningCertificateError, type SigningIdentity } from '../shared/pki/signing-identity.js';
 import type { JobEvents, SignAttempt } from '../shared/queue/types.js';
 import type { FileStore } from '../shared/storage/file-store.js';
-import { VaultUnavailableError } from '../shared/vault/types.js';
+import { VaultKeyNotFoundError, VaultUnavailableError } from '../shared/vault/types.js';
 
 export interface SignJobDeps {
   knex: Knex;
@@ -26,6 +26,7 @@ const EXTENSIONS = { 'image/jpeg': 'jpg', 'image/png': 'png' } as const;
 /** The code and words a failed job shows its owner; internals stay in the log. */
 function errorColumns(err: unknown): { error_code: string; error_message: string } {
   if (err instanceof VaultUnavailableError) return { error_code: 'vault_unavailable', error_message: 'the key vault could not be reached' };
+  if (err instanceof VaultKeyNotFoundError) return { error_code: 'vault_key_missing', error_message: 'the signing key is missing from the key vault' };
   if (err instanceof NoSigningCertificateError) return { error_code: 'no_signing_certificate', error_message: 'the service has no valid signing certificate' };
   if (err instanceof C2paError) return { error_code: 'c2pa_error', error_message: `the file could not be signed: ${err.message}` };
   return { error_code: 'signing_failed', error_message: 'the file could not be signed' };

@@ -1,14 +1,25 @@
 import type { SandboxedJob } from 'bullmq';
 import { loadConfig } from '../shared/config.js';
+import { openDatabase } from '../shared/db/index.js';
+import { createLogger } from '../shared/logger.js';
+import { RedisJobEvents } from '../shared/queue/job-events.js';
+import { createKeyVault } from '../shared/vault/index.js';
 import { processSignJob, type SignJobDeps } from './sign-job.js';
-import { createSignJobDeps } from './sign-job-deps.js';
+import { signJobDeps } from './sign-job-deps.js';
 
-// One set of connections per sandbox thread, reused for every job the thread runs.
+// One set of connections per sandbox process, reused for every job it runs.
 let deps: Promise<SignJobDeps> | undefined;
 
-/** BullMQ sandboxed processor: runs in a worker thread of the worker process. */
+async function createDeps(): Promise<SignJobDeps> {
+  const config = loadConfig();
+  const knex = await openDatabase(config);
+  const events = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: false });
+  return signJobDeps({ config, knex, vault: createKeyVault(config), events, logger: createLogger(config.logLevel, 'sign-job') });
+}
+
+/** BullMQ sandboxed processor: runs in a child process of the worker process. */
 export default async function signSandbox(job: SandboxedJob<{ jobId: string }>): Promise<void> {
-  deps ??= createSignJobDeps(loadConfig(), { listen: false });
+  deps ??= createDeps();
   const attempts = job.opts.attempts ?? 1;
   const number = job.attemptsMade + 1;
   await processSignJob(await deps, job.data.jobId, { number, final: number >= attempts });

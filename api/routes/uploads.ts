@@ -11,7 +11,8 @@ import { applyPage, pageRequest, pageResult } from '../pagination.js';
 
 export const EXTENSION: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png' };
 
-function rejection(err: ImageRejectedError): ApiError {
+/** The API's answer to a file that is not an acceptable JPEG or PNG. */
+export function imageRejection(err: ImageRejectedError): ApiError {
   if (err.reason === 'unsupported') return new ApiError(415, 'unsupported_media_type', err.message);
   if (err.reason === 'empty') return badRequest(err.message, 'empty_file');
   return badRequest(err.message, 'corrupt_image');
@@ -53,7 +54,7 @@ export function uploadsRouter(ctx: AppContext): Router {
       mimeType = await identifyImage(staged.tempPath);
     } catch (err) {
       await ctx.files.discard(staged);
-      throw err instanceof ImageRejectedError ? rejection(err) : err;
+      throw err instanceof ImageRejectedError ? imageRejection(err) : err;
     }
     const id = randomUUID();
     const storageKey = `uploads/${principal.orgId}/${id}.${EXTENSION[mimeType]}`;

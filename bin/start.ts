@@ -1,0 +1,73 @@
+/**
+ * `npm start`: every role in one process on embedded defaults, so a newcomer gets a working service with
+ * no servers. Production runs each role as its own process (Procfile).
+ */
+import { startApi } from '../api/server.js';
+import { startOcspRole } from '../ocsp/role.js';
+import { startSchedulerRole } from '../scheduler/role.js';
+import { openDatabase } from '../shared/db/index.js';
+import { initPki } from '../shared/pki/authority.js';
+import { createPkiEvents } from '../shared/pki/pki-events.js';
+import { BullMqSignQueue } from '../shared/queue/bullmq-sign-queue.js';
+import { EmbeddedSignQueue } from '../shared/queue/embedded-sign-queue.js';
+import { LocalJobEvents, RedisJobEvents } from '../shared/queue/job-events.js';
+import { redisAnswers } from '../shared/redis.js';
+import { runMain } from '../shared/run-main.js';
+import { SignJob } from '../shared/db/models/sign-job.js';
+import { createKeyVault } from '../shared/vault/index.js';
+import { startBullMqSignWorker } from '../workers/bullmq-sign-worker.js';
+import { markAbandoned, processSignJob } from '../workers/sign-job.js';
+import { signJobDeps } from '../workers/sign-job-deps.js';
+
+const DRAIN_TIMEOUT_MS = 20_000;
+
+runMain('all-in-one', async (config, logger) => {
+  const knex = await openDatabase(config);
+  const vault = createKeyVault(config);
+  const pkiEvents = createPkiEvents(config, knex, logger);
+  const pki = await initPki({ knex, vault, config, events: pkiEvents, logger });
+  logger.info({ issued: pki.issued }, 'PKI ready');
+
+  const useRedis = await redisAnswers(config.redisUrl);
+  const jobEvents = useRedis ? new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true }) : new LocalJobEvents();
+  const deps = signJobDeps({ config, knex, vault, events: jobEvents, logger: logger.child({ role: 'worker' }) });
+  const processor = (jobId: string, attempt: { number: number; final: boolean }) => processSignJob(deps, jobId, attempt);
+  const retry = { attempts: config.signAttempts, backoffMs: config.signBackoffMs };
+
+  let signQueue;
+  let stopWorker: () => Promise<void>;
+  if (useRedis) {
+    signQueue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, retry);
+    // The embedded database belongs to this process, so PGlite runs jobs inline; Postgres uses sandbox processes.
+    const worker = startBullMqSignWorker(config, logger, {
+      inlineProcessor: config.databaseUrl ? undefined : processor,
+      onGaveUp: (jobId) => markAbandoned({ knex, events: jobEvents }, jobId),
+    });
+    stopWorker = () => worker.close(DRAIN_TIMEOUT_MS);
+  } else {
+    logger.warn({ redisUrl: config.redisUrl }, 'no Redis answers: using the in-process queue (job state in the database)');
+    const embedded = new EmbeddedSignQueue(processor, { ...retry, concurrency: config.workerConcurrency });
+    const recovered = await embedded.recover(async () =>
+      (await SignJob.query(knex).whereIn('status', ['queued', 'processing']).orderBy('created_at').select('id')).map((j) => j.id),
+    );
+    if (recovered > 0) logger.info({ recovered }, 'resumed unfinished sign jobs');
+    signQueue = embedded;
+    stopWorker = () => embedded.close();
+  }
+
+  const api = await startApi(config, { knex, logger, signQueue, jobEvents });
+  const stopOcsp = await startOcspRole(config, knex, vault, logger.child({ role: 'ocsp' }), { events: pkiEvents });
+  const stopScheduler = await startSchedulerRole(config, knex, vault, logger.child({ role: 'scheduler' }));
+  logger.info({ api: config.baseUrl, ocsp: config.ocspUrl, crl: config.crlUrl, docs: `${config.baseUrl}/docs` }, 'service ready');
+
+  return async () => {
+    await api.close();
+    await stopWorker();
+    await signQueue.close();
+    await stopScheduler();
+    await stopOcsp();
+    await jobEvents.close();
+    await pkiEvents.close();
+    await knex.destroy();
+  };
+});

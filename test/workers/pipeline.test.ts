@@ -1,0 +1,167 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { deflateSync, crc32 } from 'node:zlib';
+import { expect } from 'chai';
+import request from 'supertest';
+import { readAsset } from '../../shared/c2pa/read-asset.js';
+import { initPki } from '../../shared/pki/authority.js';
+import { derToPem } from '../../shared/pki/pem.js';
+import { createKeyVault } from '../../shared/vault/index.js';
+import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { startRole, type RoleProcess } from '../support/processes.js';
+
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
+
+/** A noisy RGB PNG of about `megapixels` MP: big enough that signing it takes a while. */
+function noisePng(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(body));
+    return Buffer.concat([len, body, crc]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const rows = Buffer.alloc((width * 3 + 1) * height);
+  randomBytes(rows.length).copy(rows);
+  for (let y = 0; y < height; y += 1) rows[y * (width * 3 + 1)] = 0;
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
+}
+
+describe('signing pipeline through BullMQ and a separate worker process', function () {
+  this.timeout(120_000);
+  let api: TestApi;
+  let acc: Account;
+  let rootPem: string;
+  let worker: RoleProcess | undefined;
+
+  const workerEnv = (extra: Record<string, string> = {}) => ({
+    NODE_ENV: 'test',
+    DATABASE_URL: api.db.url,
+    REDIS_URL: api.config.redisUrl,
+    QUEUE_PREFIX: api.config.queuePrefix,
+    DATA_DIR: api.config.dataDir,
+    LOG_LEVEL: 'info',
+    WORKER_CONCURRENCY: '2',
+    WORKER_LOCK_MS: '4000',
+    SIGN_BACKOFF_MS: '200',
+    ...extra,
+  });
+
+  async function signThrough(bytes: Buffer, filename: string, manifest = { title: 'Harbour', creator: 'Jane Doe' }) {
+    const up = await request(api.app).post('/v1/media/upload').set(bearer(acc.access)).attach('file', bytes, filename).expect(201);
+    const job = await request(api.app).post('/v1/media/sign').set(bearer(acc.access)).send({ upload_id: up.body.upload_id, manifest }).expect(202);
+    return job.body.job_id as string;
+  }
+
+  async function waitDone(jobId: string) {
+    for (let i = 0; i < 6; i += 1) {
+      const res = await request(api.app).get(`/v1/media/jobs/${jobId}?wait=20`).set(bearer(acc.access)).expect(200);
+      if (!['queued', 'processing'].includes(res.body.status)) return res.body;
+    }
+    throw new Error(`job ${jobId} did not finish`);
+  }
+
+  before(async () => {
+    api = await startTestApi({ SIGN_ATTEMPTS: '3', SIGN_BACKOFF_MS: '200' });
+    const pki = await initPki({ knex: api.db.knex, vault: createKeyVault(api.config), config: api.config });
+    rootPem = derToPem(pki.root.der);
+    acc = await registerAccount(api.app, 'Newsroom');
+  });
+  afterEach(async () => {
+    await worker?.stop();
+    worker = undefined;
+  });
+  after(() => api.close());
+
+  it('signs a JPEG and a PNG that c2pa-rs reads Trusted with only the service root; a flipped byte reads Invalid', async () => {
+    worker = await startRole('workers/main.ts', workerEnv(), /sign worker started/);
+    for (const [name, mime] of [['photo.jpg', 'image/jpeg'], ['graphic.png', 'image/png']] as const) {
+      const job = await waitDone(await signThrough(fixture(name), name));
+      expect(job.status, JSON.stringify(job)).to.equal('signed');
+      expect(job.signed_file.mime_type).to.equal(mime);
+      const file = await request(api.app).get(new URL(job.signed_file.download_url).pathname).set(bearer(acc.access)).buffer(true).parse((res, cb) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () => cb(null, Buffer.concat(parts)));
+      }).expect(200);
+      expect(file.headers['content-type']).to.equal(mime);
+      expect(file.headers['content-disposition']).to.contain('-signed.');
+      const signed = file.body as Buffer;
+      const report = await readAsset(signed, mime, { trustAnchorsPem: rootPem });
+      expect(report.validation_state, JSON.stringify(report.status)).to.equal('Trusted');
+      expect(report.manifest?.title).to.equal('Harbour');
+      expect(report.manifest?.creator).to.equal('Jane Doe');
+      expect(report.signer?.serial).to.equal(job.signed_file.certificate_serial);
+
+      const verified = await request(api.app).post('/v1/media/verify').set(bearer(acc.access)).attach('file', signed, name).expect(200);
+      expect(verified.body.validation_state).to.equal('Trusted');
+      expect(verified.body.revocation.status).to.equal('good');
+
+      const tampered = Buffer.from(signed);
+      const at = tampered.length - 40; // inside the image data, well after the manifest
+      tampered[at] = tampered[at]! ^ 0x01;
+      const bad = await readAsset(tampered, mime, { trustAnchorsPem: rootPem });
+      expect(bad.validation_state).to.equal('Invalid');
+      const badApi = await request(api.app).post('/v1/media/verify').set(bearer(acc.access)).attach('file', tampered, name).expect(200);
+      expect(badApi.body.validation_state).to.equal('Invalid');
+      expect(badApi.body.status.failure.join(' ')).to.contain('dataHash.mismatch');
+    }
+  });
+
+  it('an unsigned file verifies as none; a viewer may verify', async () => {
+    const res = await request(api.app).post('/v1/media/verify').set(bearer(acc.access)).attach('file', fixture('photo.jpg'), 'p.jpg').expect(200);
+    expect(res.body.validation_state).to.equal('none');
+    expect((await request(api.app).post('/v1/media/verify').set(bearer(acc.access)).attach('file', fixture('tiny.gif'), 'x.gif')).status).to.equal(415);
+  });
+
+  it('a worker killed with SIGKILL mid-job loses nothing: another worker finishes it once', async () => {
+    const big = noisePng(2400, 1600);
+    let caught = false;
+    for (let round = 0; round < 3 && !caught; round += 1) {
+      worker = await startRole('workers/main.ts', workerEnv({ WORKER_CONCURRENCY: '1' }), /sign worker started/);
+      const jobId = await signThrough(big, `big${round}.png`);
+      // Kill as soon as the job is being processed.
+      for (let i = 0; i < 400; i += 1) {
+        const row = await api.db.knex('sign_jobs').where({ id: jobId }).first();
+        if (row.status === 'processing') break;
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await worker.kill();
+      worker = undefined;
+      const after = await api.db.knex('sign_jobs').where({ id: jobId }).first();
+      if (after.status !== 'processing') continue; // finished before the kill: try again
+      caught = true;
+      worker = await startRole('workers/main.ts', workerEnv(), /sign worker started/);
+      const job = await waitDone(jobId);
+      expect(job.status).to.equal('signed');
+      const files = await api.db.knex('signed_files').where({ job_id: jobId });
+      expect(files).to.have.length(1);
+      const signed = readFileSync(path.join(api.config.dataDir, 'files', files[0].storage_key));
+      expect((await readAsset(signed, 'image/png', { trustAnchorsPem: rootPem })).validation_state).to.equal('Trusted');
+    }
+    expect(caught, 'the job was never caught mid-flight').to.equal(true);
+  });
+
+  it('a job whose vault key is missing is retried and then failed with a reason', async () => {
+    const keyFile = path.join(api.config.dataDir, 'vault', `${api.config.leafKeyName}.pem`);
+    const saved = readFileSync(keyFile);
+    rmSync(keyFile);
+    try {
+      worker = await startRole('workers/main.ts', workerEnv(), /sign worker started/);
+      const job = await waitDone(await signThrough(fixture('graphic.png'), 'g.png'));
+      expect(job.status).to.equal('failed');
+      expect(job.attempts).to.equal(3);
+      expect(job.error).to.deep.equal({ code: 'vault_key_missing', message: 'the signing key is missing from the key vault' });
+      expect(job.signed_file).to.equal(null);
+    } finally {
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(keyFile, saved, { mode: 0o600 });
+    }
+  });
+});
