@@ -7,6 +7,10 @@ import { createKeyVault } from '../shared/vault/index.js';
 import { processSignJob, type SignJobDeps } from './sign-job.js';
 import { signJobDeps } from './sign-job-deps.js';
 
+// If the worker process dies (even by SIGKILL) its IPC channel closes: leave too, rather than linger as an
+// orphan. A job cut short here is taken over by another worker once its BullMQ lock expires.
+process.once('disconnect', () => process.exit(1));
+
 // One set of connections per sandbox process, reused for every job it runs.
 let deps: Promise<SignJobDeps> | undefined;
 

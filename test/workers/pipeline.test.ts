@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { deflateSync, crc32 } from 'node:zlib';
 import { expect } from 'chai';
 import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
@@ -9,28 +8,34 @@ import { initPki } from '../../shared/pki/authority.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { noisePng } from '../support/noise-png.js';
 import { startRole, type RoleProcess } from '../support/processes.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
 
-/** A noisy RGB PNG of about `megapixels` MP: big enough that signing it takes a while. */
-function noisePng(width: number, height: number): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body));
-    return Buffer.concat([len, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(width, 0);
-  ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  const rows = Buffer.alloc((width * 3 + 1) * height);
-  randomBytes(rows.length).copy(rows);
-  for (let y = 0; y < height; y += 1) rows[y * (width * 3 + 1)] = 0;
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(rows, { level: 1 })), chunk('IEND', Buffer.alloc(0))]);
+function childPids(pid: number): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 describe('signing pipeline through BullMQ and a separate worker process', function () {
@@ -132,8 +137,12 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
         if (row.status === 'processing') break;
         await new Promise((r) => setTimeout(r, 5));
       }
+      const sandboxes = childPids(worker.child.pid!);
       await worker.kill();
       worker = undefined;
+      // The killed worker's sandbox processes leave with it instead of lingering as orphans.
+      expect(sandboxes.length).to.be.greaterThan(0);
+      await waitUntil(() => sandboxes.every((pid) => !alive(pid)), 10_000);
       const after = await api.db.knex('sign_jobs').where({ id: jobId }).first();
       if (after.status !== 'processing') continue; // finished before the kill: try again
       caught = true;
