@@ -1,0 +1,200 @@
+/**
+ * Operator CLI for the certificate authority: `npm run pki -- <command>`.
+ *
+ * Exit codes: 0 done; 1 the operation failed (nothing to act on, vault or database unavailable, ...);
+ * 2 usage or configuration error. Prints serials, subjects and fingerprints, never key material.
+ */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig, type Config } from '../shared/config.js';
+import type { Knex } from '../shared/db/index.js';
+import type { Certificate } from '../shared/db/models/certificate.js';
+import type { CrlOutcome } from '../shared/pki/crl-publisher.js';
+import { CRL_REASON_NAMES, isCrlReason, type CrlReason } from '../shared/pki/crl-reasons.js';
+import type { PkiEvents } from '../shared/pki/pki-events.js';
+
+/** RFC 5280 reasons one can revoke with (removeFromCRL belongs to delta CRLs only). */
+const REASONS = CRL_REASON_NAMES.filter((r) => r !== 'removeFromCRL').join(', ');
+
+const USAGE = `usage: npm run pki -- <command>
+
+commands:
+  init                              create the vault keys if missing and issue root CA, sub-CA and leaf
+                                    where no valid one exists; publish CRLs and CA certificates
+  list [--json]                     every certificate: role, serial, subject, not_after, status
+  rotate-leaf                       issue a new leaf signing certificate (it signs from now on)
+  revoke <serial> --reason <reason> revoke a certificate; CRL reissued and OCSP responders told at once
+                                    reasons: ${REASONS}
+  publish-crls                      issue leaf.crl and sub-ca.crl now
+
+Without DATABASE_URL the embedded database in DATA_DIR is used: stop \`npm start\` first.`;
+
+class UsageError extends Error {}
+
+const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+function out(line = ''): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function iso(d: Date): string {
+  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  ')).join('\n');
+}
+
+function describeCrl(c: CrlOutcome): string {
+  if (c.action === 'no_issuer') return `${c.name}: not issued (no current CA)`;
+  const verb = c.action === 'published' ? 'issued' : 'kept';
+  return `${c.name}: ${verb} CRL number ${c.crlNumber}, next update ${iso(c.nextUpdate!)}${c.revokedCount !== undefined ? `, ${c.revokedCount} revoked` : ''}`;
+}
+
+function describeCertificate(c: Certificate, verb: string): string {
+  return `${c.role.padEnd(6)}  ${c.serial}  ${verb}  ${c.subject}  (valid until ${iso(c.not_after)})`;
+}
+
+type Command =
+  | { name: 'init' | 'rotate-leaf' | 'publish-crls' }
+  | { name: 'list'; json: boolean }
+  | { name: 'revoke'; serial: string; reason: CrlReason };
+
+function noArguments(args: string[]): void {
+  if (args.length) throw new UsageError(`unexpected argument "${args[0]}"`);
+}
+
+/** Checks the command line before anything is loaded or opened, so mistakes fail fast. */
+function parseCommand(command: string, args: string[]): Command {
+  try {
+    switch (command) {
+      case 'init':
+      case 'rotate-leaf':
+      case 'publish-crls':
+        noArguments(args);
+        return { name: command };
+      case 'list': {
+        const { values } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: false });
+        return { name: 'list', json: values.json === true };
+      }
+      case 'revoke': {
+        const { values, positionals } = parseArgs({ args, options: { reason: { type: 'string' } }, allowPositionals: true });
+        if (positionals.length !== 1) throw new UsageError('revoke needs exactly one serial (hex, as `list` shows it)');
+        if (values.reason === undefined) throw new UsageError(`revoke needs --reason, one of: ${REASONS}`);
+        if (!isCrlReason(values.reason) || values.reason === 'removeFromCRL') {
+          throw new UsageError(`"${values.reason}" is not a revocation reason; use one of: ${REASONS}`);
+        }
+        return { name: 'revoke', serial: positionals[0]!, reason: values.reason };
+      }
+      default:
+        throw new UsageError(`unknown command "${command}"`);
+    }
+  } catch (err) {
+    // parseArgs: unknown options, missing option values.
+    if (err instanceof TypeError && 'code' in err && String(err.code).startsWith('ERR_PARSE_ARGS')) throw new UsageError(err.message);
+    throw err;
+  }
+}
+
+async function run(command: Command, config: Config, knex: Knex): Promise<void> {
+  // Loaded only for a valid command line: the vault drivers (Azure SDK) take a while to import.
+  const [authority, publisher, events, files, vaults] = await Promise.all([
+    import('../shared/pki/authority.js'),
+    import('../shared/pki/crl-publisher.js'),
+    import('../shared/pki/pki-events.js'),
+    import('../shared/pki/publication-files.js'),
+    import('../shared/vault/index.js'),
+  ]);
+  const deps = { knex, vault: vaults.createKeyVault(config), config };
+  /** Runs `fn` with the notifier that tells running OCSP responders (Postgres NOTIFY). */
+  const withEvents = async (fn: (e: PkiEvents) => Promise<void>) => {
+    const e = events.createPkiEvents(config, knex);
+    try {
+      await fn(e);
+    } finally {
+      await e.close();
+    }
+  };
+  switch (command.name) {
+    case 'init':
+      return withEvents(async (e) => {
+        const result = await authority.initPki({ ...deps, events: e });
+        const issued = new Set(result.issued.map((c) => c.id));
+        for (const c of [result.root, result.subCa, result.leaf]) out(describeCertificate(c, issued.has(c.id) ? 'issued' : 'kept  '));
+        for (const c of result.crls) out(describeCrl(c));
+        out(`files: ${files.publicationDir(config.dataDir)}`);
+      });
+    case 'list': {
+      const rows = await authority.listCertificates(deps);
+      if (command.json) return out(JSON.stringify(rows, null, 2));
+      if (rows.length === 0) return out('no certificates: run `npm run pki -- init`');
+      return out(
+        table([
+          ['ROLE', 'SERIAL', 'SUBJECT', 'NOT_AFTER', 'STATUS'],
+          ...rows.map((r) => [r.role, r.serial, r.subject, iso(r.not_after), `${r.status}${r.revocation_reason ? ` (${r.revocation_reason})` : ''}${r.current ? ' *current' : ''}`]),
+        ]),
+      );
+    }
+    case 'rotate-leaf':
+      return withEvents(async (e) => out(describeCertificate(await authority.rotateLeaf({ ...deps, events: e }), 'issued')));
+    case 'revoke':
+      return withEvents(async (e) => {
+        const result = await authority.revokeCertificate({ ...deps, events: e }, command.serial, command.reason);
+        const c = result.certificate;
+        out(`${c.role} ${c.serial} ${result.alreadyRevoked ? 'was already revoked' : 'revoked'} (${c.revocation_reason}, ${iso(c.revoked_at!)})`);
+        out(describeCrl(result.crl));
+      });
+    case 'publish-crls': {
+      await publisher.writeCaCertificateFiles(deps);
+      for (const c of await publisher.publishCrls(deps)) out(describeCrl(c));
+      return out(`files: ${files.publicationDir(config.dataDir)}`);
+    }
+  }
+}
+
+function fail(message: string, code: number): number {
+  process.stderr.write(`pki: ${message}\n`);
+  return code;
+}
+
+/** Errors whose message is the whole story for an operator (no stack trace needed). */
+const EXPECTED_ERRORS = new Set(['PkiError', 'RevocationFollowUpError', 'VaultUnavailableError', 'VaultKeyNotFoundError']);
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === 'help' || name === '--help' || name === '-h') {
+    out(USAGE);
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  let command: Command;
+  let config: Config;
+  try {
+    command = parseCommand(name, args);
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof UsageError) return fail(`${err.message}\n\n${USAGE}`, EXIT.usage);
+    if (err instanceof ConfigError) return fail(err.message, EXIT.usage);
+    throw err;
+  }
+  const { openDatabase } = await import('../shared/db/index.js');
+  let knex: Knex | undefined;
+  try {
+    knex = await openDatabase(config);
+    await run(command, config, knex);
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof Error && err.name === 'PkiError' && (err as Error & { code?: string }).code === 'invalid') return fail(err.message, EXIT.usage);
+    if (err instanceof Error && EXPECTED_ERRORS.has(err.name)) return fail(err.message, EXIT.failed);
+    return fail(`failed: ${err instanceof Error ? err.message : String(err)}`, EXIT.failed);
+  } finally {
+    await knex?.destroy();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`pki: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(EXIT.failed);
+  },
+);

@@ -1,0 +1,481 @@
+/**
+ * The OCSP responder core: request bytes in, response bytes out. It knows nothing of HTTP or the database:
+ * it is given the CAs it answers for (certificate + vault key) and a status lookup, and it never throws.
+ *
+ * - Issuer: found by issuerKeyHash (spec rule 1) under SHA-1 (what c2pa-rs and OpenSSL send), SHA-256, SHA-384
+ *   or SHA-512, with issuerNameHash checked too. A CertID of a CA not in the list -> unauthorized; so is a
+ *   request whose CertIDs belong to different CAs (one response carries one signature, and only the issuing
+ *   CA's key is accepted by clients for its certificates).
+ * - Signing: each response is signed by the issuing CA's own vault key, ES384 (spec rule 3), responderID byKey.
+ * - Cache: a signed response is kept per exact set of CertIDs (in practice one CertID: issuer, serial, hash
+ *   algorithm), valid `validitySeconds` (nextUpdate - thisUpdate, default 1 day as RFC 5019 responders use).
+ *   After `refreshAfterSeconds` (default half the validity) the next request still gets the cached response
+ *   at once and triggers one background re-signing; an expired response is never served. Concurrent misses
+ *   for the same key share one signature. So the vault signs once per certificate and validity window, not
+ *   once per request.
+ * - Revocation: `invalidate(serial)` drops cached and in-flight responses for that serial, so the next request
+ *   is answered from a fresh status lookup. The process that records a revocation must cause this call in
+ *   every responder process (e.g. Postgres LISTEN/NOTIFY or a Redis channel); without it a cached "good"
+ *   lives until its refresh point.
+ * - Nonces: RFC 5019 lets responders ignore them, but the service echoes a request nonce (RFC 8954 lengths:
+ *   0 or more than 32 octets -> malformedRequest). A nonce defeats any cache, so each such request costs a
+ *   status lookup and a vault signature; that work runs under its own budget: a rate (default 50 per second,
+ *   bursts as large) and a small concurrency and queue (for a slow vault). When the budget is exhausted the
+ *   request gets the cached response without a nonce (RFC 5019 and RFC 8954 let a responder answer without
+ *   one; a client that insists on a nonce treats that as a failed check, the others accept it), so a flood of
+ *   nonce requests can neither exhaust the vault's rate limits nor starve cached answers.
+ * - Load: cache fills also have a bounded concurrency and queue; beyond the queue the answer is tryLater.
+ *   A vault outage (VaultUnavailableError) -> tryLater; any other failure -> internalError (logged).
+ */
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { bytesEqual } from '../shared/pki/der.js';
+import {
+  OCSP_HASH_ALGORITHMS,
+  OcspMalformedRequestError,
+  certificateNameAndKey,
+  decodeOcspRequest,
+  unwrapOctetString,
+  type OcspCertId,
+  type OcspHashAlgorithm,
+  type OcspRequestInfo,
+} from '../shared/pki/ocsp-request.js';
+import {
+  buildOcspResponse,
+  ocspErrorResponse,
+  ocspResponderKeyHash,
+  type OcspCertStatus,
+  type OcspErrorStatus,
+} from '../shared/pki/ocsp-response.js';
+import { normalizeSerialHex } from '../shared/pki/serial.js';
+import { samePublicKey } from '../shared/pki/tbs-signer.js';
+import { VaultUnavailableError, type VaultKey } from '../shared/vault/types.js';
+
+/** A CA the responder answers for. Extra fields (an id, a name) are passed back to the status lookup. */
+export interface OcspIssuer {
+  /** The CA's certificate, DER. */
+  certificate: Uint8Array;
+  /** The CA's key in the vault (signs the responses); must hold the certificate's public key. */
+  key: VaultKey;
+}
+
+/**
+ * Status of `serialHex` (canonical form of shared/pki/serial.ts: lowercase hex, no sign octet; a negative
+ * serial arrives as "-" + hex) among the certificates issued by `issuer`. Serials the service never issued:
+ * whatever the caller decides (spec: good; config OCSP_UNISSUED_STATUS may say unknown).
+ */
+export type OcspStatusLookup<I extends OcspIssuer = OcspIssuer> = (issuer: I, serialHex: string) => Promise<OcspCertStatus>;
+
+export interface OcspResponderOptions<I extends OcspIssuer = OcspIssuer> {
+  issuers: readonly I[];
+  lookupStatus: OcspStatusLookup<I>;
+  /** nextUpdate - thisUpdate. Default 86400 (1 day). */
+  validitySeconds?: number;
+  /** Age after which a cached response is re-signed in the background. Default validitySeconds / 2. */
+  refreshAfterSeconds?: number;
+  /** After a failed background re-signing, wait this long before the next try. Default 30. */
+  refreshRetrySeconds?: number;
+  /** 'echo' (default): a request nonce is echoed in a freshly signed response; 'ignore': always cached. */
+  nonces?: 'echo' | 'ignore';
+  /** Concurrent vault signatures for cache fills and refreshes. Default 8. */
+  maxConcurrentSignatures?: number;
+  /** Cache fills waiting for a signature slot; beyond this: tryLater. Default 1000. */
+  maxQueuedSignatures?: number;
+  /** Concurrent vault signatures for nonce responses. Default 4. */
+  maxConcurrentNonceSignatures?: number;
+  /** Nonce responses waiting for a slot; beyond this the cached response (no nonce) is sent. Default 32. */
+  maxQueuedNonceSignatures?: number;
+  /**
+   * Sustained rate of nonce responses per second (bursts up to the same number); beyond it the cached response
+   * (no nonce) is sent. Bounds vault calls and CPU when the vault is fast, where the concurrency limits above
+   * never fill. Size it from the vault's throttling limit shared by all responder processes. Default 50.
+   */
+  nonceSignaturesPerSecond?: number;
+  /** Cached responses kept (least recently used dropped first). Default 100000. */
+  maxCachedResponses?: number;
+  /** CertIDs accepted in one request; more -> malformedRequest. Default 20. */
+  maxCertIdsPerRequest?: number;
+  /** Put the issuer's certificate in the response's certs field. Default false (not needed: the CA signs). */
+  includeIssuerCertificate?: boolean;
+  logger?: Pick<Logger, 'warn' | 'error'>;
+  /** Clock in milliseconds, for tests. Default Date.now. */
+  now?: () => number;
+}
+
+/** A signed, successful response. */
+export interface OcspSignedAnswer {
+  responseStatus: 'successful';
+  der: Uint8Array;
+  producedAt: Date;
+  thisUpdate: Date;
+  nextUpdate: Date;
+  /** True when the response echoes the request's nonce (then it must not be stored by HTTP caches). */
+  nonceEchoed: boolean;
+  /** Hex SHA-1 of `der` (RFC 5019 section 6.2 suggests it as the HTTP ETag). */
+  sha1Hex: string;
+}
+
+/** An unsigned error response. */
+export interface OcspErrorAnswer {
+  responseStatus: OcspErrorStatus;
+  der: Uint8Array;
+}
+
+export type OcspAnswer = OcspSignedAnswer | OcspErrorAnswer;
+
+export interface OcspResponderStats {
+  cachedResponses: number;
+  cacheHits: number;
+  cacheMisses: number;
+  /** Vault signatures requested by this responder (cache fills, refreshes and nonce responses). */
+  signatures: number;
+  nonceResponses: number;
+  /** Nonce requests answered from the cache without a nonce because the nonce budget (rate, queue) was exhausted. */
+  nonceFallbacks: number;
+}
+
+/** The responder is at its signing limit. Answered as tryLater. */
+export class OcspOverloadedError extends Error {
+  constructor() {
+    super('OCSP responder signing queue is full');
+    this.name = 'OcspOverloadedError';
+  }
+}
+
+interface IssuerRecord<I> {
+  issuer: I;
+  /** issuerNameHash per hash algorithm. */
+  nameHashes: Record<OcspHashAlgorithm, Uint8Array>;
+  responderKeyHash: Uint8Array;
+}
+
+interface Matched<I> {
+  record: IssuerRecord<I>;
+  certId: OcspCertId;
+}
+
+interface CacheEntry {
+  answer: OcspSignedAnswer;
+  serials: string[];
+  refreshAt: number;
+  expiresAt: number;
+  retryAt: number;
+}
+
+interface InFlight {
+  promise: Promise<OcspSignedAnswer>;
+  serials: string[];
+}
+
+/** Token bucket: `take()` is true at most `rate` times per second on average, with bursts up to `rate`. */
+class RateLimit {
+  private tokens: number;
+  private last: number;
+
+  constructor(private readonly rate: number, private readonly now: () => number) {
+    this.tokens = rate;
+    this.last = now();
+  }
+
+  take(): boolean {
+    const t = this.now();
+    this.tokens = Math.min(this.rate, this.tokens + ((t - this.last) / 1000) * this.rate);
+    this.last = t;
+    if (this.tokens < 1) return false;
+    this.tokens -= 1;
+    return true;
+  }
+}
+
+/** Runs at most `maxActive` tasks at once with at most `maxQueued` waiting; `run` returns undefined when full. */
+class Limiter {
+  private active = 0;
+  private readonly queue: Array<() => void> = [];
+
+  constructor(private readonly maxActive: number, private readonly maxQueued: number) {}
+
+  run<T>(task: () => Promise<T>): Promise<T> | undefined {
+    if (this.active < this.maxActive) return this.start(task);
+    if (this.queue.length >= this.maxQueued) return undefined;
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push(() => void this.start(task).then(resolve, reject));
+    });
+  }
+
+  private async start<T>(task: () => Promise<T>): Promise<T> {
+    this.active++;
+    try {
+      return await task();
+    } finally {
+      this.active--;
+      this.queue.shift()?.();
+    }
+  }
+}
+
+const HASHES = Object.keys(OCSP_HASH_ALGORITHMS) as OcspHashAlgorithm[];
+const NONCE_MAX_OCTETS = 32;
+
+function positive(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`OcspResponder: ${name} must be a positive number, got ${v}`);
+  return v;
+}
+
+function hex(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
+  private readonly byKeyHash = new Map<string, IssuerRecord<I>[]>();
+  private readonly lookupStatus: OcspStatusLookup<I>;
+  private readonly validityMs: number;
+  private readonly refreshAfterMs: number;
+  private readonly retryMs: number;
+  private readonly echoNonces: boolean;
+  private readonly maxCached: number;
+  private readonly maxCertIds: number;
+  private readonly includeIssuerCertificate: boolean;
+  private readonly logger: Pick<Logger, 'warn' | 'error'> | undefined;
+  private readonly now: () => number;
+  private readonly fills: Limiter;
+  private readonly nonceSigns: Limiter;
+  private readonly nonceRate: RateLimit;
+  /** Insertion order = least recently used first. */
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly keysBySerial = new Map<string, Set<string>>();
+  private readonly inFlight = new Map<string, InFlight>();
+  private readonly counters = { cacheHits: 0, cacheMisses: 0, signatures: 0, nonceResponses: 0, nonceFallbacks: 0 };
+
+  constructor(options: OcspResponderOptions<I>) {
+    if (options.issuers.length === 0) throw new RangeError('OcspResponder: no issuers');
+    for (const issuer of options.issuers) {
+      const { subject, publicKeyBits, spki } = certificateNameAndKey(issuer.certificate);
+      if (!samePublicKey(spki, issuer.key.publicKeySpki)) {
+        throw new Error(`OcspResponder: vault key "${issuer.key.name}" does not hold the public key of its issuer certificate`);
+      }
+      const nameHashes = {} as Record<OcspHashAlgorithm, Uint8Array>;
+      const record: IssuerRecord<I> = { issuer, nameHashes, responderKeyHash: ocspResponderKeyHash(issuer.key.publicKeySpki) };
+      for (const alg of HASHES) {
+        nameHashes[alg] = new Uint8Array(createHash(alg).update(subject).digest());
+        const keyHash = `${alg}:${createHash(alg).update(publicKeyBits).digest('hex')}`;
+        const list = this.byKeyHash.get(keyHash) ?? [];
+        list.push(record);
+        this.byKeyHash.set(keyHash, list);
+      }
+    }
+    this.lookupStatus = options.lookupStatus;
+    this.validityMs = positive('validitySeconds', options.validitySeconds, 86_400) * 1000;
+    this.refreshAfterMs = positive('refreshAfterSeconds', options.refreshAfterSeconds, this.validityMs / 2000) * 1000;
+    if (this.refreshAfterMs >= this.validityMs) throw new RangeError('OcspResponder: refreshAfterSeconds must be below validitySeconds');
+    this.retryMs = positive('refreshRetrySeconds', options.refreshRetrySeconds, 30) * 1000;
+    this.echoNonces = (options.nonces ?? 'echo') === 'echo';
+    this.maxCached = positive('maxCachedResponses', options.maxCachedResponses, 100_000);
+    this.maxCertIds = positive('maxCertIdsPerRequest', options.maxCertIdsPerRequest, 20);
+    this.includeIssuerCertificate = options.includeIssuerCertificate ?? false;
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
+    this.fills = new Limiter(
+      positive('maxConcurrentSignatures', options.maxConcurrentSignatures, 8),
+      options.maxQueuedSignatures ?? 1000,
+    );
+    this.nonceSigns = new Limiter(
+      positive('maxConcurrentNonceSignatures', options.maxConcurrentNonceSignatures, 4),
+      options.maxQueuedNonceSignatures ?? 32,
+    );
+    this.nonceRate = new RateLimit(positive('nonceSignaturesPerSecond', options.nonceSignaturesPerSecond, 50), this.now);
+  }
+
+  /** Answers a DER OCSPRequest. Never throws: every failure becomes an OCSP error response. */
+  async respond(requestDer: Uint8Array): Promise<OcspAnswer> {
+    let request: OcspRequestInfo;
+    try {
+      request = decodeOcspRequest(requestDer);
+    } catch (err) {
+      if (err instanceof OcspMalformedRequestError) return errorAnswer('malformedRequest');
+      return this.failure(err);
+    }
+    return this.answer(request);
+  }
+
+  /** Answers a decoded request (see respond). */
+  async answer(request: OcspRequestInfo): Promise<OcspAnswer> {
+    try {
+      if (request.certIds.length > this.maxCertIds) return errorAnswer('malformedRequest');
+      const matched: Matched<I>[] = [];
+      for (const certId of request.certIds) {
+        const record = this.findIssuer(certId);
+        if (!record || (matched.length > 0 && record !== matched[0]!.record)) return errorAnswer('unauthorized');
+        matched.push({ record, certId });
+      }
+      if (request.nonce && this.echoNonces) {
+        const value = unwrapOctetString(request.nonce) ?? request.nonce;
+        if (value.length === 0 || value.length > NONCE_MAX_OCTETS) return errorAnswer('malformedRequest');
+        const nonce = request.nonce.slice();
+        const fresh = this.nonceRate.take() ? this.nonceSigns.run(() => this.sign(matched, nonce)) : undefined;
+        if (fresh) {
+          this.counters.nonceResponses++;
+          return await fresh;
+        }
+        this.counters.nonceFallbacks++;
+      }
+      return await this.cached(matched);
+    } catch (err) {
+      return this.failure(err);
+    }
+  }
+
+  /**
+   * Forgets cached and in-flight responses for a serial (any form normalizeSerialHex accepts), or all of them.
+   * Call it when a certificate's status changes.
+   */
+  invalidate(serialHex?: string): void {
+    if (serialHex === undefined) {
+      this.cache.clear();
+      this.keysBySerial.clear();
+      this.inFlight.clear();
+      return;
+    }
+    const serial = serialHex.startsWith('-') ? serialHex.toLowerCase() : normalizeSerialHex(serialHex);
+    for (const key of this.keysBySerial.get(serial) ?? []) this.forget(key);
+    for (const [key, flight] of this.inFlight) if (flight.serials.includes(serial)) this.inFlight.delete(key);
+  }
+
+  stats(): OcspResponderStats {
+    return { cachedResponses: this.cache.size, ...this.counters };
+  }
+
+  private findIssuer(certId: OcspCertId): IssuerRecord<I> | undefined {
+    const alg = certId.hashAlgorithm;
+    if (!alg) return undefined;
+    const candidates = this.byKeyHash.get(`${alg}:${hex(certId.issuerKeyHash)}`);
+    return candidates?.find((r) => bytesEqual(r.nameHashes[alg], certId.issuerNameHash));
+  }
+
+  private async cached(matched: Matched<I>[]): Promise<OcspSignedAnswer> {
+    let key = '';
+    for (const m of matched) key += Buffer.from(m.certId.der.buffer, m.certId.der.byteOffset, m.certId.der.byteLength).toString('latin1');
+    const now = this.now();
+    const entry = this.cache.get(key);
+    if (entry && now < entry.expiresAt) {
+      this.counters.cacheHits++;
+      this.cache.delete(key); // keep least-recently-used order
+      this.cache.set(key, entry);
+      if (now >= entry.refreshAt && now >= entry.retryAt && !this.inFlight.has(key)) {
+        this.fill(key, matched)?.catch((err: unknown) => {
+          entry.retryAt = this.now() + this.retryMs;
+          this.logger?.warn({ err }, 'OCSP background re-signing failed; serving the cached response');
+        });
+      }
+      return entry.answer;
+    }
+    this.counters.cacheMisses++;
+    const flight = this.inFlight.get(key)?.promise ?? this.fill(key, matched);
+    if (!flight) throw new OcspOverloadedError();
+    return flight;
+  }
+
+  /** Starts one signing for `key` (shared by everyone who asks meanwhile); undefined when the queue is full. */
+  private fill(key: string, matched: Matched<I>[]): Promise<OcspSignedAnswer> | undefined {
+    const run = this.fills.run(() => this.sign(matched, undefined));
+    if (!run) return undefined;
+    const serials = matched.map((m) => m.certId.serialHex);
+    const flight: InFlight = {
+      serials,
+      promise: run.then(
+        (answer) => {
+          // Skip storing when invalidate() ran meanwhile: the answer may predate a revocation.
+          if (this.inFlight.get(key) === flight) {
+            this.inFlight.delete(key);
+            this.store(key, serials, answer);
+          }
+          return answer;
+        },
+        (err: unknown) => {
+          if (this.inFlight.get(key) === flight) this.inFlight.delete(key);
+          throw err;
+        },
+      ),
+    };
+    this.inFlight.set(key, flight);
+    return flight.promise;
+  }
+
+  private store(key: string, serials: string[], answer: OcspSignedAnswer): void {
+    this.forget(key);
+    while (this.cache.size >= this.maxCached) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest === undefined) break;
+      this.forget(oldest);
+    }
+    const thisUpdate = answer.thisUpdate.getTime();
+    this.cache.set(key, {
+      answer,
+      serials,
+      refreshAt: thisUpdate + this.refreshAfterMs,
+      expiresAt: answer.nextUpdate.getTime(),
+      retryAt: 0,
+    });
+    for (const serial of serials) {
+      let keys = this.keysBySerial.get(serial);
+      if (!keys) this.keysBySerial.set(serial, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  private forget(key: string): void {
+    const entry = this.cache.get(key);
+    if (!entry) return;
+    this.cache.delete(key);
+    for (const serial of entry.serials) {
+      const keys = this.keysBySerial.get(serial);
+      keys?.delete(key);
+      if (keys?.size === 0) this.keysBySerial.delete(serial);
+    }
+  }
+
+  /** Looks up the statuses and signs one response: one vault signature. */
+  private async sign(matched: Matched<I>[], nonce: Uint8Array | undefined): Promise<OcspSignedAnswer> {
+    const record = matched[0]!.record;
+    const statuses = await Promise.all(matched.map((m) => this.lookupStatus(record.issuer, m.certId.serialHex)));
+    const now = Math.floor(this.now() / 1000) * 1000; // GeneralizedTime carries whole seconds
+    const thisUpdate = new Date(now);
+    const nextUpdate = new Date(now + this.validityMs);
+    this.counters.signatures++;
+    const der = await buildOcspResponse({
+      signer: record.issuer.key,
+      responderKeyHash: record.responderKeyHash,
+      producedAt: thisUpdate,
+      responses: matched.map((m, i) => ({ certId: m.certId.der, certStatus: statuses[i]!, thisUpdate, nextUpdate })),
+      nonce,
+      certs: this.includeIssuerCertificate ? [record.issuer.certificate] : undefined,
+    });
+    return {
+      responseStatus: 'successful',
+      der,
+      producedAt: thisUpdate,
+      thisUpdate,
+      nextUpdate,
+      nonceEchoed: nonce !== undefined,
+      sha1Hex: createHash('sha1').update(der).digest('hex'),
+    };
+  }
+
+  private failure(err: unknown): OcspErrorAnswer {
+    if (err instanceof OcspOverloadedError || err instanceof VaultUnavailableError) {
+      this.logger?.warn({ err }, 'OCSP responder answered tryLater');
+      return errorAnswer('tryLater');
+    }
+    this.logger?.error({ err }, 'OCSP responder failed');
+    return errorAnswer('internalError');
+  }
+}
+
+const ERROR_ANSWERS = new Map<OcspErrorStatus, OcspErrorAnswer>();
+
+/** The (shared, never mutated) answer for an OCSP error status. */
+export function errorAnswer(status: OcspErrorStatus): OcspErrorAnswer {
+  let answer = ERROR_ANSWERS.get(status);
+  if (!answer) ERROR_ANSWERS.set(status, (answer = { responseStatus: status, der: ocspErrorResponse(status) }));
+  return answer;
+}

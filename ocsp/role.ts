@@ -1,0 +1,123 @@
+/**
+ * The ocsp process role: the OCSP responder on OCSP_PORT and the CRL / CA-certificate host on CRL_PORT,
+ * both fed from the database. Revocation notices drop the responder's cached answer for that serial at once;
+ * a new CA (or a reconnected listener, which may have missed notices) rebuilds the responder from the database.
+ * Started before `npm run pki -- init`, it answers `unauthorized` (RFC 6960: not authoritative for that CA)
+ * until the first CA is issued, rather than exiting: deployment order does not matter.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Config } from '../shared/config.js';
+import { createPkiEvents, type PkiEvents, type PkiNotice } from '../shared/pki/pki-events.js';
+import { readPublication } from '../shared/pki/publications.js';
+import type { KeyVault } from '../shared/vault/types.js';
+import { createCrlHost } from './crl-host.js';
+import { databaseStatusLookup, loadOcspIssuers, type DatabaseIssuer } from './database-issuers.js';
+import { OcspResponder, errorAnswer, type OcspAnswer } from './responder.js';
+import { createOcspServer, listenOcspServer } from './server.js';
+
+export interface OcspRoleOptions {
+  /** Default: createPkiEvents(config, knex) (Postgres LISTEN/NOTIFY, or the process's own emitter). */
+  events?: PkiEvents;
+  /** Interface to listen on. Default 0.0.0.0. */
+  host?: string;
+}
+
+/**
+ * A close function that also tells where it listens (ports matter when the configuration says 0), and
+ * `reloads()`: settles when the responder reloads started so far are done.
+ */
+export type OcspRole = (() => Promise<void>) & { ocspPort: number; crlPort: number; reloads(): Promise<void> };
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
+
+export async function startOcspRole(
+  config: Pick<Config, 'ocspPort' | 'crlPort' | 'ocspUnissuedStatus' | 'databaseUrl'>,
+  knex: Knex,
+  vault: KeyVault,
+  logger: Logger,
+  options: OcspRoleOptions = {},
+): Promise<OcspRole> {
+  const ownEvents = options.events === undefined;
+  const events = options.events ?? createPkiEvents(config, knex, logger);
+  const lookupStatus = databaseStatusLookup(knex, config.ocspUnissuedStatus);
+
+  /** undefined while the database holds no usable CA (PKI not set up yet): then every request is unauthorized. */
+  const buildResponder = async (): Promise<OcspResponder<DatabaseIssuer> | undefined> => {
+    const issuers = await loadOcspIssuers(knex, vault, logger);
+    if (issuers.length === 0) {
+      logger.warn('no valid CA with a vault key to answer OCSP for (run `npm run pki -- init`); answering unauthorized until one is issued');
+      return undefined;
+    }
+    logger.info({ issuers: issuers.map((i) => i.subject) }, 'OCSP responder answers for these CAs');
+    return new OcspResponder({ issuers, lookupStatus, logger });
+  };
+
+  let responder: OcspResponder<DatabaseIssuer> | undefined;
+  // Builds run one at a time, in order; a failed reload keeps the current responder (and is logged).
+  let reloading: Promise<void> = Promise.resolve();
+  const reload = (why: string) => {
+    reloading = reloading
+      .catch(() => undefined)
+      .then(async () => {
+        try {
+          responder = await buildResponder();
+          logger.info({ why }, 'OCSP responder reloaded');
+        } catch (err) {
+          logger.error({ err, why }, 'OCSP responder reload failed; keeping the previous one');
+          responder?.invalidate(); // never keep a possibly outdated "good" after missed notices
+        }
+      });
+  };
+  const onNotice = (notice: PkiNotice) => {
+    if (notice.kind === 'revoked') responder?.invalidate(notice.serial);
+    else if (notice.kind === 'resync') reload('event listener reconnected');
+    else if (notice.role === 'root' || notice.role === 'sub_ca') reload(`new ${notice.role} ${notice.serial}`);
+  };
+  // Subscribed before the first load and before listening: nothing issued or revoked meanwhile goes unheard.
+  const unsubscribe = await events.subscribe(onNotice);
+  const stopEvents = async () => {
+    unsubscribe();
+    if (ownEvents) await events.close();
+  };
+  // The first build is a failure of the start (e.g. the vault cannot be reached), not a logged reload.
+  reloading = buildResponder().then((built) => {
+    responder = built;
+  });
+  try {
+    await reloading;
+  } catch (err) {
+    await stopEvents();
+    throw err;
+  }
+
+  const answers = { respond: async (der: Uint8Array): Promise<OcspAnswer> => (responder ? responder.respond(der) : errorAnswer('unauthorized')) };
+  const ocspServer = createOcspServer(answers, { logger });
+  const crlHost = createCrlHost({ read: (name) => readPublication(knex, name) }, { logger });
+  let ocspAddress: AddressInfo;
+  let crlAddress: AddressInfo;
+  try {
+    ocspAddress = await listenOcspServer(ocspServer, config.ocspPort, options.host);
+    crlAddress = await listenOcspServer(crlHost, config.crlPort, options.host);
+  } catch (err) {
+    await stopEvents();
+    if (ocspServer.listening) await closeServer(ocspServer);
+    throw err;
+  }
+  logger.info({ ocspPort: ocspAddress.port, crlPort: crlAddress.port, events: events.kind }, 'OCSP responder and CRL host listening');
+
+  const close = async () => {
+    unsubscribe();
+    await Promise.all([closeServer(ocspServer), closeServer(crlHost)]);
+    await reloading.catch(() => undefined);
+    await stopEvents();
+  };
+  return Object.assign(close, { ocspPort: ocspAddress.port, crlPort: crlAddress.port, reloads: () => reloading.catch(() => undefined) });
+}

@@ -1,0 +1,239 @@
+/**
+ * HTTP front of the OCSP responder (RFC 6960 appendix A, RFC 5019 sections 5 and 6):
+ *
+ *   POST /<any path>   body: DER OCSPRequest (application/ocsp-request), at most maxRequestBytes (10 KiB)
+ *   GET  /<base64>     RFC 5019 / 6960 A.1 GET form (what c2pa-rs sends); HEAD too
+ *   GET  /health       {"status":"ok"}
+ *
+ * Every OCSP answer, including OCSP errors (malformedRequest, unauthorized, tryLater, internalError), is HTTP
+ * 200 with Content-Type application/ocsp-response, as RFC 6960 clients expect; a body over the limit is
+ * HTTP 413 carrying a malformedRequest response. Successful GET answers without a nonce carry RFC 5019
+ * caching headers (max-age never beyond nextUpdate, capped by maxHttpCacheSeconds so that an HTTP cache
+ * holds a pre-revocation answer at most that long; ETag = SHA-1 of the response; Last-Modified =
+ * producedAt; Expires) and honour If-None-Match. Anything else is `Cache-Control: no-store`.
+ *
+ * Plain node:http rather than Express: the responder answers from memory in microseconds, so the framework
+ * would be most of the cost (measured here on a trivial handler, ab -k -c 16: see ocsp/README.md), and three
+ * routes need no router.
+ *
+ * Robustness: timeouts far below the spec's 10 s proxy read timeout (headers 5 s, whole request 5 s, answer
+ * 4 s -> tryLater, idle keep-alive 5 s, checked every second); an empty, truncated or garbage body is a
+ * malformedRequest; a client that disconnects early only loses its own answer; parse errors at the HTTP
+ * level are answered 400/408 by the clientError handler. No request can throw out of the handler.
+ */
+import http, { type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { OcspMalformedRequestError, decodeOcspGetPath } from '../shared/pki/ocsp-request.js';
+import { OcspResponder, errorAnswer, type OcspAnswer, type OcspIssuer, type OcspResponderOptions } from './responder.js';
+
+export interface OcspServerOptions {
+  /** Largest POST body accepted. Default 10240. */
+  maxRequestBytes?: number;
+  /** An answer not ready after this long is sent as tryLater. Default 4000. */
+  answerTimeoutMs?: number;
+  /** Time allowed to receive the request headers. Default 5000. */
+  headersTimeoutMs?: number;
+  /** Time allowed to receive the whole request. Default 5000. */
+  requestTimeoutMs?: number;
+  /** Idle time before a kept-alive connection is closed. Default 5000. */
+  keepAliveTimeoutMs?: number;
+  /** Upper bound of Cache-Control max-age on GET answers (also bounded by nextUpdate). Default 3600. */
+  maxHttpCacheSeconds?: number;
+  logger?: Pick<Logger, 'warn' | 'error'>;
+}
+
+/** What the server needs of the responder core (OcspResponder satisfies it). */
+export interface OcspAnswerSource {
+  respond(requestDer: Uint8Array): Promise<OcspAnswer>;
+}
+
+const OCSP_RESPONSE_TYPE = 'application/ocsp-response';
+const HEALTH_BODY = Buffer.from('{"status":"ok"}');
+/** After a 413, request bytes still read (and dropped) before the connection is cut. */
+const MAX_DRAIN_BYTES = 1024 * 1024;
+
+/** The request listener alone, e.g. to mount on an existing server. */
+export function createOcspRequestListener(
+  responder: OcspAnswerSource,
+  options: OcspServerOptions = {},
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const maxRequestBytes = options.maxRequestBytes ?? 10 * 1024;
+  const answerTimeoutMs = options.answerTimeoutMs ?? 4000;
+  const maxHttpCacheSeconds = options.maxHttpCacheSeconds ?? 3600;
+  const logger = options.logger;
+
+  function send(req: IncomingMessage, res: ServerResponse, answer: OcspAnswer, httpStatus = 200): void {
+    if (res.headersSent || res.destroyed) return;
+    const headers: OutgoingHttpHeaders = { 'Content-Type': OCSP_RESPONSE_TYPE, 'Content-Length': answer.der.length };
+    const isGet = req.method === 'GET' || req.method === 'HEAD';
+    if (isGet && answer.responseStatus === 'successful' && !answer.nonceEchoed) {
+      const now = Date.now();
+      const maxAge = Math.max(0, Math.min(maxHttpCacheSeconds, Math.floor((answer.nextUpdate.getTime() - now) / 1000)));
+      const etag = `"${answer.sha1Hex}"`;
+      headers['Cache-Control'] = `max-age=${maxAge}, public, no-transform, must-revalidate`;
+      headers.ETag = etag;
+      headers['Last-Modified'] = answer.producedAt.toUTCString();
+      headers.Expires = new Date(now + maxAge * 1000).toUTCString();
+      const inm = req.headers['if-none-match'];
+      if (inm !== undefined && (inm === etag || inm === '*' || inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
+        delete headers['Content-Length'];
+        delete headers['Content-Type'];
+        res.writeHead(304, headers);
+        res.end();
+        return;
+      }
+    } else {
+      headers['Cache-Control'] = 'no-store';
+    }
+    res.writeHead(httpStatus, headers);
+    res.end(answer.der);
+  }
+
+  function answer(req: IncomingMessage, res: ServerResponse, der: Uint8Array): void {
+    let done = false;
+    const timer = setTimeout(() => {
+      done = true;
+      send(req, res, errorAnswer('tryLater'));
+    }, answerTimeoutMs);
+    responder.respond(der).then(
+      (a) => {
+        if (done) return;
+        clearTimeout(timer);
+        send(req, res, a);
+      },
+      (err: unknown) => {
+        // respond() never rejects; this is a last line of defence.
+        clearTimeout(timer);
+        logger?.error({ err }, 'OCSP responder rejected');
+        if (!done) send(req, res, errorAnswer('internalError'));
+      },
+    );
+  }
+
+  function tooLarge(req: IncomingMessage, res: ServerResponse): void {
+    res.setHeader('Connection', 'close');
+    send(req, res, errorAnswer('malformedRequest'), 413);
+    // Read and drop what the client still sends (so it can read the 413 rather than a reset), up to a bound.
+    let drained = 0;
+    req.removeAllListeners('data');
+    req.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > MAX_DRAIN_BYTES) req.socket.destroy();
+    });
+    req.resume();
+  }
+
+  function plain(res: ServerResponse, status: number, code: string, message: string, extra: OutgoingHttpHeaders = {}): void {
+    if (res.headersSent || res.destroyed) return;
+    const body = Buffer.from(JSON.stringify({ error: { code, message } }));
+    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': body.length, 'Cache-Control': 'no-store', ...extra });
+    res.end(body);
+  }
+
+  return (req, res) => {
+    req.on('error', () => {}); // aborted uploads: nothing to answer
+    res.on('error', () => {});
+    const url = req.url ?? '/';
+    const method = req.method;
+
+    if (method === 'POST') {
+      const declared = req.headers['content-length'];
+      if (declared !== undefined && Number(declared) > maxRequestBytes) {
+        tooLarge(req, res);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let over = false;
+      req.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxRequestBytes) {
+          over = true;
+          tooLarge(req, res);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on('end', () => {
+        if (!over) answer(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      });
+      return;
+    }
+
+    if (method === 'GET' || method === 'HEAD') {
+      if (url === '/health' || url.startsWith('/health?')) {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': HEALTH_BODY.length, 'Cache-Control': 'no-store' });
+        res.end(HEALTH_BODY);
+        return;
+      }
+      let der: Uint8Array;
+      try {
+        der = decodeOcspGetPath(url);
+      } catch (err) {
+        if (!(err instanceof OcspMalformedRequestError)) logger?.error({ err }, 'OCSP GET decoding failed');
+        send(req, res, errorAnswer('malformedRequest'));
+        req.resume();
+        return;
+      }
+      req.resume(); // a GET body is ignored
+      answer(req, res, der);
+      return;
+    }
+
+    req.resume();
+    plain(res, 405, 'method_not_allowed', 'use POST with a DER OCSP request, or GET', { Allow: 'GET, HEAD, POST' });
+  };
+}
+
+/** An http.Server answering OCSP through `responder`, with the timeouts above. Not yet listening. */
+export function createOcspServer(responder: OcspAnswerSource, options: OcspServerOptions = {}): Server {
+  const headersTimeout = options.headersTimeoutMs ?? 5000;
+  const server = http.createServer(
+    {
+      requestTimeout: Math.max(options.requestTimeoutMs ?? 5000, headersTimeout),
+      headersTimeout,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5000,
+      // How often request and header timeouts are checked (node's default, 30 s, would let them overrun).
+      connectionsCheckingInterval: 1000,
+    },
+    createOcspRequestListener(responder, options),
+  );
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout'
+      : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
+      : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  });
+  return server;
+}
+
+/** Starts listening; resolves with the bound address (port 0 picks a free port). */
+export function listenOcspServer(server: Server, port: number, host = '0.0.0.0'): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/**
+ * Responder core + HTTP server in one call: what the process entry point uses, supplying the issuers (CA
+ * certificate + vault key) and the status lookup (database). Keep `responder` to call invalidate() when a
+ * certificate's status changes.
+ */
+export function createOcspService<I extends OcspIssuer>(
+  options: OcspResponderOptions<I> & { http?: OcspServerOptions },
+): { responder: OcspResponder<I>; server: Server } {
+  const { http: httpOptions, ...responderOptions } = options;
+  const responder = new OcspResponder<I>(responderOptions);
+  const server = createOcspServer(responder, { logger: options.logger, ...httpOptions });
+  return { responder, server };
+}
