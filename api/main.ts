@@ -1,14 +1,10 @@
-import { openDatabase } from '../shared/db/index.js';
+/** The web process (Procfile `web`): the API, queueing sign jobs on BullMQ. */
 import { BullMqSignQueue } from '../shared/queue/bullmq-sign-queue.js';
 import { RedisJobEvents } from '../shared/queue/job-events.js';
-import { runMain } from '../shared/run-main.js';
+import { runRoleProcess } from '../shared/run-main.js';
 import { startApi } from './server.js';
 
-runMain('web', async (config, logger) => {
-  if (!config.databaseUrl) {
-    throw new Error('a separate web process needs DATABASE_URL (Postgres); the embedded database is only for `npm start`');
-  }
-  const knex = await openDatabase(config);
+runRoleProcess('web', async (config, knex, logger) => {
   const signQueue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, { attempts: config.signAttempts, backoffMs: config.signBackoffMs });
   const jobEvents = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true });
   const api = await startApi(config, { knex, logger, signQueue, jobEvents });
@@ -16,6 +12,5 @@ runMain('web', async (config, logger) => {
     await api.close();
     await signQueue.close();
     await jobEvents.close();
-    await knex.destroy();
   };
 });

@@ -15,11 +15,9 @@ import { redisAnswers } from '../shared/redis.js';
 import { runMain } from '../shared/run-main.js';
 import { SignJob } from '../shared/db/models/sign-job.js';
 import { createKeyVault } from '../shared/vault/index.js';
-import { startBullMqSignWorker } from '../workers/bullmq-sign-worker.js';
+import { DRAIN_TIMEOUT_MS, startBullMqSignWorker } from '../workers/bullmq-sign-worker.js';
 import { markAbandoned, processSignJob } from '../workers/sign-job.js';
 import { signJobDeps } from '../workers/sign-job-deps.js';
-
-const DRAIN_TIMEOUT_MS = 20_000;
 
 runMain('all-in-one', async (config, logger) => {
   const knex = await openDatabase(config);

@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { openDatabase } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 
 /** How long a process may take to shut down after SIGTERM before it exits anyway. */
@@ -47,4 +49,30 @@ export function runMain(role: string, start: (config: Config, logger: Logger) =>
       process.exit(1);
     },
   );
+}
+
+/**
+ * A role run as its own process (Procfile): Postgres is required, since PGlite cannot be shared between
+ * processes; the database is opened (and migrated) before `start` and closed after its stop function.
+ */
+export function runRoleProcess(
+  role: string,
+  start: (config: Config, knex: Knex, logger: Logger) => Promise<() => Promise<void>>,
+): void {
+  runMain(role, async (config, logger) => {
+    if (!config.databaseUrl) {
+      throw new Error(`a separate ${role} process needs DATABASE_URL (Postgres); the embedded database is only for \`npm start\``);
+    }
+    const knex = await openDatabase(config);
+    try {
+      const stop = await start(config, knex, logger);
+      return async () => {
+        await stop();
+        await knex.destroy();
+      };
+    } catch (err) {
+      await knex.destroy();
+      throw err;
+    }
+  });
 }

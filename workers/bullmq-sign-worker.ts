@@ -6,6 +6,9 @@ import type { Config } from '../shared/config.js';
 import { createRedis } from '../shared/redis.js';
 import { SIGN_QUEUE_NAME, type SignProcessor } from '../shared/queue/types.js';
 
+/** How long SIGTERM waits for running jobs before releasing them to other workers. */
+export const DRAIN_TIMEOUT_MS = 20_000;
+
 const SANDBOX = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sign-sandbox.ts');
 
 export interface SignWorkerOptions {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { databaseStatusLookup, loadOcspIssuers } from '../../ocsp/database-issuers.js';
-import { startOcspRole, type OcspRole } from '../../ocsp/main.js';
+import { startOcspRole, type OcspRole } from '../../ocsp/role.js';
 import { Certificate } from '../../shared/db/models/certificate.js';
 import { Crl } from '../../shared/db/models/crl.js';
 import { createLogger } from '../../shared/logger.js';
