@@ -4,8 +4,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { buildManifestDefinition, hasManifest, signAsset, type Timestamper } from '../shared/c2pa/index.js';
 import { C2paError } from '../shared/c2pa/errors.js';
-import { SignJob } from '../shared/db/models/sign-job.js';
-import { SignedFile } from '../shared/db/models/signed-file.js';
+import { PENDING_STATUSES, SignJob } from '../shared/db/models/sign-job.js';
 import { Upload } from '../shared/db/models/upload.js';
 import { NoSigningCertificateError, type SigningIdentity } from '../shared/pki/signing-identity.js';
 import type { JobEvents, SignAttempt } from '../shared/queue/types.js';
@@ -47,17 +46,16 @@ async function setStatus(deps: SignJobDeps, jobId: string, patch: Partial<Pick<S
  * keeps exactly one signed file per job.
  */
 export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: SignAttempt): Promise<void> {
-  const job = await SignJob.query(deps.knex).findById(jobId);
-  if (!job || job.status === 'signed' || job.status === 'failed') return;
+  // Claim the job in one statement. A job that is already signed or failed is left alone: the signed file
+  // and the `signed` status are written in one transaction, so a re-delivered job never signs twice.
+  const [job] = (await SignJob.query(deps.knex)
+    .patch({ status: 'processing', attempts: attempt.number, updated_at: new Date() })
+    .where({ id: jobId })
+    .whereIn('status', PENDING_STATUSES)
+    .returning('*')) as unknown as SignJob[];
+  if (!job) return;
   const log = deps.logger.child({ jobId, attempt: attempt.number });
   try {
-    if (await SignedFile.query(deps.knex).findOne({ job_id: jobId })) {
-      await setStatus(deps, jobId, { status: 'signed', error_code: null, error_message: null });
-      return;
-    }
-    await setStatus(deps, jobId, { status: 'processing', attempts: attempt.number });
-    await deps.events.publish(jobId);
-
     const upload = await Upload.query(deps.knex).findById(job.upload_id);
     if (!upload) throw new Error(`upload ${job.upload_id} of job ${jobId} is gone`);
     const bytes = new Uint8Array(await deps.files.read(upload.storage_key));
