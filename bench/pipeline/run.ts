@@ -6,7 +6,7 @@
  *   npx tsx bench/pipeline/run.ts [N=60]
  * Needs Postgres (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres) and Redis (REDIS_URL).
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
@@ -16,6 +16,7 @@ import { openDatabase } from '../../shared/db/index.js';
 import { initPki, loadSigningIdentity } from '../../shared/pki/authority.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { noisePng } from '../../test/support/noise-png.js';
+import { photoLikeJpeg } from '../support/photo-jpeg.js';
 import { startRole, type RoleProcess } from '../../test/support/processes.js';
 
 const N = Number(process.argv[2] ?? 60);
@@ -33,9 +34,10 @@ async function json(res: Response): Promise<Record<string, unknown>> {
   return body;
 }
 
-// A newsroom-like mix: a camera JPEG and a large PNG graphic.
+// A newsroom-like mix: camera-sized JPEGs (12 MP, about 5 MB), a web-sized JPEG and a large PNG graphic.
 const files: { name: string; mime: 'image/jpeg' | 'image/png'; bytes: Buffer }[] = [
-  { name: 'photo.jpg', mime: 'image/jpeg', bytes: readFileSync(new URL('../../test/fixtures/photo.jpg', import.meta.url)) },
+  { name: 'camera.jpg', mime: 'image/jpeg', bytes: photoLikeJpeg() },
+  { name: 'web.jpg', mime: 'image/jpeg', bytes: photoLikeJpeg(1600, 1067, 85) },
   { name: 'graphic.png', mime: 'image/png', bytes: noisePng(1200, 800) },
 ];
 
@@ -92,8 +94,8 @@ try {
     form.append('file', new Blob([new Uint8Array(f.bytes)]), f.name);
     uploads.push(String((await json(await fetch(`${base}/v1/media/upload`, { method: 'POST', headers: apiKey, body: form }))).upload_id));
   }
-  // One warm-up job per worker sandbox, so both runs measure a warm signer.
-  for (const u of uploads.slice(0, 2)) {
+  // Warm-up jobs for every worker sandbox, so both runs measure a warm signer.
+  for (const u of uploads.slice(0, 4)) {
     const job = await json(await fetch(`${base}/v1/media/sign`, { method: 'POST', headers: { ...apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ upload_id: u, manifest: { title: 'Warm', creator: 'Up' } }) }));
     await json(await fetch(`${base}/v1/media/jobs/${String(job.job_id)}?wait=30`, { headers: apiKey }));
   }
