@@ -14,7 +14,9 @@ import { orgUsersRouter } from './routes/org-users.js';
 import { signJobsRouter } from './routes/sign-jobs.js';
 import { uploadsRouter } from './routes/uploads.js';
 import { verifyRouter } from './routes/verify.js';
+import { anchorsRouter } from './routes/anchors.js';
 import { certificatesRouter } from './routes/certificates.js';
+import { webAppRouter } from './web-app.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -51,7 +53,10 @@ export function createApp(deps: AppDeps): Express {
   app.use('/org/users', orgUsersRouter(ctx));
   app.use('/org/api-keys', apiKeysRouter(ctx));
   app.use('/v1/media', uploadsRouter(ctx), signJobsRouter(ctx), verifyRouter(ctx));
+  app.use('/v1/media', anchorsRouter(ctx)); // public: anchor proofs by file SHA-256
   app.use(certificatesRouter(ctx));
+  // The browser app (web/) at / and /app/, with its own stricter Content-Security-Policy.
+  app.use(webAppRouter(ctx.config));
 
   app.use(routeNotFound);
   app.use(errorHandler);

@@ -128,7 +128,11 @@ export const openApiComponents = {
       type: 'object',
       properties: {
         job_id: { type: 'string', format: 'uuid' },
-        status: { type: 'string', enum: ['queued', 'processing', 'signed', 'failed'] },
+        status: {
+          type: 'string',
+          enum: ['queued', 'processing', 'signed', 'anchoring', 'anchored', 'failed'],
+          description: 'queued -> processing -> signed (file ready) -> anchoring (batch sealed, transaction sent) -> anchored (confirmed); or failed',
+        },
         upload_id: { type: 'string', format: 'uuid' },
         manifest: { $ref: '#/components/schemas/ManifestInput' },
         attempts: { type: 'integer' },
@@ -148,6 +152,70 @@ export const openApiComponents = {
             download_url: { type: 'string', format: 'uri' },
           },
         },
+        anchor: { allOf: [{ $ref: '#/components/schemas/Anchor' }], nullable: true, description: 'the signed file\'s on-chain anchor (null before the file exists)' },
+      },
+    },
+    AnchorProof: {
+      type: 'object',
+      description: 'Self-contained proof that a file\'s SHA-256 is committed to by a transaction on chain (format mss-anchor-v1)',
+      properties: {
+        format: { type: 'string', enum: ['mss-anchor-v1'] },
+        encoding: { type: 'string', description: 'the leaf, node and transaction encoding, in words' },
+        file_sha256: { type: 'string', description: 'SHA-256 of the signed file (hex)' },
+        leaf_index: { type: 'integer' },
+        tree_size: { type: 'integer' },
+        path: {
+          type: 'array',
+          description: 'siblings from the leaf up, at most ceil(log2(tree_size)); side left: h = sha256(0x01 || hash || h), right: h = sha256(0x01 || h || hash)',
+          items: { type: 'object', properties: { side: { type: 'string', enum: ['left', 'right'] }, hash: { type: 'string' } } },
+        },
+        root: { type: 'string', description: 'Merkle root (hex); the leaf is sha256(0x00 || file_sha256)' },
+        chain_id: { type: 'integer' },
+        transaction_hash: { type: 'string' },
+        block_number: { type: 'integer' },
+        block_hash: { type: 'string' },
+        block_time: { type: 'string', format: 'date-time' },
+        from_address: { type: 'string', description: 'the service\'s anchoring account (sender and receiver of the transaction)' },
+        calldata: { type: 'string', description: 'the transaction input: 0x6d73736101 || root' },
+      },
+    },
+    Anchor: {
+      type: 'object',
+      properties: {
+        status: { type: 'string', enum: ['pending', 'anchoring', 'anchored'] },
+        proof_url: { type: 'string', format: 'uri', description: 'public GET /v1/media/anchors/{sha256}' },
+        root: { type: 'string', nullable: true },
+        chain_id: { type: 'integer', nullable: true },
+        transaction_hash: { type: 'string', nullable: true, description: 'last transaction sent for the batch; may be replaced until anchored' },
+        proof: { allOf: [{ $ref: '#/components/schemas/AnchorProof' }], nullable: true },
+      },
+    },
+    AnchorLookup: {
+      allOf: [{ type: 'object', properties: { sha256: { type: 'string' } } }, { $ref: '#/components/schemas/Anchor' }],
+    },
+    AnchorVerification: {
+      type: 'object',
+      properties: {
+        status: { type: 'string', enum: ['not_anchored', 'pending', 'anchoring', 'anchored'] },
+        proof_url: { type: 'string', nullable: true },
+        proof: { allOf: [{ $ref: '#/components/schemas/AnchorProof' }], nullable: true },
+        chain: {
+          type: 'object',
+          nullable: true,
+          description: 'the proof checked against the chain itself: verified, failed (with reason) or unavailable (the chain could not be asked)',
+          properties: {
+            result: { type: 'string', enum: ['verified', 'failed', 'unavailable'] },
+            reason: { type: 'string' },
+            message: { type: 'string' },
+            chain_id: { type: 'integer' },
+            transaction_hash: { type: 'string' },
+            block_number: { type: 'integer' },
+            block_hash: { type: 'string' },
+            block_time: { type: 'string', format: 'date-time' },
+            confirmations: { type: 'integer' },
+            from_address: { type: 'string' },
+          },
+        },
       },
     },
     Verification: {
@@ -162,7 +230,7 @@ export const openApiComponents = {
             title: { type: 'string', nullable: true },
             creator: { type: 'string', nullable: true },
             claim_generator: { type: 'string', nullable: true },
-            signed_at: { type: 'string', nullable: true, description: 'time from the RFC 3161 timestamp, when present' },
+            signed_at: { type: 'string', nullable: true, description: 'signing time from the RFC 3161 timestamp, when present (same as timestamp.time)' },
             actions: { type: 'array', items: { type: 'string' } },
             ingredients: { type: 'array', items: { type: 'object' } },
           },
@@ -176,6 +244,20 @@ export const openApiComponents = {
             failure: { type: 'array', items: { type: 'string' } },
           },
         },
+        timestamp: {
+          type: 'object',
+          nullable: true,
+          description:
+            'The RFC 3161 timestamp (sigTst2) of the signature; null without one. The signing time is `time`, taken from the ' +
+            'timestamp. With a validated and trusted timestamp the signing certificate is judged at that time, so a file ' +
+            'stays Trusted after its certificate expires.',
+          properties: {
+            time: { type: 'string', format: 'date-time', nullable: true, description: 'genTime of the timestamp token' },
+            validated: { type: 'boolean', description: 'timeStamp.validated: the token stamps this signature and its TSA signature verifies' },
+            trusted: { type: 'boolean', description: "timeStamp.trusted: the TSA certificate chains to the service's root" },
+            codes: { type: 'array', items: { type: 'string' }, description: 'the timeStamp.* status codes c2pa-rs reported' },
+          },
+        },
         revocation: {
           type: 'object',
           properties: {
@@ -186,6 +268,7 @@ export const openApiComponents = {
         },
         mime_type: { type: 'string' },
         sha256: { type: 'string' },
+        anchor: { $ref: '#/components/schemas/AnchorVerification' },
       },
     },
     Health: {

@@ -18,10 +18,11 @@ const REASONS = CRL_REASON_NAMES.filter((r) => r !== 'removeFromCRL').join(', ')
 const USAGE = `usage: npm run pki -- <command>
 
 commands:
-  init                              create the vault keys if missing and issue root CA, sub-CA and leaf
-                                    where no valid one exists; publish CRLs and CA certificates
+  init                              create the vault keys if missing and issue root CA, sub-CA, leaf and
+                                    TSA certificate where no valid one exists; publish CRLs and CA certificates
   list [--json]                     every certificate: role, serial, subject, not_after, status
   rotate-leaf                       issue a new leaf signing certificate (it signs from now on)
+  rotate-tsa                        issue a new time-stamping certificate (the TSA signs with it from now on)
   revoke <serial> --reason <reason> revoke a certificate; CRL reissued and OCSP responders told at once
                                     reasons: ${REASONS}
   publish-crls                      issue leaf.crl and sub-ca.crl now
@@ -56,7 +57,7 @@ function describeCertificate(c: Certificate, verb: string): string {
 }
 
 type Command =
-  | { name: 'init' | 'rotate-leaf' | 'publish-crls' }
+  | { name: 'init' | 'rotate-leaf' | 'rotate-tsa' | 'publish-crls' }
   | { name: 'list'; json: boolean }
   | { name: 'revoke'; serial: string; reason: CrlReason };
 
@@ -70,6 +71,7 @@ function parseCommand(command: string, args: string[]): Command {
     switch (command) {
       case 'init':
       case 'rotate-leaf':
+      case 'rotate-tsa':
       case 'publish-crls':
         noArguments(args);
         return { name: command };
@@ -120,7 +122,7 @@ async function run(command: Command, config: Config, knex: Knex): Promise<void> 
       return withEvents(async (e) => {
         const result = await authority.initPki({ ...deps, events: e });
         const issued = new Set(result.issued.map((c) => c.id));
-        for (const c of [result.root, result.subCa, result.leaf]) out(describeCertificate(c, issued.has(c.id) ? 'issued' : 'kept  '));
+        for (const c of [result.root, result.subCa, result.leaf, result.tsa]) out(describeCertificate(c, issued.has(c.id) ? 'issued' : 'kept  '));
         for (const c of result.crls) out(describeCrl(c));
         out(`files: ${files.publicationDir(config.dataDir)}`);
       });
@@ -137,6 +139,8 @@ async function run(command: Command, config: Config, knex: Knex): Promise<void> 
     }
     case 'rotate-leaf':
       return withEvents(async (e) => out(describeCertificate(await authority.rotateLeaf({ ...deps, events: e }), 'issued')));
+    case 'rotate-tsa':
+      return withEvents(async (e) => out(describeCertificate(await authority.rotateTsa({ ...deps, events: e }), 'issued')));
     case 'revoke':
       return withEvents(async (e) => {
         const result = await authority.revokeCertificate({ ...deps, events: e }, command.serial, command.reason);

@@ -18,13 +18,20 @@ import { createKeyVault } from '../shared/vault/index.js';
 import { DRAIN_TIMEOUT_MS, startBullMqSignWorker } from '../workers/bullmq-sign-worker.js';
 import { markAbandoned, processSignJob } from '../workers/sign-job.js';
 import { signJobDeps } from '../workers/sign-job-deps.js';
+import { startEmbeddedChainIfNeeded } from '../shared/chain/embedded.js';
 
-runMain('all-in-one', async (config, logger) => {
+runMain('all-in-one', async (givenConfig, logger) => {
+  // No CHAIN_RPC_URL: a local anvil chain (stopped on shutdown), and the config points the roles at it.
+  const chain = await startEmbeddedChainIfNeeded(givenConfig, logger.child({ role: 'chain' }));
+  const config = chain.config;
   const knex = await openDatabase(config);
   const vault = createKeyVault(config);
   const pkiEvents = createPkiEvents(config, knex, logger);
   const pki = await initPki({ knex, vault, config, events: pkiEvents, logger });
   logger.info({ issued: pki.issued }, 'PKI ready');
+  // Trust services (OCSP, CRLs and the RFC 3161 TSA) first: every sign job asks the TSA for a timestamp, and
+  // recovered or queued jobs may start as soon as the queue below exists.
+  const stopOcsp = await startOcspRole(config, knex, vault, logger.child({ role: 'ocsp' }), { events: pkiEvents });
 
   const useRedis = await redisAnswers(config.redisUrl);
   const jobEvents = useRedis ? new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true }) : new LocalJobEvents();
@@ -54,9 +61,8 @@ runMain('all-in-one', async (config, logger) => {
   }
 
   const api = await startApi(config, { knex, logger, signQueue, jobEvents });
-  const stopOcsp = await startOcspRole(config, knex, vault, logger.child({ role: 'ocsp' }), { events: pkiEvents });
   const stopScheduler = await startSchedulerRole(config, knex, vault, logger.child({ role: 'scheduler' }));
-  logger.info({ api: config.baseUrl, ocsp: config.ocspUrl, crl: config.crlUrl, docs: `${config.baseUrl}/docs` }, 'service ready');
+  logger.info({ api: config.baseUrl, ocsp: config.ocspUrl, crl: config.crlUrl, tsa: config.tsaUrl, docs: `${config.baseUrl}/docs` }, 'service ready');
 
   return async () => {
     await api.close();
@@ -67,5 +73,6 @@ runMain('all-in-one', async (config, logger) => {
     await jobEvents.close();
     await pkiEvents.close();
     await knex.destroy();
+    await chain.stop();
   };
 });

@@ -1,4 +1,4 @@
-/** The ocsp process (Procfile `ocsp`): OCSP responder on OCSP_PORT, CRL / CA-certificate host on CRL_PORT. */
+/** The ocsp process (Procfile `ocsp`): OCSP responder on OCSP_PORT, CRL / CA-certificate host on CRL_PORT, RFC 3161 TSA on TSA_PORT. */
 import { runRoleProcess } from '../shared/run-main.js';
 import { createKeyVault } from '../shared/vault/index.js';
 import { startOcspRole } from './role.js';

@@ -1,6 +1,7 @@
 /**
- * The ocsp process role: the OCSP responder on OCSP_PORT and the CRL / CA-certificate host on CRL_PORT,
- * both fed from the database. Revocation notices drop the responder's cached answer for that serial at once;
+ * The ocsp process role: the OCSP responder on OCSP_PORT, the CRL / CA-certificate host on CRL_PORT and the
+ * RFC 3161 time-stamp authority on TSA_PORT (ocsp/tsa-service.ts), all fed from the database. Revocation
+ * notices drop the responder's cached answer for that serial at once (and make the TSA reload its certificate);
  * a new CA (or a reconnected listener, which may have missed notices) rebuilds the responder from the database.
  * Started before `npm run pki -- init`, it answers `unauthorized` (RFC 6960: not authoritative for that CA)
  * until the first CA is issued, rather than exiting: deployment order does not matter.
@@ -17,6 +18,7 @@ import { createCrlHost } from './crl-host.js';
 import { databaseStatusLookup, loadOcspIssuers, type DatabaseIssuer } from './database-issuers.js';
 import { OcspResponder, errorAnswer, type OcspAnswer } from './responder.js';
 import { createOcspServer, listenOcspServer } from './server.js';
+import { startTsaService, type TsaService } from './tsa-service.js';
 
 export interface OcspRoleOptions {
   /** Default: createPkiEvents(config, knex) (Postgres LISTEN/NOTIFY, or the process's own emitter). */
@@ -29,7 +31,7 @@ export interface OcspRoleOptions {
  * A close function that also tells where it listens (ports matter when the configuration says 0), and
  * `reloads()`: settles when the responder reloads started so far are done.
  */
-export type OcspRole = (() => Promise<void>) & { ocspPort: number; crlPort: number; reloads(): Promise<void> };
+export type OcspRole = (() => Promise<void>) & { ocspPort: number; crlPort: number; tsaPort: number; reloads(): Promise<void> };
 
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
@@ -39,7 +41,7 @@ function closeServer(server: Server): Promise<void> {
 }
 
 export async function startOcspRole(
-  config: Pick<Config, 'ocspPort' | 'crlPort' | 'ocspUnissuedStatus' | 'databaseUrl'>,
+  config: Pick<Config, 'ocspPort' | 'crlPort' | 'ocspUnissuedStatus' | 'databaseUrl' | 'tsaPort' | 'tsaPolicyOid'>,
   knex: Knex,
   vault: KeyVault,
   logger: Logger,
@@ -76,7 +78,9 @@ export async function startOcspRole(
         }
       });
   };
+  let tsa: TsaService | undefined;
   const onNotice = (notice: PkiNotice) => {
+    tsa?.onNotice(notice);
     if (notice.kind === 'revoked') responder?.invalidate(notice.serial);
     else if (notice.kind === 'resync') reload('event listener reconnected');
     else if (notice.role === 'root' || notice.role === 'sub_ca') reload(`new ${notice.role} ${notice.serial}`);
@@ -106,18 +110,21 @@ export async function startOcspRole(
   try {
     ocspAddress = await listenOcspServer(ocspServer, config.ocspPort, options.host);
     crlAddress = await listenOcspServer(crlHost, config.crlPort, options.host);
+    tsa = await startTsaService(config, knex, vault, logger, { host: options.host });
   } catch (err) {
     await stopEvents();
     if (ocspServer.listening) await closeServer(ocspServer);
+    if (crlHost.listening) await closeServer(crlHost);
     throw err;
   }
-  logger.info({ ocspPort: ocspAddress.port, crlPort: crlAddress.port, events: events.kind }, 'OCSP responder and CRL host listening');
+  const tsaPort = tsa.port;
+  logger.info({ ocspPort: ocspAddress.port, crlPort: crlAddress.port, tsaPort, events: events.kind }, 'OCSP responder, CRL host and TSA listening');
 
   const close = async () => {
     unsubscribe();
-    await Promise.all([closeServer(ocspServer), closeServer(crlHost)]);
+    await Promise.all([closeServer(ocspServer), closeServer(crlHost), tsa?.close()]);
     await reloading.catch(() => undefined);
     await stopEvents();
   };
-  return Object.assign(close, { ocspPort: ocspAddress.port, crlPort: crlAddress.port, reloads: () => reloading.catch(() => undefined) });
+  return Object.assign(close, { ocspPort: ocspAddress.port, crlPort: crlAddress.port, tsaPort, reloads: () => reloading.catch(() => undefined) });
 }

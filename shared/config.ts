@@ -8,9 +8,22 @@ export interface Config {
   port: number;
   ocspPort: number;
   crlPort: number;
+  /** Port of the service's own RFC 3161 time-stamp authority (served by the ocsp process). */
+  tsaPort: number;
   baseUrl: string;
   ocspUrl: string;
   crlUrl: string;
+  /**
+   * The RFC 3161 TSA the workers ask for the timestamp of every signature: the service's own (default,
+   * http://localhost:$TSA_PORT) or an external one (e.g. a public qualified TSA).
+   */
+  tsaUrl: string;
+  /** How long a worker waits for the TSA's answer (connect + reply), in milliseconds. */
+  tsaTimeoutMs: number;
+  /** Policy OID the service's own TSA writes into every timestamp (TSTInfo.policy). */
+  tsaPolicyOid: string;
+  /** Sign without an RFC 3161 timestamp (not recommended: files turn Invalid when the leaf expires). */
+  signWithoutTimestamp: boolean;
   /** Postgres connection string; undefined selects the embedded PGlite database in dataDir. */
   databaseUrl: string | undefined;
   redisUrl: string;
@@ -22,10 +35,20 @@ export interface Config {
   leafKeyName: string;
   subCaKeyName: string;
   rootKeyName: string;
+  /** Name of the TSA's signing key in the vault. */
+  tsaKeyName: string;
   jwtSecret: string;
   logLevel: string;
+  /** EVM JSON-RPC endpoint of the anchoring chain; undefined: `npm start` runs an embedded development chain. */
   chainRpcUrl: string | undefined;
+  /** Key of the anchoring account (0x + 64 hex); required wherever anchor transactions are sent. */
   chainPrivateKey: string | undefined;
+  /** Chain id the anchoring chain must report (CHAIN_ID); required in production with CHAIN_RPC_URL. */
+  chainId: number | undefined;
+  /** Port of the embedded development chain (anvil) `npm start` runs when CHAIN_RPC_URL is unset; 0: any free port. */
+  chainPort: number;
+  /** Batching and confirmation of on-chain anchors (shared/chain, scheduler/anchor-job.ts). */
+  anchor: AnchorConfig;
   maxUploadBytes: number;
   workerConcurrency: number;
   /** Attempts per sign job before it is marked failed, and the first retry delay (doubling after). */
@@ -53,8 +76,25 @@ export interface PkiSubjectConfig {
   rootCommonName: string;
   subCaCommonName: string;
   leafCommonName: string;
+  /** CN of the time-stamping (TSA) certificate (PKI_TSA_CN). */
+  tsaCommonName: string;
   /** Lifetime of a leaf signing certificate in days (LEAF_VALIDITY_DAYS). */
   leafValidityDays: number;
+}
+
+export interface AnchorConfig {
+  /** A pending batch is sealed once it holds this many files (ANCHOR_BATCH_SIZE)... */
+  batchSize: number;
+  /** ...or once its oldest file has waited this long (ANCHOR_BATCH_MAX_AGE_MS). */
+  batchMaxAgeMs: number;
+  /** Blocks (the including block counts as 1) before a batch counts as anchored (ANCHOR_CONFIRMATIONS). */
+  confirmations: number;
+  /** How often the anchoring job looks at batches and the chain (ANCHOR_POLL_MS); failures back off from this. */
+  pollMs: number;
+  /** A transaction still unmined after this long is re-sent with higher fees (ANCHOR_RESEND_AFTER_MS). */
+  resendAfterMs: number;
+  /** Sealed batches not yet anchored, at most (ANCHOR_MAX_IN_FLIGHT); further files wait in the pending batch. */
+  maxInFlight: number;
 }
 
 export class ConfigError extends Error {
@@ -102,6 +142,28 @@ function url(env: Env, name: string, fallback: string | undefined, protocols: st
     throw new ConfigError(name, `must use ${protocols.join(' or ')}, got ${parsed.protocol}`);
   }
   return raw.replace(/\/+$/, '');
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = optional(env, name)?.toLowerCase();
+  if (raw === undefined) return fallback;
+  if (['true', '1', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+/**
+ * Policy of the service's own TSA. The default is an OID under 2.25 (ITU-T X.667: an OID made from a UUID,
+ * needing no registration); operators with their own arc set TSA_POLICY_OID.
+ */
+export const DEFAULT_TSA_POLICY_OID = '2.25.190444735804440080192247072126339992566';
+
+function oid(env: Env, name: string, fallback: string): string {
+  const v = str(env, name, fallback);
+  if (!/^[0-2](\.(0|[1-9]\d*))+$/.test(v) || (/^[01]\./.test(v) && Number(v.split('.')[1]) > 39)) {
+    throw new ConfigError(name, `must be a dotted object identifier such as 1.3.6.1.4.1.99999.1, got "${v}"`);
+  }
+  return v;
 }
 
 function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
@@ -155,7 +217,36 @@ function pkiSubjects(env: Env): PkiSubjectConfig {
     rootCommonName: subjectName(env, 'PKI_ROOT_CN', `${organisation} Root CA`),
     subCaCommonName: subjectName(env, 'PKI_SUB_CA_CN', `${organisation} Issuing CA`),
     leafCommonName: subjectName(env, 'PKI_LEAF_CN', `${organisation} C2PA Signing`),
+    tsaCommonName: subjectName(env, 'PKI_TSA_CN', `${organisation} Time Stamping`),
     leafValidityDays: int(env, 'LEAF_VALIDITY_DAYS', 365, 1, 3650),
+  };
+}
+
+function chainPrivateKey(env: Env): string | undefined {
+  const v = optional(env, 'CHAIN_PRIVATE_KEY');
+  if (v === undefined) return undefined;
+  // Never echo the value: it is a key.
+  if (!/^(0x)?[0-9a-fA-F]{64}$/.test(v)) throw new ConfigError('CHAIN_PRIVATE_KEY', 'must be 32 bytes in hex (64 hex digits, optionally 0x-prefixed)');
+  return v.startsWith('0x') ? v : `0x${v}`;
+}
+
+function chainId(env: Env, nodeEnv: Config['nodeEnv']): number | undefined {
+  const id = optional(env, 'CHAIN_ID') === undefined ? undefined : int(env, 'CHAIN_ID', 0, 1, Number.MAX_SAFE_INTEGER);
+  if (id === undefined && nodeEnv === 'production' && optional(env, 'CHAIN_RPC_URL') !== undefined) {
+    throw new ConfigError('CHAIN_ID', 'must be set in production with CHAIN_RPC_URL (e.g. 11155111 for Sepolia), so anchors cannot go to the wrong chain');
+  }
+  return id;
+}
+
+function anchorSettings(env: Env): AnchorConfig {
+  return {
+    batchSize: int(env, 'ANCHOR_BATCH_SIZE', 1000, 1, 10_000),
+    batchMaxAgeMs: int(env, 'ANCHOR_BATCH_MAX_AGE_MS', 60_000, 0, 7 * 24 * 3600_000),
+    // An external chain can reorganise; the embedded single node cannot.
+    confirmations: int(env, 'ANCHOR_CONFIRMATIONS', optional(env, 'CHAIN_RPC_URL') === undefined ? 1 : 3, 1, 10_000),
+    pollMs: int(env, 'ANCHOR_POLL_MS', 2000, 50, 600_000),
+    resendAfterMs: int(env, 'ANCHOR_RESEND_AFTER_MS', 180_000, 1000, 24 * 3600_000),
+    maxInFlight: int(env, 'ANCHOR_MAX_IN_FLIGHT', 16, 1, 1000),
   };
 }
 
@@ -164,6 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const ocspPort = int(env, 'OCSP_PORT', 3001, 0, 65535);
   const crlPort = int(env, 'CRL_PORT', 3002, 0, 65535);
+  const tsaPort = int(env, 'TSA_PORT', 3003, 0, 65535);
   const dataDir = path.resolve(str(env, 'DATA_DIR', './data'));
   const http = ['http:', 'https:'];
   return {
@@ -171,9 +263,14 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     ocspPort,
     crlPort,
+    tsaPort,
     baseUrl: url(env, 'BASE_URL', `http://localhost:${port}`, http)!,
     ocspUrl: url(env, 'OCSP_URL', `http://localhost:${ocspPort}`, http)!,
     crlUrl: url(env, 'CRL_URL', `http://localhost:${crlPort}`, http)!,
+    tsaUrl: url(env, 'TSA_URL', `http://localhost:${tsaPort}`, http)!,
+    tsaTimeoutMs: int(env, 'TSA_TIMEOUT_MS', 10_000, 100, 120_000),
+    tsaPolicyOid: oid(env, 'TSA_POLICY_OID', DEFAULT_TSA_POLICY_OID),
+    signWithoutTimestamp: bool(env, 'SIGN_WITHOUT_TIMESTAMP', false),
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
     queuePrefix: str(env, 'QUEUE_PREFIX', 'mss'),
@@ -182,10 +279,14 @@ export function loadConfig(env: Env = process.env): Config {
     leafKeyName: str(env, 'LEAF_KEY_NAME', 'leaf-signing'),
     subCaKeyName: str(env, 'SUB_CA_KEY_NAME', 'sub-ca'),
     rootKeyName: str(env, 'ROOT_KEY_NAME', 'root-ca'),
+    tsaKeyName: str(env, 'TSA_KEY_NAME', 'tsa-signing'),
     jwtSecret: resolveJwtSecret(env, nodeEnv, dataDir),
     logLevel: oneOf(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
-    chainRpcUrl: url(env, 'CHAIN_RPC_URL', undefined, ['http:', 'https:', 'ws:', 'wss:']),
-    chainPrivateKey: optional(env, 'CHAIN_PRIVATE_KEY'),
+    chainRpcUrl: url(env, 'CHAIN_RPC_URL', undefined, ['http:', 'https:']),
+    chainPrivateKey: chainPrivateKey(env),
+    chainId: chainId(env, nodeEnv),
+    chainPort: int(env, 'CHAIN_PORT', 8545, 0, 65535),
+    anchor: anchorSettings(env),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1, 2 ** 40),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 256),
     signAttempts: int(env, 'SIGN_ATTEMPTS', 5, 1, 50),

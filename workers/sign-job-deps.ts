@@ -5,16 +5,25 @@ import { loadSigningIdentity } from '../shared/pki/authority.js';
 import type { JobEvents } from '../shared/queue/types.js';
 import { FileStore } from '../shared/storage/file-store.js';
 import type { KeyVault } from '../shared/vault/types.js';
+import { httpTimestamper } from '../shared/tsa/client.js';
 import type { SignJobDeps } from './sign-job.js';
 
-/** Everything a sign job needs, from the process's own database, vault and event connections. */
+/**
+ * Everything a sign job needs, from the process's own database, vault and event connections. Every signature
+ * is timestamped by the TSA at TSA_URL (the service's own by default); a TSA failure fails the attempt, which
+ * the queue retries. Only SIGN_WITHOUT_TIMESTAMP=true signs without one.
+ */
 export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault; events: JobEvents; logger: Logger }): SignJobDeps {
   const { config, knex, vault, events, logger } = parts;
+  if (config.signWithoutTimestamp) {
+    logger.warn('SIGN_WITHOUT_TIMESTAMP is set: signed files carry no RFC 3161 timestamp and turn Invalid when the leaf certificate expires');
+  }
   return {
     knex,
     files: new FileStore(config.dataDir),
     events,
     signingIdentity: () => loadSigningIdentity({ knex, vault, config }),
+    timestamper: config.signWithoutTimestamp ? undefined : httpTimestamper({ url: config.tsaUrl, timeoutMs: config.tsaTimeoutMs }),
     logger,
   };
 }

@@ -4,6 +4,9 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { buildManifestDefinition, hasManifest, signAsset, type Timestamper } from '../shared/c2pa/index.js';
 import { C2paError } from '../shared/c2pa/errors.js';
+import { TimeStampTokenError } from '../shared/c2pa/timestamp-token.js';
+import { TimestampUnavailableError } from '../shared/tsa/client.js';
+import { addAnchorLeaf, statusAfterSigning } from '../shared/anchoring/leaves.js';
 import { PENDING_STATUSES, SignJob } from '../shared/db/models/sign-job.js';
 import { Upload } from '../shared/db/models/upload.js';
 import { NoSigningCertificateError, type SigningIdentity } from '../shared/pki/signing-identity.js';
@@ -27,6 +30,9 @@ function errorColumns(err: unknown): { error_code: string; error_message: string
   if (err instanceof VaultUnavailableError) return { error_code: 'vault_unavailable', error_message: 'the key vault could not be reached' };
   if (err instanceof VaultKeyNotFoundError) return { error_code: 'vault_key_missing', error_message: 'the signing key is missing from the key vault' };
   if (err instanceof NoSigningCertificateError) return { error_code: 'no_signing_certificate', error_message: 'the service has no valid signing certificate' };
+  if (err instanceof TimestampUnavailableError || err instanceof TimeStampTokenError) {
+    return { error_code: 'timestamp_unavailable', error_message: 'the time-stamp authority could not be reached or gave no valid timestamp' };
+  }
   if (err instanceof C2paError) return { error_code: 'c2pa_error', error_message: `the file could not be signed: ${err.message}` };
   return { error_code: 'signing_failed', error_message: 'the file could not be signed' };
 }
@@ -67,8 +73,9 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     // A fresh name per attempt: a concurrent duplicate run can never overwrite the file a row points to.
     const storageKey = `signed/${job.org_id}/${jobId}-${randomBytes(4).toString('hex')}.${ext}`;
     await deps.files.write(storageKey, signed);
+    const sha256 = createHash('sha256').update(signed).digest('hex');
     const kept = await deps.knex.transaction(async (trx) => {
-      const inserted = await trx('signed_files')
+      const inserted: Array<{ id: string }> = await trx('signed_files')
         .insert({
           id: randomUUID(),
           org_id: job.org_id,
@@ -76,14 +83,18 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
           filename: signedFilename(upload.filename, ext),
           mime_type: upload.mime_type,
           size: signed.length,
-          sha256: createHash('sha256').update(signed).digest('hex'),
+          sha256,
           storage_key: storageKey,
           certificate_serial: identity.serial,
         })
         .onConflict('job_id')
         .ignore()
         .returning('id');
-      await setStatus(deps, jobId, { status: 'signed', error_code: null, error_message: null }, trx);
+      // The signed file's hash joins the pending anchor batch in the same transaction: no file is left out.
+      if (inserted.length > 0) await addAnchorLeaf(trx, { signedFileId: inserted[0]!.id, sha256 });
+      // A duplicate run (its insert ignored) must not move a job whose anchoring went on back to signed.
+      const status = inserted.length > 0 ? 'signed' : await statusAfterSigning(trx, jobId);
+      await setStatus(deps, jobId, { status, error_code: null, error_message: null }, trx);
       return inserted.length > 0;
     });
     if (!kept) await deps.files.remove(storageKey);

@@ -1,4 +1,5 @@
-import type { SignJob } from '../../shared/db/models/sign-job.js';
+import type { AnchorView } from '../../shared/anchoring/views.js';
+import { SIGNED_STATUSES, type SignJob } from '../../shared/db/models/sign-job.js';
 import type { SignedFile } from '../../shared/db/models/signed-file.js';
 
 export interface JobView {
@@ -12,10 +13,13 @@ export interface JobView {
   status_url: string;
   error: { code: string; message: string } | null;
   signed_file: { file_id: string; sha256: string; size: number; mime_type: string; certificate_serial: string; download_url: string } | null;
+  /** The signed file's on-chain anchor: its state and, once anchored, the complete proof. */
+  anchor: AnchorView | null;
 }
 
 /** The public shape of a job; the same for the sign response, the status endpoint and listings. */
-export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefined): JobView {
+export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefined, anchor?: AnchorView): JobView {
+  const hasFile = SIGNED_STATUSES.includes(job.status) && file !== undefined;
   return {
     job_id: job.id,
     status: job.status,
@@ -27,7 +31,7 @@ export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefi
     status_url: `${baseUrl}/v1/media/jobs/${job.id}`,
     error: job.status === 'failed' ? { code: job.error_code ?? 'signing_failed', message: job.error_message ?? 'signing failed' } : null,
     signed_file:
-      job.status === 'signed' && file
+      hasFile
         ? {
             file_id: file.id,
             sha256: file.sha256,
@@ -37,5 +41,6 @@ export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefi
             download_url: `${baseUrl}/v1/media/files/${file.id}`,
           }
         : null,
+    anchor: hasFile ? (anchor ?? null) : null,
   };
 }

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { parseManifestInput, ManifestInputError } from '../../shared/c2pa/manifest-definition.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
-import { JOB_STATUSES, PENDING_STATUSES, SignJob, type JobStatus } from '../../shared/db/models/sign-job.js';
+import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
+import { JOB_STATUSES, PENDING_STATUSES, SIGNED_STATUSES, SignJob, type JobStatus } from '../../shared/db/models/sign-job.js';
 import { SignedFile } from '../../shared/db/models/signed-file.js';
 import { Upload } from '../../shared/db/models/upload.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
@@ -19,7 +20,14 @@ export const MAX_WAIT_SECONDS = 30;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 async function loadFile(job: SignJob): Promise<SignedFile | undefined> {
-  return job.status === 'signed' ? SignedFile.query().findOne({ job_id: job.id }) : undefined;
+  return SIGNED_STATUSES.includes(job.status) ? SignedFile.query().findOne({ job_id: job.id }) : undefined;
+}
+
+/** A job's public view with its signed file and that file's anchor. */
+async function viewOf(ctx: AppContext, job: SignJob) {
+  const file = await loadFile(job);
+  const anchors = file ? await anchorViewsForFiles(ctx.knex, ctx.config.baseUrl, [file.id]) : undefined;
+  return jobView(ctx.config.baseUrl, job, file, file && anchors?.get(file.id));
 }
 
 function waitSeconds(raw: unknown): number {
@@ -86,7 +94,7 @@ export function signJobsRouter(ctx: AppContext): Router {
     };
     const previous = await replay();
     if (previous) {
-      res.status(202).json(jobView(ctx.config.baseUrl, previous, await loadFile(previous)));
+      res.status(202).json(await viewOf(ctx, previous));
       return;
     }
     let job: SignJob;
@@ -98,7 +106,7 @@ export function signJobsRouter(ctx: AppContext): Router {
       // Two requests with one key at once: the loser answers with the winner's job.
       const winner = isUniqueViolation(err) ? await replay() : undefined;
       if (!winner) throw err;
-      res.status(202).json(jobView(ctx.config.baseUrl, winner, await loadFile(winner)));
+      res.status(202).json(await viewOf(ctx, winner));
       return;
     }
     try {
@@ -120,7 +128,7 @@ export function signJobsRouter(ctx: AppContext): Router {
    *     summary: The organisation's sign jobs, newest first
    *     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }]
    *     parameters:
-   *       - { name: status, in: query, required: false, schema: { type: string, enum: [queued, processing, signed, failed] } }
+   *       - { name: status, in: query, required: false, schema: { type: string, enum: [queued, processing, signed, anchoring, anchored, failed] } }
    *       - $ref: '#/components/parameters/Limit'
    *       - $ref: '#/components/parameters/Cursor'
    *     responses:
@@ -142,7 +150,8 @@ export function signJobsRouter(ctx: AppContext): Router {
     const { items, next_cursor } = pageResult(await applyPage(query, page), page);
     const files = await SignedFile.query().whereIn('job_id', items.map((j) => j.id)).where({ org_id: orgId });
     const byJob = new Map(files.map((f) => [f.job_id, f]));
-    res.json({ jobs: items.map((j) => jobView(ctx.config.baseUrl, j, byJob.get(j.id))), next_cursor });
+    const anchors = await anchorViewsForFiles(ctx.knex, ctx.config.baseUrl, files.map((f) => f.id));
+    res.json({ jobs: items.map((j) => jobView(ctx.config.baseUrl, j, byJob.get(j.id), anchors.get(byJob.get(j.id)?.id ?? ''))), next_cursor });
   });
 
   /**
@@ -151,6 +160,7 @@ export function signJobsRouter(ctx: AppContext): Router {
    *   get:
    *     tags: [Media]
    *     summary: A sign job's status; with ?wait=N holds the request until the job leaves queued/processing or N seconds pass
+   *     description: ?wait= returns once the file is signed; it does not wait for anchoring (status signed -> anchoring -> anchored), which follows within about ANCHOR_BATCH_MAX_AGE_MS plus the confirmations. The anchor object carries the proof once anchored.
    *     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }]
    *     parameters:
    *       - { name: job_id, in: path, required: true, schema: { type: string, format: uuid } }
@@ -184,7 +194,7 @@ export function signJobsRouter(ctx: AppContext): Router {
       waiter.cancel();
       if (res.destroyed) return;
     }
-    res.json(jobView(ctx.config.baseUrl, job, await loadFile(job)));
+    res.json(await viewOf(ctx, job));
   });
 
   /**

@@ -3,6 +3,10 @@
  * limit measured in the same run: the same files signed in a plain in-process loop with the same library
  * and the same vault. Prints files/s, p50/p99 latency and the ratio (goal: >= 0.8).
  *
+ * Every signature carries an RFC 3161 timestamp from the service's own TSA (the ocsp process, started here):
+ * a second vault signature and an HTTP round trip per file. Loop and pipeline are measured with timestamps on
+ * and off (SIGN_WITHOUT_TIMESTAMP=true) in the same run (goal: timestamps cost well under half the rate).
+ *
  *   npx tsx bench/pipeline/run.ts [N=60]
  * Needs Postgres (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres) and Redis (REDIS_URL).
  */
@@ -14,6 +18,7 @@ import { buildManifestDefinition, signAsset } from '../../shared/c2pa/index.js';
 import { loadConfig } from '../../shared/config.js';
 import { openDatabase } from '../../shared/db/index.js';
 import { initPki, loadSigningIdentity } from '../../shared/pki/authority.js';
+import { httpTimestamper } from '../../shared/tsa/client.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { noisePng } from '../../test/support/noise-png.js';
 import { photoLikeJpeg } from '../support/photo-jpeg.js';
@@ -22,6 +27,7 @@ import { startRole, type RoleProcess } from '../../test/support/processes.js';
 const N = Number(process.argv[2] ?? 60);
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PORT = 3700 + Math.floor(Math.random() * 200);
+const TSA_PORT = PORT + 200;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -58,72 +64,102 @@ const env = {
   LOG_LEVEL: 'warn',
   WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY ?? '2',
   AUTH_RATE_LIMIT: '1000',
+  // The trust-services process: OCSP and CRL on free ports, the TSA where the workers look for it.
+  OCSP_PORT: '0',
+  CRL_PORT: '0',
+  TSA_PORT: String(TSA_PORT),
+  TSA_URL: `http://127.0.0.1:${TSA_PORT}`,
 };
 const config = loadConfig(env);
 const knex = await openDatabase(config);
 const vault = createKeyVault(config);
 await initPki({ knex, vault, config });
+// The TSA (trust-services process) first: the loop with timestamps uses it as the workers do.
+const trust = await startRole('ocsp/main.ts', { ...env, LOG_LEVEL: 'info' }, /listening/);
+process.once('exit', () => trust.child.kill('SIGKILL')); // never left behind, even if a loop below throws
 
 // --- the limit: a plain in-process loop, measured before and after the pipeline (the machine is shared) ---
 const identity = await loadSigningIdentity({ knex, vault });
 const definition = buildManifestDefinition({ title: 'Bench', creator: 'Bench' }, { sourceHasManifest: false });
-const signOnce = (f: (typeof files)[number]) =>
-  signAsset({ bytes: f.bytes, mimeType: f.mime, manifest: definition, key: identity.key, chainDer: identity.chainDer });
-for (const f of files) await signOnce(f); // warm-up
-async function loopRate(): Promise<number> {
+const timestamper = httpTimestamper({ url: env.TSA_URL });
+const signOnce = (f: (typeof files)[number], stamped: boolean) =>
+  signAsset({ bytes: f.bytes, mimeType: f.mime, manifest: definition, key: identity.key, chainDer: identity.chainDer, timestamper: stamped ? timestamper : undefined });
+for (const f of files) await signOnce(f, true); // warm-up
+async function loopRate(stamped: boolean): Promise<number> {
   const t0 = performance.now();
-  for (let i = 0; i < N; i += 1) await signOnce(files[i % files.length]!);
+  for (let i = 0; i < N; i += 1) await signOnce(files[i % files.length]!, stamped);
   return N / ((performance.now() - t0) / 1000);
 }
-const loopBefore = await loopRate();
+const loopBefore = { off: await loopRate(false), on: await loopRate(true) };
+// The TSA alone: sequential round trips through the workers' client (query, vault signature, reply checks).
+const tsaStart = performance.now();
+for (let i = 0; i < 200; i += 1) await timestamper(Uint8Array.of(i));
+const tsaMs = (performance.now() - tsaStart) / 200;
 
 // --- the pipeline: API + BullMQ + two worker processes ---
 const procs: RoleProcess[] = [];
 try {
   procs.push(await startRole('api/main.ts', { ...env, LOG_LEVEL: 'info' }, /API listening/));
-  for (let w = 0; w < 2; w += 1) procs.push(await startRole('workers/main.ts', { ...env, LOG_LEVEL: 'info' }, /sign worker started/));
   const base = env.BASE_URL;
   const reg = await json(await fetch(`${base}/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'bench@example.com', password: 'bench passphrase 1', org_name: 'Bench' }) }));
   const auth = { authorization: `Bearer ${String(reg.access_token)}` };
   const key = await json(await fetch(`${base}/org/api-keys`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bench' }) }));
   const apiKey = { 'x-api-key': String(key.key) };
-  const uploads: string[] = [];
-  for (let i = 0; i < N; i += 1) {
-    const f = files[i % files.length]!;
-    const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(f.bytes)]), f.name);
-    uploads.push(String((await json(await fetch(`${base}/v1/media/upload`, { method: 'POST', headers: apiKey, body: form }))).upload_id));
-  }
-  // Warm-up jobs for every worker sandbox, so both runs measure a warm signer.
-  for (const u of uploads.slice(0, 4)) {
-    const job = await json(await fetch(`${base}/v1/media/sign`, { method: 'POST', headers: { ...apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ upload_id: u, manifest: { title: 'Warm', creator: 'Up' } }) }));
-    await json(await fetch(`${base}/v1/media/jobs/${String(job.job_id)}?wait=30`, { headers: apiKey }));
-  }
 
-  const start = performance.now();
-  const latencies = await Promise.all(
-    uploads.map(async (uploadId) => {
-      const t0 = performance.now();
-      const job = await json(await fetch(`${base}/v1/media/sign`, { method: 'POST', headers: { ...apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ upload_id: uploadId, manifest: { title: 'Bench', creator: 'Bench' } }) }));
-      for (;;) {
-        const status = await json(await fetch(`${base}/v1/media/jobs/${String(job.job_id)}?wait=30`, { headers: apiKey }));
-        if (status.status === 'signed') return performance.now() - t0;
-        if (status.status === 'failed') throw new Error(`job failed: ${JSON.stringify(status.error)}`);
+  /** Two worker processes with `workerEnv`; N uploads signed through the API, all submitted at once. */
+  async function pipeline(workerEnv: Record<string, string>): Promise<{ rate: number; latencies: number[] }> {
+    const workers: RoleProcess[] = [];
+    try {
+      for (let w = 0; w < 2; w += 1) workers.push(await startRole('workers/main.ts', { ...env, ...workerEnv, LOG_LEVEL: 'info' }, /sign worker started/));
+      const uploads: string[] = [];
+      for (let i = 0; i < N; i += 1) {
+        const f = files[i % files.length]!;
+        const form = new FormData();
+        form.append('file', new Blob([new Uint8Array(f.bytes)]), f.name);
+        uploads.push(String((await json(await fetch(`${base}/v1/media/upload`, { method: 'POST', headers: apiKey, body: form }))).upload_id));
       }
-    }),
-  );
-  const pipelineSeconds = (performance.now() - start) / 1000;
+      const signAndWait = async (uploadId: string, title: string) => {
+        const job = await json(await fetch(`${base}/v1/media/sign`, { method: 'POST', headers: { ...apiKey, 'content-type': 'application/json' }, body: JSON.stringify({ upload_id: uploadId, manifest: { title, creator: 'Bench' } }) }));
+        for (;;) {
+          const status = await json(await fetch(`${base}/v1/media/jobs/${String(job.job_id)}?wait=30`, { headers: apiKey }));
+          if (status.status === 'failed') throw new Error(`job failed: ${JSON.stringify(status.error)}`);
+          if (status.status !== 'queued' && status.status !== 'processing') return;
+        }
+      };
+      // Warm-up jobs for every worker sandbox, so both runs measure a warm signer.
+      for (const u of uploads.slice(0, 4)) await signAndWait(u, 'Warm');
+      const start = performance.now();
+      const latencies = await Promise.all(
+        uploads.map(async (uploadId) => {
+          const t0 = performance.now();
+          await signAndWait(uploadId, 'Bench');
+          return performance.now() - t0;
+        }),
+      );
+      return { rate: N / ((performance.now() - start) / 1000), latencies };
+    } finally {
+      for (const w of workers.reverse()) await w.stop();
+    }
+  }
+  const stamped = await pipeline({});
+  const unstamped = await pipeline({ SIGN_WITHOUT_TIMESTAMP: 'true' });
   for (const p of procs.splice(0).reverse()) await p.stop();
-  const loopAfter = await loopRate();
+  const loopAfter = { off: await loopRate(false), on: await loopRate(true) };
 
-  const limit = (loopBefore + loopAfter) / 2;
-  const pipeRate = N / pipelineSeconds;
+  const limit = { off: (loopBefore.off + loopAfter.off) / 2, on: (loopBefore.on + loopAfter.on) / 2 };
+  const latency = (r: { latencies: number[] }) => `p50 ${percentile(r.latencies, 50).toFixed(0)} ms   p99 ${percentile(r.latencies, 99).toFixed(0)} ms`;
   console.log(`files: ${N} (${files.map((f) => `${f.name} ${(f.bytes.length / 1024).toFixed(0)} KiB`).join(', ')}, alternating)`);
-  console.log(`in-process loop (limit)     ${limit.toFixed(1)} files/s   (before ${loopBefore.toFixed(1)}, after ${loopAfter.toFixed(1)})`);
-  console.log(`API + BullMQ + 2 workers    ${pipeRate.toFixed(1)} files/s   p50 ${percentile(latencies, 50).toFixed(0)} ms   p99 ${percentile(latencies, 99).toFixed(0)} ms (request to signed, all submitted at once)`);
-  console.log(`ratio pipeline / loop       ${(pipeRate / limit).toFixed(2)}   (goal >= 0.80)`);
+  console.log(`TSA round trip (client -> TSA process -> vault)   ${tsaMs.toFixed(2)} ms per timestamp (sequential)`);
+  console.log(`in-process loop, timestamps on (limit)    ${limit.on.toFixed(1)} files/s   (before ${loopBefore.on.toFixed(1)}, after ${loopAfter.on.toFixed(1)})`);
+  console.log(`in-process loop, timestamps off           ${limit.off.toFixed(1)} files/s   (before ${loopBefore.off.toFixed(1)}, after ${loopAfter.off.toFixed(1)})`);
+  console.log(`API + BullMQ + 2 workers, timestamps on   ${stamped.rate.toFixed(1)} files/s   ${latency(stamped)} (request to signed, all submitted at once)`);
+  console.log(`API + BullMQ + 2 workers, timestamps off  ${unstamped.rate.toFixed(1)} files/s   ${latency(unstamped)}`);
+  console.log(`ratio pipeline / loop, timestamps on      ${(stamped.rate / limit.on).toFixed(2)}   (goal >= 0.80)`);
+  console.log(`ratio pipeline / loop, timestamps off     ${(unstamped.rate / limit.off).toFixed(2)}   (goal >= 0.80)`);
+  console.log(`pipeline rate, timestamps on / off        ${(stamped.rate / unstamped.rate).toFixed(2)}   (goal: well above 0.50)`);
 } finally {
   for (const p of procs.reverse()) await p.stop();
+  await trust.stop();
   await knex.destroy();
   await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   await admin.destroy();

@@ -42,6 +42,7 @@ export {
   type ManifestSummary,
   type ReadOptions,
   type SignerInfo,
+  type TimestampInfo,
   type ValidationState,
   type VerificationReport,
 } from './read-asset.js';

@@ -51,6 +51,22 @@ export interface VerificationReport {
   signer: SignerInfo | null;
   /** c2pa-rs validation status codes of the active manifest, e.g. "assertion.dataHash.mismatch". */
   status: { success: string[]; informational: string[]; failure: string[] };
+  /**
+   * The RFC 3161 timestamp of the signature (sigTst2) as c2pa-rs judged it; null when the signature has none.
+   * `time` is the TSA's genTime (signature_info.time). With a validated, trusted timestamp, c2pa-rs judges the
+   * signing certificate at that time, so the file stays Trusted after the certificate expires.
+   */
+  timestamp: TimestampInfo | null;
+}
+
+export interface TimestampInfo {
+  time: string | null;
+  /** timeStamp.validated: the token stamps this signature and its TSA signature is correct. */
+  validated: boolean;
+  /** timeStamp.trusted: the TSA certificate chains to a trust anchor (and has EKU timeStamping). */
+  trusted: boolean;
+  /** Any timeStamp.* codes c2pa-rs reported. */
+  codes: string[];
 }
 
 export interface ReadOptions {
@@ -213,6 +229,13 @@ function signerOf(reader: Reader, label: string, manifest: ReaderManifest): Sign
   return { subject, serial, issuer };
 }
 
+function timestampOf(manifest: ReaderManifest | undefined, status: VerificationReport['status']): TimestampInfo | null {
+  const codes = [...status.success, ...status.informational, ...status.failure].filter((c) => c.startsWith('timeStamp.'));
+  const time = manifest?.signature_info?.time ?? null;
+  if (!time && codes.length === 0) return null;
+  return { time, validated: status.success.includes('timeStamp.validated'), trusted: status.success.includes('timeStamp.trusted'), codes };
+}
+
 /**
  * Reads and validates the file. A file without a manifest gives validation_state 'none'; an unreadable or
  * mis-declared file throws (C2paError, UnsupportedMediaTypeError, MediaTypeMismatchError).
@@ -221,19 +244,21 @@ export async function readAsset(bytes: Uint8Array, mimeType: SignableMimeType, o
   assertSignableMedia(bytes, mimeType);
   const reader = await openReader(bytes, mimeType, trustSettings(options.trustAnchorsPem));
   if (!reader) {
-    return { validation_state: 'none', active_manifest: null, manifest: null, signer: null, status: { success: [], informational: [], failure: [] } };
+    return { validation_state: 'none', active_manifest: null, manifest: null, signer: null, status: { success: [], informational: [], failure: [] }, timestamp: null };
   }
   try {
     const json = JSON.parse(reader.json()) as ReaderJson;
     const label = json.active_manifest ?? reader.activeLabel() ?? null;
     const manifest = label ? json.manifests?.[label] : undefined;
+    const status = statusOf(json);
     return {
       // A store c2pa-rs could parse but not judge is not trustworthy.
       validation_state: json.validation_state ?? 'Invalid',
       active_manifest: label,
       manifest: manifest && label ? summaryOf(manifest, json, label) : null,
       signer: label && manifest ? signerOf(reader, label, manifest) : null,
-      status: statusOf(json),
+      status,
+      timestamp: timestampOf(manifest, status),
     };
   } finally {
     reader.free();

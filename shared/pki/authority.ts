@@ -14,7 +14,7 @@ import { Certificate, CERTIFICATE_ROLES, certificateStatus, type CertificateRole
 import type { KeyVault, VaultKey } from '../vault/types.js';
 import { readCertificate } from './certificate.js';
 import { currentCa, currentSigningChain, insertCertificate, newestUsable, type Db } from './certificate-store.js';
-import { issueLeafCertificate, issueRootCa, issueSubCa, type SubjectInput } from './certificate-templates.js';
+import { issueLeafCertificate, issueRootCa, issueSubCa, issueTimeStampingCertificate, type SubjectInput } from './certificate-templates.js';
 import { publishCrl, refreshPublications, type CrlOutcome } from './crl-publisher.js';
 import { isCrlReason, type CrlReason } from './crl-reasons.js';
 import type { PkiEvents } from './pki-events.js';
@@ -22,13 +22,15 @@ import { withPkiLock } from './pki-lock.js';
 import { normalizeSerialHex } from './serial.js';
 import { NoSigningCertificateError, type SigningIdentity } from './signing-identity.js';
 import { samePublicKey } from './tbs-signer.js';
+import { NoTsaCertificateError } from '../tsa/authority.js';
+import type { TsaIdentity } from '../tsa/token.js';
 
 export { NoSigningCertificateError, type SigningIdentity } from './signing-identity.js';
 
 export interface PkiDeps {
   knex: Knex;
   vault: KeyVault;
-  config: Pick<Config, 'dataDir' | 'crlUrl' | 'ocspUrl' | 'rootKeyName' | 'subCaKeyName' | 'leafKeyName' | 'pki'>;
+  config: Pick<Config, 'dataDir' | 'crlUrl' | 'ocspUrl' | 'rootKeyName' | 'subCaKeyName' | 'leafKeyName' | 'tsaKeyName' | 'pki'>;
   /** Where issuance and revocation are announced; required to revoke (OCSP responders must hear of it). */
   events?: PkiEvents;
   logger?: Pick<Logger, 'info' | 'warn'>;
@@ -100,6 +102,19 @@ async function issueLeaf(db: Db, config: PkiDeps['config'], subCa: Certificate, 
   return insertCertificate(db, { issued, role: 'leaf', issuerId: subCa.id, keyName: leafKey.name });
 }
 
+/** The time-stamping certificate (EKU timeStamping, critical) for the TSA key: same profile and lifetime as the leaf. */
+async function issueTsa(db: Db, config: PkiDeps['config'], subCa: Certificate, subCaKey: VaultKey, tsaKey: VaultKey, now: Date): Promise<Certificate> {
+  const issued = await issueTimeStampingCertificate({
+    subject: subject(config, config.pki.tsaCommonName),
+    subjectPublicKeySpki: tsaKey.publicKeySpki,
+    issuer: { certificateDer: subCa.der, key: subCaKey },
+    crlUrl: config.crlUrl,
+    ocspUrl: config.ocspUrl,
+    ...validity(now, new Date(now.getTime() + config.pki.leafValidityDays * DAY_MS), subCa),
+  });
+  return insertCertificate(db, { issued, role: 'tsa', issuerId: subCa.id, keyName: tsaKey.name });
+}
+
 async function announceIssued(deps: PkiDeps, certificates: readonly Certificate[]): Promise<void> {
   for (const c of certificates) await deps.events?.publish({ kind: 'issued', serial: c.serial, role: c.role });
 }
@@ -108,23 +123,25 @@ export interface InitPkiResult {
   root: Certificate;
   subCa: Certificate;
   leaf: Certificate;
+  /** The time-stamping certificate of the service's TSA. */
+  tsa: Certificate;
   /** The certificates this run issued (empty when a valid chain existed). */
   issued: Certificate[];
   crls: CrlOutcome[];
 }
 
 /**
- * Creates (or reuses) the three vault keys and issues whatever part of root -> sub-CA -> leaf has no valid
+ * Creates (or reuses) the four vault keys and issues whatever part of root -> sub-CA -> leaf + TSA has no valid
  * certificate for the configured key; then brings the CRLs and CA certificate files up to date.
  * Running it again issues nothing.
  */
 export async function initPki(deps: PkiDeps): Promise<InitPkiResult> {
   const { config, vault } = deps;
-  const names = [config.rootKeyName, config.subCaKeyName, config.leafKeyName];
+  const names = [config.rootKeyName, config.subCaKeyName, config.leafKeyName, config.tsaKeyName];
   if (new Set(names).size !== names.length) {
-    throw new PkiError('ROOT_KEY_NAME, SUB_CA_KEY_NAME and LEAF_KEY_NAME must name three different keys', 'invalid');
+    throw new PkiError('ROOT_KEY_NAME, SUB_CA_KEY_NAME, LEAF_KEY_NAME and TSA_KEY_NAME must name four different keys', 'invalid');
   }
-  const [rootKey, subCaKey, leafKey] = (await Promise.all(names.map((n) => vault.ensureKey(n)))) as [VaultKey, VaultKey, VaultKey];
+  const [rootKey, subCaKey, leafKey, tsaKey] = (await Promise.all(names.map((n) => vault.ensureKey(n)))) as [VaultKey, VaultKey, VaultKey, VaultKey];
 
   const chain = await withPkiLock(deps.knex, 'issuance', async (trx) => {
     const now = new Date();
@@ -158,7 +175,12 @@ export async function initPki(deps: PkiDeps): Promise<InitPkiResult> {
       leaf = await issueLeaf(trx, config, subCa, subCaKey, leafKey, now);
       issued.push(leaf);
     }
-    return { root, subCa, leaf, issued };
+    let tsa = await reusable(trx, 'tsa', tsaKey, now, subCa.id);
+    if (!tsa) {
+      tsa = await issueTsa(trx, config, subCa, subCaKey, tsaKey, now);
+      issued.push(tsa);
+    }
+    return { root, subCa, leaf, tsa, issued };
   });
 
   for (const c of chain.issued) deps.logger?.info({ role: c.role, serial: c.serial, subject: c.subject }, 'certificate issued');
@@ -183,6 +205,24 @@ export async function rotateLeaf(deps: PkiDeps): Promise<Certificate> {
   deps.logger?.info({ serial: leaf.serial, notAfter: leaf.not_after }, 'leaf certificate rotated');
   await announceIssued(deps, [leaf]);
   return leaf;
+}
+
+/** Issues a new time-stamping certificate for TSA_KEY_NAME under the current sub-CA; the TSA uses it from now on. */
+export async function rotateTsa(deps: PkiDeps): Promise<Certificate> {
+  const tsaKey = await deps.vault.ensureKey(deps.config.tsaKeyName);
+  const tsa = await withPkiLock(deps.knex, 'issuance', async (trx) => {
+    const now = new Date();
+    const subCa = await currentCa(trx, 'sub_ca', now);
+    if (!subCa) throw new PkiError('there is no valid sub-CA to issue a TSA certificate: run `npm run pki -- init`', 'not_initialised');
+    const subCaKey = await deps.vault.getKey(subCa.key_name);
+    if (!holdsKey(subCa, subCaKey)) {
+      throw new PkiError(`vault key "${subCa.key_name}" no longer holds the sub-CA's public key: run \`npm run pki -- init\``, 'key_mismatch');
+    }
+    return issueTsa(trx, deps.config, subCa, subCaKey, tsaKey, now);
+  });
+  deps.logger?.info({ serial: tsa.serial, notAfter: tsa.not_after }, 'TSA certificate rotated');
+  await announceIssued(deps, [tsa]);
+  return tsa;
 }
 
 export interface RevocationResult {
@@ -246,19 +286,20 @@ export interface CertificateListing {
   revoked_at: Date | null;
   revocation_reason: CrlReason | null;
   fingerprint_sha256: string;
-  /** The certificate in use for its role: the current root, sub-CA or signing leaf. */
+  /** The certificate in use for its role: the current root, sub-CA, signing leaf or TSA certificate. */
   current: boolean;
 }
 
 /** Every certificate issued, CAs first, newest first within a role. */
 export async function listCertificates(deps: Pick<PkiDeps, 'knex'>): Promise<CertificateListing[]> {
   const now = new Date();
-  const [rows, root, chain] = await Promise.all([
+  const [rows, root, chain, tsaChain] = await Promise.all([
     Certificate.query(deps.knex).orderBy('created_at', 'desc'),
     currentCa(deps.knex, 'root', now),
     currentSigningChain(deps.knex, now),
+    currentSigningChain(deps.knex, now, 'tsa'),
   ]);
-  const current = new Set([root?.id, chain?.subCa.id ?? (await currentCa(deps.knex, 'sub_ca', now))?.id, chain?.leaf.id]);
+  const current = new Set([root?.id, chain?.subCa.id ?? (await currentCa(deps.knex, 'sub_ca', now))?.id, chain?.leaf.id, tsaChain?.leaf.id]);
   const order = (r: CertificateRole) => CERTIFICATE_ROLES.indexOf(r);
   return rows
     .sort((a, b) => order(a.role) - order(b.role))
@@ -292,7 +333,7 @@ function signingKeyFor(vault: KeyVault, leaf: Certificate): Promise<VaultKey> {
     pending = vault.getKey(leaf.key_name).then((key) => {
       if (!holdsKey(leaf, key)) {
         throw new PkiError(
-          `vault key "${leaf.key_name}" does not hold the public key of leaf ${leaf.serial}: run \`npm run pki -- rotate-leaf\``,
+          `vault key "${leaf.key_name}" does not hold the public key of ${leaf.role} ${leaf.serial}: run \`npm run pki -- ${leaf.role === 'tsa' ? 'rotate-tsa' : 'rotate-leaf'}\``,
           'key_mismatch',
         );
       }
@@ -313,4 +354,22 @@ export async function loadSigningIdentity(deps: Pick<PkiDeps, 'knex' | 'vault'> 
   if (!chain) throw new NoSigningCertificateError();
   const key = await signingKeyFor(deps.vault, chain.leaf);
   return { key, chainDer: [new Uint8Array(chain.leaf.der), new Uint8Array(chain.subCa.der)], serial: chain.leaf.serial };
+}
+
+/**
+ * What the service's TSA signs with: the newest valid, unrevoked time-stamping certificate (under a valid,
+ * unrevoked sub-CA), its chain [TSA DER, sub-CA DER] and its vault key (checked against the certificate once,
+ * then cached). One query per call; throws NoTsaCertificateError when there is none.
+ */
+export async function loadTsaIdentity(deps: Pick<PkiDeps, 'knex' | 'vault'>): Promise<TsaIdentity> {
+  const chain = await currentSigningChain(deps.knex, new Date(), 'tsa');
+  if (!chain) throw new NoTsaCertificateError();
+  const key = await signingKeyFor(deps.vault, chain.leaf);
+  return {
+    key,
+    chainDer: [new Uint8Array(chain.leaf.der), new Uint8Array(chain.subCa.der)],
+    serial: chain.leaf.serial,
+    notBefore: chain.leaf.not_before,
+    notAfter: chain.leaf.not_after,
+  };
 }

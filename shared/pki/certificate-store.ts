@@ -87,12 +87,13 @@ export interface SigningChain {
 
 /**
  * The certificate that signs: the newest usable leaf whose sub-CA is usable too, with that sub-CA.
- * One query, cheap enough to run for every sign job.
+ * One query, cheap enough to run for every sign job. With role 'tsa': the same for the time-stamping
+ * certificate (returned as `leaf`: the end-entity certificate of the chain).
  */
-export async function currentSigningChain(db: Db, now: Date): Promise<SigningChain | undefined> {
+export async function currentSigningChain(db: Db, now: Date, role: 'leaf' | 'tsa' = 'leaf'): Promise<SigningChain | undefined> {
   const query = db('certificates as l')
     .join('certificates as s', 's.id', 'l.issuer_id')
-    .where('l.role', 'leaf')
+    .where('l.role', role)
     .where('s.role', 'sub_ca')
     .orderBy('l.created_at', 'desc')
     .first([...COLUMNS.map((c) => `l.${c} as l_${c}`), ...COLUMNS.map((c) => `s.${c} as s_${c}`)]);

@@ -111,11 +111,15 @@ export function verifyEs384Der(spki: Uint8Array, data: Uint8Array, derSignature:
  * By default the signature is checked against `key.publicKeySpki` before it is returned (about a millisecond),
  * so a misbehaving vault or a key mix-up can never produce a structure that does not verify.
  */
-export async function signTbs(key: VaultKey, tbsDer: Uint8Array, options: { verify?: boolean } = {}): Promise<TbsSignature> {
+export async function signTbs(
+  key: VaultKey,
+  tbsDer: Uint8Array,
+  options: { verify?: boolean; /** Outer tag required of tbsDer; TAG.SET for CMS signed attributes (RFC 5652 5.4). */ tag?: number } = {},
+): Promise<TbsSignature> {
   try {
-    readSingle(tbsDer, TAG.SEQUENCE);
+    readSingle(tbsDer, options.tag ?? TAG.SEQUENCE);
   } catch (err) {
-    if (err instanceof DerError) throw new DerError(`TBS to sign is not one DER SEQUENCE: ${err.message}`);
+    if (err instanceof DerError) throw new DerError(`TBS to sign is not one DER ${options.tag === TAG.SET ? 'SET' : 'SEQUENCE'}: ${err.message}`);
     throw err;
   }
   p384PublicKey(key.publicKeySpki, `vault key "${key.name}"`);

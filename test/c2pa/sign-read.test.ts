@@ -78,6 +78,7 @@ describe('c2pa: signAsset and readAsset', function () {
           manifest: null,
           signer: null,
           status: { success: [], informational: [], failure: [] },
+          timestamp: null,
         });
       });
 

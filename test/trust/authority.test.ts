@@ -59,26 +59,26 @@ describe('trust: certificate authority on Postgres', function () {
     }
   });
 
-  it('init issues root, sub-CA and leaf once; a second init issues nothing', async function () {
+  it('init issues root, sub-CA, leaf and TSA certificate once; a second init issues nothing', async function () {
     const first = await initPki(deps());
-    expect(first.issued.map((c) => c.role)).to.deep.equal(['root', 'sub_ca', 'leaf']);
+    expect(first.issued.map((c) => c.role)).to.deep.equal(['root', 'sub_ca', 'leaf', 'tsa']);
     expect(first.crls.map((c) => [c.name, c.action, c.crlNumber])).to.deep.equal([
       ['leaf.crl', 'published', 1],
       ['sub-ca.crl', 'published', 1],
     ]);
-    expect(heard.map((e) => e.kind === 'issued' && e.role)).to.deep.equal(['root', 'sub_ca', 'leaf']);
+    expect(heard.map((e) => e.kind === 'issued' && e.role)).to.deep.equal(['root', 'sub_ca', 'leaf', 'tsa']);
 
     const second = await initPki(deps());
     expect(second.issued).to.deep.equal([]);
     expect(second.crls.map((c) => c.action)).to.deep.equal(['kept', 'kept']);
-    expect([second.root.id, second.subCa.id, second.leaf.id]).to.deep.equal([first.root.id, first.subCa.id, first.leaf.id]);
-    expect(await Certificate.query(t.db.knex).resultSize()).to.equal(3);
+    expect([second.root.id, second.subCa.id, second.leaf.id, second.tsa.id]).to.deep.equal([first.root.id, first.subCa.id, first.leaf.id, first.tsa.id]);
+    expect(await Certificate.query(t.db.knex).resultSize()).to.equal(4);
     expect(await Crl.query(t.db.knex).resultSize()).to.equal(2);
   });
 
   it('stores serial, role, issuer, validity, DER and fingerprint of each certificate', async function () {
     const rows = await Certificate.query(t.db.knex).orderBy('created_at');
-    const [root, subCa, leaf] = rows as [Certificate, Certificate, Certificate];
+    const [root, subCa, leaf, tsa] = rows as [Certificate, Certificate, Certificate, Certificate];
     for (const row of rows) {
       const facts = parseCertificate(row.der);
       expect(row.serial).to.equal(facts.serialHex);
@@ -89,8 +89,9 @@ describe('trust: certificate authority on Postgres', function () {
       expect(row.fingerprint_sha256).to.equal(facts.fingerprintSha256);
       expect(row.status()).to.equal('valid');
     }
-    expect([root.issuer_id, subCa.issuer_id, leaf.issuer_id]).to.deep.equal([null, root.id, subCa.id]);
-    expect([root.key_name, subCa.key_name, leaf.key_name]).to.deep.equal([t.config.rootKeyName, t.config.subCaKeyName, t.config.leafKeyName]);
+    expect([root.issuer_id, subCa.issuer_id, leaf.issuer_id, tsa.issuer_id]).to.deep.equal([null, root.id, subCa.id, subCa.id]);
+    expect([root.key_name, subCa.key_name, leaf.key_name, tsa.key_name]).to.deep.equal([t.config.rootKeyName, t.config.subCaKeyName, t.config.leafKeyName, t.config.tsaKeyName]);
+    expect(tsa.subject).to.equal('CN=Trust Test Org Time Stamping,O=Trust Test Org,C=GB');
     expect(root.subject).to.equal('CN=Trust Test Org Root CA,O=Trust Test Org,C=GB');
     expect(leaf.subject).to.equal('CN=Trust Test Org C2PA Signing,O=Trust Test Org,C=GB');
     // Lifetimes: about 20 years, 10 years (pathLen 0) and LEAF_VALIDITY_DAYS.
@@ -155,6 +156,7 @@ describe('trust: certificate authority on Postgres', function () {
       ['sub_ca', true],
       ['leaf', true],
       ['leaf', false],
+      ['tsa', true],
     ]);
     expect(listing[2]!.serial).to.equal(leaf.serial);
   });
@@ -251,7 +253,7 @@ describe('trust: certificate authority on Postgres', function () {
       expect(err).to.be.instanceOf(NoSigningCertificateError);
     }
     const again = await initPki(deps());
-    expect(again.issued.map((c) => c.role)).to.deep.equal(['sub_ca', 'leaf']);
+    expect(again.issued.map((c) => c.role)).to.deep.equal(['sub_ca', 'leaf', 'tsa']);
     const leafCrl = again.crls.find((c) => c.name === 'leaf.crl')!;
     expect(leafCrl).to.include({ action: 'published', crlNumber: 1, issuerSerial: again.subCa.serial });
     expect(parseCrl(crlFile('leaf.crl')).issuer).to.equal(again.subCa.subject);
@@ -313,7 +315,7 @@ describe('trust: init against a failing vault', function () {
     expect(await Crl.query(t.db.knex).resultSize()).to.equal(0);
 
     const done = await initPki(t.deps);
-    expect(done.issued.map((c) => c.role)).to.deep.equal(['root', 'sub_ca', 'leaf']);
+    expect(done.issued.map((c) => c.role)).to.deep.equal(['root', 'sub_ca', 'leaf', 'tsa']);
   });
 
   it('a revocation whose CRL cannot be signed is recorded and announced; revoking again completes it', async function () {
@@ -344,8 +346,8 @@ describe('trust: init against a failing vault', function () {
     const t2 = await startTrust();
     try {
       const [a, b] = await Promise.all([initPki(t2.deps), initPki(t2.deps)]);
-      expect(a.issued.length + b.issued.length).to.equal(3);
-      expect(await Certificate.query(t2.db.knex).resultSize()).to.equal(3);
+      expect(a.issued.length + b.issued.length).to.equal(4);
+      expect(await Certificate.query(t2.db.knex).resultSize()).to.equal(4);
     } finally {
       await t2.close();
     }

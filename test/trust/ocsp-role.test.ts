@@ -149,7 +149,7 @@ describe('trust: ocsp role (ocsp/main wiring) on Postgres with openssl', functio
     const { heard, stop } = await nextNotice(events, (n) => n.kind === 'issued' && n.role === 'sub_ca');
     await revokeCertificate({ knex: other, vault: t.vault, config: t.config, events: otherEvents }, chain.subCa.serial, 'superseded');
     const renewed = await initPki({ knex: other, vault: t.vault, config: t.config, events: otherEvents });
-    expect(renewed.issued.map((c) => c.role)).to.deep.equal(['sub_ca', 'leaf']);
+    expect(renewed.issued.map((c) => c.role)).to.deep.equal(['sub_ca', 'leaf', 'tsa']);
     await heard;
     stop();
     await role.reloads();

@@ -40,6 +40,7 @@ describe('trust: CLI, ocsp and scheduler processes', function () {
       JWT_SECRET: 'test-secret-for-processes',
       OCSP_PORT: '0',
       CRL_PORT: '0',
+      TSA_PORT: '0',
       OCSP_URL: 'http://ocsp.proc.test',
       CRL_URL: 'http://crl.proc.test',
       LOG_LEVEL: 'info',
@@ -113,11 +114,12 @@ describe('trust: CLI, ocsp and scheduler processes', function () {
     expect(init.code, init.stderr).to.equal(0);
     expect(init.stdout).to.match(/^root +[0-9a-f]{32} {2}issued/m);
     expect(init.stdout).to.match(/^leaf +[0-9a-f]{32} {2}issued/m);
+    expect(init.stdout).to.match(/^tsa +[0-9a-f]{32} {2}issued .*Time Stamping/m);
     expect(init.stdout).to.include('leaf.crl: issued CRL number 1');
     const list = await pki('list');
     const lines = list.stdout.trim().split('\n');
     expect(lines[0]).to.match(/^ROLE +SERIAL +SUBJECT +NOT_AFTER +STATUS$/);
-    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).to.deep.equal(['root', 'sub_ca', 'leaf']);
+    expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).to.deep.equal(['root', 'sub_ca', 'leaf', 'tsa']);
     for (const l of lines.slice(1)) expect(l).to.match(/valid \*current$/);
   });
 

@@ -29,6 +29,7 @@ export async function startTrust(env: Record<string, string> = {}): Promise<Trus
     DATABASE_URL: db.url,
     OCSP_PORT: '0',
     CRL_PORT: '0',
+    TSA_PORT: '0',
     OCSP_URL: 'http://ocsp.trust.test',
     CRL_URL: 'http://crl.trust.test',
     PKI_ORGANISATION: 'Trust Test Org',

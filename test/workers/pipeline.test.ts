@@ -4,6 +4,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
+import { startTsaService, type TsaService } from '../../ocsp/tsa-service.js';
+import { createLogger } from '../../shared/logger.js';
 import { initPki } from '../../shared/pki/authority.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
@@ -44,6 +46,8 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
   let acc: Account;
   let rootPem: string;
   let worker: RoleProcess | undefined;
+  /** The service's own TSA (as the ocsp process serves it): every signature the workers make is timestamped. */
+  let tsa: TsaService;
 
   const workerEnv = (extra: Record<string, string> = {}) => ({
     NODE_ENV: 'test',
@@ -55,6 +59,7 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
     WORKER_CONCURRENCY: '2',
     WORKER_LOCK_MS: '4000',
     SIGN_BACKOFF_MS: '200',
+    TSA_URL: `http://127.0.0.1:${tsa.port}`,
     ...extra,
   });
 
@@ -74,15 +79,20 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
 
   before(async () => {
     api = await startTestApi({ SIGN_ATTEMPTS: '3', SIGN_BACKOFF_MS: '200' });
-    const pki = await initPki({ knex: api.db.knex, vault: createKeyVault(api.config), config: api.config });
+    const vault = createKeyVault(api.config);
+    const pki = await initPki({ knex: api.db.knex, vault, config: api.config });
     rootPem = derToPem(pki.root.der);
+    tsa = await startTsaService({ tsaPort: 0, tsaPolicyOid: api.config.tsaPolicyOid }, api.db.knex, vault, createLogger('silent', 'tsa'), { host: '127.0.0.1' });
     acc = await registerAccount(api.app, 'Newsroom');
   });
   afterEach(async () => {
     await worker?.stop();
     worker = undefined;
   });
-  after(() => api.close());
+  after(async () => {
+    await tsa?.close();
+    await api.close();
+  });
 
   it('signs a JPEG and a PNG that c2pa-rs reads Trusted with only the service root; a flipped byte reads Invalid', async () => {
     worker = await startRole('workers/main.ts', workerEnv(), /sign worker started/);
@@ -103,10 +113,14 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
       expect(report.manifest?.title).to.equal('Harbour');
       expect(report.manifest?.creator).to.equal('Jane Doe');
       expect(report.signer?.serial).to.equal(job.signed_file.certificate_serial);
+      // Timestamped by the service's TSA, trusted through the same root.
+      expect(report.status.success).to.include.members(['timeStamp.validated', 'timeStamp.trusted']);
 
       const verified = await request(api.app).post('/v1/media/verify').set(bearer(acc.access)).attach('file', signed, name).expect(200);
       expect(verified.body.validation_state).to.equal('Trusted');
       expect(verified.body.revocation.status).to.equal('good');
+      expect(verified.body.timestamp).to.include({ validated: true, trusted: true });
+      expect(Math.abs(Date.parse(verified.body.timestamp.time) - Date.now())).to.be.lessThan(120_000);
 
       const tampered = Buffer.from(signed);
       const at = tampered.length - 40; // inside the image data, well after the manifest

@@ -1,0 +1,154 @@
+/**
+ * HTTP front of the service's RFC 3161 time-stamp authority ({tsa_url}), RFC 3161 section 3.4:
+ *
+ *   POST /<any path>   body: DER TimeStampReq (application/timestamp-query; any Content-Type accepted),
+ *                      at most maxRequestBytes (4 KiB; a real request is under 200 bytes)
+ *                      -> 200 application/timestamp-reply (DER TimeStampResp, granted or rejection)
+ *   GET  /health       {"status":"ok"}
+ *
+ * Protocol-level refusals (malformed request, unaccepted hash or policy, no certificate, vault down, busy) are
+ * HTTP 200 with an RFC 3161 rejection, which is what TSA clients read (`openssl ts -reply -in`, c2pa-rs's own
+ * client, our workers). A body over the limit is HTTP 413 carrying a badDataFormat rejection; other methods
+ * 405; HTTP-level garbage 400 and slow clients 408 from the clientError handler. Replies are never cached
+ * (each token is unique), hence Cache-Control: no-store.
+ *
+ * Timeouts well under a 10 s proxy read timeout: headers 5 s, whole request 5 s, an answer not ready after 8 s
+ * (a vault that hangs) is a systemFailure rejection. Plain node:http, like the OCSP responder.
+ */
+import http, { type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { Logger } from 'pino';
+import { rejection, type TsaAnswer } from '../shared/tsa/authority.js';
+import { TIMESTAMP_REPLY_TYPE } from '../shared/tsa/protocol.js';
+
+export interface TsaServerOptions {
+  /** Largest request body accepted. Default 4096. */
+  maxRequestBytes?: number;
+  /** An answer not ready after this long is sent as a systemFailure rejection. Default 8000. */
+  answerTimeoutMs?: number;
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
+  keepAliveTimeoutMs?: number;
+  logger?: Pick<Logger, 'warn' | 'error'>;
+}
+
+/** What the server needs of the TSA core (TimeStampAuthority satisfies it). */
+export interface TsaAnswerSource {
+  respond(requestDer: Uint8Array): Promise<TsaAnswer>;
+}
+
+const HEALTH_BODY = Buffer.from('{"status":"ok"}');
+const MAX_DRAIN_BYTES = 1024 * 1024;
+
+export function createTsaRequestListener(tsa: TsaAnswerSource, options: TsaServerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  const maxRequestBytes = options.maxRequestBytes ?? 4096;
+  const answerTimeoutMs = options.answerTimeoutMs ?? 8000;
+  const logger = options.logger;
+
+  function send(res: ServerResponse, answer: TsaAnswer, httpStatus = 200): void {
+    if (res.headersSent || res.destroyed) return;
+    res.writeHead(httpStatus, { 'Content-Type': TIMESTAMP_REPLY_TYPE, 'Content-Length': answer.der.length, 'Cache-Control': 'no-store' });
+    res.end(answer.der);
+  }
+
+  function plain(res: ServerResponse, status: number, code: string, message: string, extra: OutgoingHttpHeaders = {}): void {
+    if (res.headersSent || res.destroyed) return;
+    const body = Buffer.from(JSON.stringify({ error: { code, message } }));
+    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': body.length, 'Cache-Control': 'no-store', ...extra });
+    res.end(body);
+  }
+
+  function tooLarge(req: IncomingMessage, res: ServerResponse): void {
+    res.setHeader('Connection', 'close');
+    send(res, rejection('badDataFormat', `request larger than ${maxRequestBytes} bytes`), 413);
+    let drained = 0;
+    req.removeAllListeners('data');
+    req.on('data', (chunk: Buffer) => {
+      drained += chunk.length;
+      if (drained > MAX_DRAIN_BYTES) req.socket.destroy();
+    });
+    req.resume();
+  }
+
+  function answer(res: ServerResponse, der: Uint8Array): void {
+    let done = false;
+    const timer = setTimeout(() => {
+      done = true;
+      send(res, rejection('systemFailure', 'the TSA did not answer in time; retry'));
+    }, answerTimeoutMs);
+    tsa.respond(der).then(
+      (a) => {
+        if (done) return;
+        clearTimeout(timer);
+        send(res, a);
+      },
+      (err: unknown) => {
+        // respond() never rejects; a last line of defence.
+        clearTimeout(timer);
+        logger?.error({ err }, 'TSA rejected');
+        if (!done) send(res, rejection('systemFailure', 'internal error'));
+      },
+    );
+  }
+
+  return (req, res) => {
+    req.on('error', () => {});
+    res.on('error', () => {});
+    const url = req.url ?? '/';
+    if (req.method === 'POST') {
+      const declared = req.headers['content-length'];
+      if (declared !== undefined && Number(declared) > maxRequestBytes) {
+        tooLarge(req, res);
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let over = false;
+      req.on('data', (chunk: Buffer) => {
+        if (over) return;
+        size += chunk.length;
+        if (size > maxRequestBytes) {
+          over = true;
+          tooLarge(req, res);
+          return;
+        }
+        chunks.push(chunk);
+      });
+      req.on('end', () => {
+        if (!over) answer(res, new Uint8Array(Buffer.concat(chunks, size)));
+      });
+      return;
+    }
+    req.resume();
+    if ((req.method === 'GET' || req.method === 'HEAD') && (url === '/health' || url.startsWith('/health?'))) {
+      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': HEALTH_BODY.length, 'Cache-Control': 'no-store' });
+      res.end(req.method === 'HEAD' ? undefined : HEALTH_BODY);
+      return;
+    }
+    plain(res, 405, 'method_not_allowed', 'POST a DER RFC 3161 TimeStampReq (application/timestamp-query)', { Allow: 'POST' });
+  };
+}
+
+/** An http.Server answering RFC 3161 requests through `tsa`, with the timeouts above. Not yet listening. */
+export function createTsaServer(tsa: TsaAnswerSource, options: TsaServerOptions = {}): Server {
+  const headersTimeout = options.headersTimeoutMs ?? 5000;
+  const server = http.createServer(
+    {
+      requestTimeout: Math.max(options.requestTimeoutMs ?? 5000, headersTimeout),
+      headersTimeout,
+      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5000,
+      connectionsCheckingInterval: 1000,
+    },
+    createTsaRequestListener(tsa, options),
+  );
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout'
+      : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
+      : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  });
+  return server;
+}

@@ -1,0 +1,50 @@
+// Files in the browser: what a picked file really is (by its first bytes, as the API judges it), and saving
+// a downloaded Blob under its name.
+
+const SIGNATURES = [
+  { type: 'image/png', name: 'PNG image', test: (b) => [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a].every((x, i) => b[i] === x) },
+  { type: 'image/jpeg', name: 'JPEG image', test: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff },
+  { type: 'image/gif', name: 'GIF image', test: (b) => ascii(b, 0, 4) === 'GIF8' },
+  { type: 'image/webp', name: 'WebP image', test: (b) => ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP' },
+  { type: 'image/heic', name: 'HEIC/HEIF image', test: (b) => ascii(b, 4, 8) === 'ftyp' && /^(hei|hev|mif|msf|avi)/.test(ascii(b, 8, 12)) },
+  { type: 'image/tiff', name: 'TIFF image', test: (b) => ['II*\u0000', 'MM\u0000*'].includes(ascii(b, 0, 4)) },
+  { type: 'image/bmp', name: 'BMP image', test: (b) => ascii(b, 0, 2) === 'BM' },
+  { type: 'application/pdf', name: 'PDF document', test: (b) => ascii(b, 0, 5) === '%PDF-' },
+  { type: 'video/mp4', name: 'video', test: (b) => ascii(b, 4, 8) === 'ftyp' },
+];
+
+function ascii(bytes, from, to) {
+  return String.fromCharCode(...bytes.slice(from, to));
+}
+
+/** What the file is, judged by content: { type, name } or null when unknown. */
+export async function sniff(file) {
+  const bytes = new Uint8Array(await file.slice(0, 16).arrayBuffer());
+  return SIGNATURES.find((s) => s.test(bytes)) ?? null;
+}
+
+export const SIGNABLE = new Set(['image/jpeg', 'image/png']);
+
+/**
+ * Checks that a file can be signed. Resolves with null when it can, or with the reason in words.
+ */
+export async function refusalFor(file) {
+  if (file.size === 0) return `“${file.name}” is empty.`;
+  const kind = await sniff(file);
+  if (kind && SIGNABLE.has(kind.type)) return null;
+  const what = kind ? `is a ${kind.name}` : 'is not a JPEG or PNG image';
+  return `“${file.name}” ${what}. Only JPEG and PNG images can be signed.`;
+}
+
+/** Saves a Blob as a download through a short-lived object URL (no token ever appears in a URL). */
+export function saveBlob(blob, filename) {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  a.hidden = true;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

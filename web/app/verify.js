@@ -1,0 +1,210 @@
+// Verify: drop any image; the service reads its C2PA manifest, judges it against this service's root, and
+// reports the signer's revocation status and any on-chain anchor.
+import { api } from './api.js';
+import { dropZone } from './drop-zone.js';
+import { formatBytes, formatDate, h, messageBox, pageTitle } from './dom.js';
+import { anchorDetails, definitionList } from './jobs.js';
+import { describeError } from './messages.js';
+
+const VERDICTS = {
+  Trusted: {
+    kind: 'good',
+    icon: '✓',
+    title: 'Trusted',
+    text: 'The Content Credentials are intact and were signed by a certificate this service trusts.',
+  },
+  Valid: {
+    kind: 'warn',
+    icon: '!',
+    title: 'Not trusted',
+    text: 'The Content Credentials are intact, but their signer does not chain to this service’s root certificate.',
+  },
+  Invalid: {
+    kind: 'bad',
+    icon: '✕',
+    title: 'Invalid',
+    text: 'The Content Credentials do not match the file: it was changed after signing, or the signature is broken.',
+  },
+  none: {
+    kind: 'neutral',
+    icon: '?',
+    title: 'No Content Credentials',
+    text: 'This file carries no C2PA manifest, so nothing can be said about where it came from.',
+  },
+};
+
+/** Plain words for the c2pa-rs failure codes a person is likely to meet. */
+const FAILURES = {
+  'assertion.dataHash.mismatch': 'The image data changed after it was signed.',
+  'assertion.hashedURI.mismatch': 'Part of the manifest changed after it was signed.',
+  'claimSignature.mismatch': 'The signature does not match the manifest.',
+  'claimSignature.missing': 'The manifest has no signature.',
+  'signingCredential.untrusted': 'The signing certificate is not trusted by this service.',
+  'signingCredential.revoked': 'The signing certificate has been revoked.',
+  'signingCredential.expired': 'The signing certificate had expired when the file was signed.',
+  'signingCredential.invalid': 'The signing certificate is not valid for signing.',
+  'timeStamp.mismatch': 'The signature’s timestamp does not match.',
+  'timeStamp.untrusted': 'The signature’s timestamp comes from an untrusted authority.',
+  'manifest.missing': 'The manifest referred to is missing.',
+};
+
+const ACTIONS = {
+  'c2pa.created': 'Created',
+  'c2pa.opened': 'Opened from an earlier version',
+  'c2pa.edited': 'Edited',
+  'c2pa.placed': 'Placed into a composition',
+  'c2pa.cropped': 'Cropped',
+  'c2pa.resized': 'Resized',
+  'c2pa.color_adjustments': 'Colour adjusted',
+  'c2pa.converted': 'Converted to another format',
+  'c2pa.published': 'Published',
+};
+
+function revocationWords(r) {
+  switch (r?.status) {
+    case 'good':
+      return 'Not revoked (checked against this service’s revocation data).';
+    case 'revoked':
+      return `Revoked on ${formatDate(r.revoked_at)}${r.reason && r.reason !== 'unspecified' ? ` (reason: ${r.reason})` : ''}.`;
+    case 'expired':
+      return 'The certificate has expired since; it is not revoked.';
+    case 'not_issued_by_service':
+      return 'The certificate was not issued by this service, so its revocation status is unknown here.';
+    case 'no_signer':
+      return 'There is no signer to check.';
+    default:
+      return 'Unknown.';
+  }
+}
+
+function signedAtWords(report) {
+  const t = report.timestamp;
+  const time = t?.time ?? report.manifest?.signed_at;
+  if (!time) return 'Not timestamped: the time of signing is not attested.';
+  if (!t) return formatDate(time);
+  if (t.validated && t.trusted) return `${formatDate(time)}, attested by a trusted time-stamp authority`;
+  return `${formatDate(time)} (the timestamp could not be trusted)`;
+}
+
+function failureList(codes) {
+  if (!codes?.length) return null;
+  const words = [...new Set(codes.map((c) => FAILURES[c] ?? null).filter(Boolean))];
+  const other = codes.some((c) => !FAILURES[c]);
+  return h(
+    'div',
+    { class: 'failures' },
+    h('h3', {}, 'What is wrong'),
+    h('ul', {}, words.map((w) => h('li', {}, w)), other ? h('li', {}, 'Other validation checks failed (see the technical details).') : null),
+  );
+}
+
+export function verdictView(report) {
+  const v = VERDICTS[report.validation_state] ?? VERDICTS.Invalid;
+  const m = report.manifest;
+  const s = report.signer;
+  const revoked = report.revocation?.status === 'revoked';
+  const parts = [
+    h(
+      'div',
+      { class: `verdict verdict--${revoked ? 'bad' : v.kind}`, role: 'status' },
+      h('span', { class: 'verdict__icon', 'aria-hidden': 'true' }, revoked ? '✕' : v.icon),
+      h('div', {}, h('p', { class: 'verdict__title' }, revoked && report.validation_state !== 'none' ? `${v.title}, but the signer is revoked` : v.title), h('p', { class: 'verdict__text' }, v.text)),
+    ),
+  ];
+  if (report.validation_state === 'Invalid') parts.push(failureList(report.status?.failure));
+  if (m) {
+    parts.push(
+      h('h3', {}, 'Manifest'),
+      definitionList([
+        ['Title', m.title ?? '—'],
+        ['Creator', m.creator ?? '—'],
+        ['Signed at', signedAtWords(report)],
+        ['Actions', m.actions?.length ? m.actions.map((a) => ACTIONS[a] ?? a).join(', ') : undefined],
+        ['Made with', m.claim_generator ?? undefined],
+        [
+          'Ingredients',
+          m.ingredients?.length
+            ? h('ul', { class: 'plain' }, m.ingredients.map((i) => h('li', {}, `${i.title ?? 'Untitled'}${i.relationship === 'parentOf' ? ' (the earlier version)' : ''}${i.failure?.length ? ' — its own credentials did not validate' : ''}`)))
+            : undefined,
+        ],
+      ]),
+    );
+  }
+  if (s || report.revocation) {
+    parts.push(
+      h('h3', {}, 'Signer'),
+      definitionList([
+        ['Certificate', s?.subject ?? undefined],
+        ['Issued by', s?.issuer ?? undefined],
+        ['Serial number', s?.serial ? h('code', { class: 'hash' }, s.serial) : undefined],
+        ['Revocation', revocationWords(report.revocation)],
+      ]),
+    );
+  }
+  if (Object.hasOwn(report, 'anchor')) {
+    const details = anchorDetails(report.anchor);
+    parts.push(h('h3', {}, 'On-chain anchor'), details ?? h('p', {}, 'This service has not anchored a file with exactly these bytes.'));
+  }
+  const codes = report.status ?? {};
+  parts.push(
+    h(
+      'details',
+      { class: 'technical' },
+      h('summary', {}, 'Technical details'),
+      definitionList([
+        ['File type', report.mime_type],
+        ['SHA-256', report.sha256 ? h('code', { class: 'hash' }, report.sha256) : undefined],
+        ['Manifest', report.active_manifest ? h('code', { class: 'hash' }, report.active_manifest) : undefined],
+        ['Checks failed', codes.failure?.length ? codes.failure.join(', ') : 'none'],
+        ['Checks passed', codes.success?.length ? String(codes.success.length) : undefined],
+      ]),
+    ),
+  );
+  return parts;
+}
+
+export function verifyPage(ctx) {
+  const { main, signal } = ctx;
+  const error = messageBox('error');
+  const status = h('p', { class: 'progress-detail', role: 'status' });
+  const result = h('section', { class: 'card result-card', hidden: true, 'aria-labelledby': 'verify-result-title' });
+  let busy = false;
+
+  const zone = dropZone({
+    label: 'Drop an image to check it',
+    hint: 'Any image; Content Credentials are read from JPEG and PNG files',
+    accept: 'image/*',
+    onFile: (f) => check(f),
+    onRefuse: (why) => error.show(why),
+  });
+
+  async function check(file) {
+    if (busy) return;
+    busy = true;
+    zone.setDisabled(true);
+    error.hide();
+    result.hidden = true;
+    status.textContent = `Checking ${file.name}…`;
+    try {
+      const report = await api.postFile('/v1/media/verify', file, { signal });
+      status.textContent = '';
+      const heading = h('h2', { id: 'verify-result-title', tabindex: '-1' }, file.name);
+      result.replaceChildren(heading, h('p', { class: 'muted' }, formatBytes(file.size)), ...verdictView(report));
+      result.hidden = false;
+      heading.focus();
+    } catch (err) {
+      if (signal.aborted) return;
+      status.textContent = '';
+      error.show(describeError(err));
+    } finally {
+      busy = false;
+      zone.setDisabled(false);
+    }
+  }
+
+  main.append(
+    ...pageTitle('Verify an image', 'Check a file’s Content Credentials: who signed it, whether it changed since, and whether the signer is revoked.'),
+    h('section', { class: 'card' }, zone.el, status, error.el),
+    result,
+  );
+}
