@@ -1,6 +1,6 @@
 import type { SandboxedJob } from 'bullmq';
 import { loadConfig } from '../shared/config.js';
-import { openDatabase } from '../shared/db/index.js';
+import { connectDatabase } from '../shared/db/index.js';
 import { createLogger } from '../shared/logger.js';
 import { RedisJobEvents } from '../shared/queue/job-events.js';
 import { createKeyVault } from '../shared/vault/index.js';
@@ -16,14 +16,19 @@ let deps: Promise<SignJobDeps> | undefined;
 
 async function createDeps(): Promise<SignJobDeps> {
   const config = loadConfig();
-  const knex = await openDatabase(config);
+  // The worker process migrated before it started taking jobs.
+  const knex = connectDatabase(config);
   const events = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: false });
   return signJobDeps({ config, knex, vault: createKeyVault(config), events, logger: createLogger(config.logLevel, 'sign-job') });
 }
 
 /** BullMQ sandboxed processor: runs in a child process of the worker process. */
 export default async function signSandbox(job: SandboxedJob<{ jobId: string }>): Promise<void> {
-  deps ??= createDeps();
+  // A failed set-up is not kept: the next job tries again (e.g. after the database came back).
+  deps ??= createDeps().catch((err: unknown) => {
+    deps = undefined;
+    throw err;
+  });
   const attempts = job.opts.attempts ?? 1;
   const number = job.attemptsMade + 1;
   await processSignJob(await deps, job.data.jobId, { number, final: number >= attempts });

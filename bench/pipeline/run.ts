@@ -137,7 +137,24 @@ try {
           return performance.now() - t0;
         }),
       );
-      return { rate: N / ((performance.now() - start) / 1000), latencies };
+      const rate = N / ((performance.now() - start) / 1000);
+      // Where a worker's time went, from the `signed` log lines (after the warm-up jobs).
+      const stages = workers.flatMap((w) =>
+        w.output().split('\n').filter((l) => l.includes('"msg":"signed"')).map((l) => (JSON.parse(l) as { ms: Record<string, number> }).ms),
+      );
+      const p50 = (k: string) => percentile(stages.slice(4).map((s) => s[k] ?? 0), 50);
+      if (process.env.BENCH_DEBUG) {
+        const lines = workers.flatMap((w) => w.output().split('\n').filter((l) => l.includes('"msg":"signed"')).map((l) => JSON.parse(l) as { pid: number; time: number; ms: Record<string, number> }));
+        const byPid = new Map<number, { time: number; ms: Record<string, number> }[]>();
+        for (const l of lines) byPid.set(l.pid, [...(byPid.get(l.pid) ?? []), l]);
+        for (const [pid, ls] of byPid) {
+          const busy = ls.slice(1).reduce((a, l) => a + l.ms.prepare! + l.ms.sign! + l.ms.store!, 0);
+          const span = ls[ls.length - 1]!.time - ls[0]!.time;
+          console.log(`  child ${pid}: ${ls.length} jobs, busy ${busy} ms of ${span} ms`);
+        }
+      }
+      console.log(`  worker ms per job (p50): prepare ${p50('prepare')}, sign ${p50('sign')}, store ${p50('store')}  [${workerEnv.SIGN_WITHOUT_TIMESTAMP ? 'no timestamp' : 'timestamp'}]`);
+      return { rate, latencies };
     } finally {
       for (const w of workers.reverse()) await w.stop();
     }

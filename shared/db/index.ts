@@ -11,4 +11,15 @@ export async function openDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir
   return knex;
 }
 
+/**
+ * Connects and binds the models without migrating: for processes started by a role that has already
+ * migrated (the worker's sandbox processes). Several of those starting together would otherwise queue on
+ * knex's migration lock, or fail on it.
+ */
+export function connectDatabase(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Knex {
+  const knex = createKnex(config);
+  Model.knex(knex);
+  return knex;
+}
+
 export type { Knex };
