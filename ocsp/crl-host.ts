@@ -14,10 +14,11 @@
  * nextUpdate); otherwise 503. Nothing stale is ever served. Plain node:http, like the OCSP server.
  */
 import { createHash } from 'node:crypto';
-import http, { type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { isPublicationName, type Publication } from '../shared/pki/publications.js';
 import type { PublicationName } from '../shared/pki/publication-files.js';
+import { createHardenedServer, sendJsonError } from './http-server.js';
 
 export interface PublicationSource {
   read(name: PublicationName): Promise<Publication | undefined>;
@@ -34,12 +35,6 @@ export interface CrlHostOptions {
 interface Served {
   publication: Publication;
   etag: string;
-}
-
-function jsonError(res: ServerResponse, status: number, code: string, message: string, extra: OutgoingHttpHeaders = {}): void {
-  const body = Buffer.from(JSON.stringify({ error: { code, message } }));
-  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': body.length, 'Cache-Control': 'no-store', ...extra });
-  res.end(body);
 }
 
 function etagMatches(header: string, etag: string): boolean {
@@ -109,38 +104,30 @@ export function createCrlHostListener(source: PublicationSource, options: CrlHos
     res.on('error', () => {});
     req.resume(); // no request bodies here
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      jsonError(res, 405, 'method_not_allowed', 'use GET', { Allow: 'GET, HEAD' });
+      sendJsonError(res, 405, 'method_not_allowed', 'use GET', { Allow: 'GET, HEAD' });
       return;
     }
     const name = (req.url ?? '/').split('?', 1)[0]!.slice(1);
     if (!isPublicationName(name)) {
-      jsonError(res, 404, 'not_found', 'no such file; published here: leaf.crl, sub-ca.crl, root-ca.cer, sub-ca.cer');
+      sendJsonError(res, 404, 'not_found', 'no such file; published here: leaf.crl, sub-ca.crl, root-ca.cer, sub-ca.cer');
       return;
     }
     lookup(name).then(
       (served) => {
         if (res.headersSent || res.destroyed) return;
-        if (served === 'unavailable') jsonError(res, 503, 'unavailable', `${name} cannot be read right now; retry later`, { 'Retry-After': '30' });
-        else if (!served) jsonError(res, 404, 'not_found', `${name} has not been published yet`);
+        if (served === 'unavailable') sendJsonError(res, 503, 'unavailable', `${name} cannot be read right now; retry later`, { 'Retry-After': '30' });
+        else if (!served) sendJsonError(res, 404, 'not_found', `${name} has not been published yet`);
         else send(req, res, served);
       },
       (err: unknown) => {
         logger?.error({ err, name }, 'CRL host failed');
-        if (!res.headersSent && !res.destroyed) jsonError(res, 500, 'internal_error', 'internal server error');
+        if (!res.headersSent && !res.destroyed) sendJsonError(res, 500, 'internal_error', 'internal server error');
       },
     );
   };
 }
 
-/** An http.Server for the CRL host, with short timeouts (not yet listening; see listenOcspServer). */
+/** An http.Server for the CRL host, with short timeouts (not yet listening; see listenServer). */
 export function createCrlHost(source: PublicationSource, options: CrlHostOptions = {}): Server {
-  const server = http.createServer(
-    { requestTimeout: 5000, headersTimeout: 5000, keepAliveTimeout: 5000, connectionsCheckingInterval: 1000 },
-    createCrlHostListener(source, options),
-  );
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || err.code === 'ECONNRESET') socket.destroy();
-    else socket.end('HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-  });
-  return server;
+  return createHardenedServer(createCrlHostListener(source, options));
 }

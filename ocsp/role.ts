@@ -17,7 +17,8 @@ import type { KeyVault } from '../shared/vault/types.js';
 import { createCrlHost } from './crl-host.js';
 import { databaseStatusLookup, loadOcspIssuers, type DatabaseIssuer } from './database-issuers.js';
 import { OcspResponder, errorAnswer, type OcspAnswer } from './responder.js';
-import { createOcspServer, listenOcspServer } from './server.js';
+import { listenServer } from './http-server.js';
+import { createOcspServer } from './server.js';
 import { startTsaService, type TsaService } from './tsa-service.js';
 
 export interface OcspRoleOptions {
@@ -108,8 +109,8 @@ export async function startOcspRole(
   let ocspAddress: AddressInfo;
   let crlAddress: AddressInfo;
   try {
-    ocspAddress = await listenOcspServer(ocspServer, config.ocspPort, options.host);
-    crlAddress = await listenOcspServer(crlHost, config.crlPort, options.host);
+    ocspAddress = await listenServer(ocspServer, config.ocspPort, options.host);
+    crlAddress = await listenServer(crlHost, config.crlPort, options.host);
     tsa = await startTsaService(config, knex, vault, logger, { host: options.host });
   } catch (err) {
     await stopEvents();

@@ -21,23 +21,17 @@
  * malformedRequest; a client that disconnects early only loses its own answer; parse errors at the HTTP
  * level are answered 400/408 by the clientError handler. No request can throw out of the handler.
  */
-import http, { type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { createHardenedServer, HEALTH_BODY, MAX_DRAIN_BYTES, sendJsonError, type ServerTimeouts } from './http-server.js';
 import { OcspMalformedRequestError, decodeOcspGetPath } from '../shared/pki/ocsp-request.js';
 import { OcspResponder, errorAnswer, type OcspAnswer, type OcspIssuer, type OcspResponderOptions } from './responder.js';
 
-export interface OcspServerOptions {
+export interface OcspServerOptions extends ServerTimeouts {
   /** Largest POST body accepted. Default 10240. */
   maxRequestBytes?: number;
   /** An answer not ready after this long is sent as tryLater. Default 4000. */
   answerTimeoutMs?: number;
-  /** Time allowed to receive the request headers. Default 5000. */
-  headersTimeoutMs?: number;
-  /** Time allowed to receive the whole request. Default 5000. */
-  requestTimeoutMs?: number;
-  /** Idle time before a kept-alive connection is closed. Default 5000. */
-  keepAliveTimeoutMs?: number;
   /** Upper bound of Cache-Control max-age on GET answers (also bounded by nextUpdate). Default 3600. */
   maxHttpCacheSeconds?: number;
   logger?: Pick<Logger, 'warn' | 'error'>;
@@ -49,9 +43,6 @@ export interface OcspAnswerSource {
 }
 
 const OCSP_RESPONSE_TYPE = 'application/ocsp-response';
-const HEALTH_BODY = Buffer.from('{"status":"ok"}');
-/** After a 413, request bytes still read (and dropped) before the connection is cut. */
-const MAX_DRAIN_BYTES = 1024 * 1024;
 
 /** The request listener alone, e.g. to mount on an existing server. */
 export function createOcspRequestListener(
@@ -124,13 +115,6 @@ export function createOcspRequestListener(
     req.resume();
   }
 
-  function plain(res: ServerResponse, status: number, code: string, message: string, extra: OutgoingHttpHeaders = {}): void {
-    if (res.headersSent || res.destroyed) return;
-    const body = Buffer.from(JSON.stringify({ error: { code, message } }));
-    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': body.length, 'Cache-Control': 'no-store', ...extra });
-    res.end(body);
-  }
-
   return (req, res) => {
     req.on('error', () => {}); // aborted uploads: nothing to answer
     res.on('error', () => {});
@@ -182,46 +166,13 @@ export function createOcspRequestListener(
     }
 
     req.resume();
-    plain(res, 405, 'method_not_allowed', 'use POST with a DER OCSP request, or GET', { Allow: 'GET, HEAD, POST' });
+    sendJsonError(res, 405, 'method_not_allowed', 'use POST with a DER OCSP request, or GET', { Allow: 'GET, HEAD, POST' });
   };
 }
 
 /** An http.Server answering OCSP through `responder`, with the timeouts above. Not yet listening. */
 export function createOcspServer(responder: OcspAnswerSource, options: OcspServerOptions = {}): Server {
-  const headersTimeout = options.headersTimeoutMs ?? 5000;
-  const server = http.createServer(
-    {
-      requestTimeout: Math.max(options.requestTimeoutMs ?? 5000, headersTimeout),
-      headersTimeout,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5000,
-      // How often request and header timeouts are checked (node's default, 30 s, would let them overrun).
-      connectionsCheckingInterval: 1000,
-    },
-    createOcspRequestListener(responder, options),
-  );
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || err.code === 'ECONNRESET') {
-      socket.destroy();
-      return;
-    }
-    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout'
-      : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
-      : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-  });
-  return server;
-}
-
-/** Starts listening; resolves with the bound address (port 0 picks a free port). */
-export function listenOcspServer(server: Server, port: number, host = '0.0.0.0'): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    const onError = (err: Error) => reject(err);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve(server.address() as AddressInfo);
-    });
-  });
+  return createHardenedServer(createOcspRequestListener(responder, options), options);
 }
 
 /**

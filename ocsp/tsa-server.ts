@@ -15,19 +15,17 @@
  * Timeouts well under a 10 s proxy read timeout: headers 5 s, whole request 5 s, an answer not ready after 8 s
  * (a vault that hangs) is a systemFailure rejection. Plain node:http, like the OCSP responder.
  */
-import http, { type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { createHardenedServer, HEALTH_BODY, MAX_DRAIN_BYTES, sendJsonError, type ServerTimeouts } from './http-server.js';
 import { rejection, type TsaAnswer } from '../shared/tsa/authority.js';
 import { TIMESTAMP_REPLY_TYPE } from '../shared/tsa/protocol.js';
 
-export interface TsaServerOptions {
+export interface TsaServerOptions extends ServerTimeouts {
   /** Largest request body accepted. Default 4096. */
   maxRequestBytes?: number;
   /** An answer not ready after this long is sent as a systemFailure rejection. Default 8000. */
   answerTimeoutMs?: number;
-  headersTimeoutMs?: number;
-  requestTimeoutMs?: number;
-  keepAliveTimeoutMs?: number;
   logger?: Pick<Logger, 'warn' | 'error'>;
 }
 
@@ -36,8 +34,6 @@ export interface TsaAnswerSource {
   respond(requestDer: Uint8Array): Promise<TsaAnswer>;
 }
 
-const HEALTH_BODY = Buffer.from('{"status":"ok"}');
-const MAX_DRAIN_BYTES = 1024 * 1024;
 
 export function createTsaRequestListener(tsa: TsaAnswerSource, options: TsaServerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
   const maxRequestBytes = options.maxRequestBytes ?? 4096;
@@ -48,13 +44,6 @@ export function createTsaRequestListener(tsa: TsaAnswerSource, options: TsaServe
     if (res.headersSent || res.destroyed) return;
     res.writeHead(httpStatus, { 'Content-Type': TIMESTAMP_REPLY_TYPE, 'Content-Length': answer.der.length, 'Cache-Control': 'no-store' });
     res.end(answer.der);
-  }
-
-  function plain(res: ServerResponse, status: number, code: string, message: string, extra: OutgoingHttpHeaders = {}): void {
-    if (res.headersSent || res.destroyed) return;
-    const body = Buffer.from(JSON.stringify({ error: { code, message } }));
-    res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': body.length, 'Cache-Control': 'no-store', ...extra });
-    res.end(body);
   }
 
   function tooLarge(req: IncomingMessage, res: ServerResponse): void {
@@ -124,31 +113,11 @@ export function createTsaRequestListener(tsa: TsaAnswerSource, options: TsaServe
       res.end(req.method === 'HEAD' ? undefined : HEALTH_BODY);
       return;
     }
-    plain(res, 405, 'method_not_allowed', 'POST a DER RFC 3161 TimeStampReq (application/timestamp-query)', { Allow: 'POST' });
+    sendJsonError(res, 405, 'method_not_allowed', 'POST a DER RFC 3161 TimeStampReq (application/timestamp-query)', { Allow: 'POST' });
   };
 }
 
 /** An http.Server answering RFC 3161 requests through `tsa`, with the timeouts above. Not yet listening. */
 export function createTsaServer(tsa: TsaAnswerSource, options: TsaServerOptions = {}): Server {
-  const headersTimeout = options.headersTimeoutMs ?? 5000;
-  const server = http.createServer(
-    {
-      requestTimeout: Math.max(options.requestTimeoutMs ?? 5000, headersTimeout),
-      headersTimeout,
-      keepAliveTimeout: options.keepAliveTimeoutMs ?? 5000,
-      connectionsCheckingInterval: 1000,
-    },
-    createTsaRequestListener(tsa, options),
-  );
-  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
-    if (!socket.writable || err.code === 'ECONNRESET') {
-      socket.destroy();
-      return;
-    }
-    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout'
-      : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
-      : '400 Bad Request';
-    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-  });
-  return server;
+  return createHardenedServer(createTsaRequestListener(tsa, options), options);
 }

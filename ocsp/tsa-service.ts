@@ -14,7 +14,7 @@ import { loadTsaIdentity } from '../shared/pki/authority.js';
 import type { PkiNotice } from '../shared/pki/pki-events.js';
 import { cachedTsaIdentity, TimeStampAuthority } from '../shared/tsa/authority.js';
 import type { KeyVault } from '../shared/vault/types.js';
-import { listenOcspServer } from './server.js';
+import { listenServer } from './http-server.js';
 import { createTsaServer } from './tsa-server.js';
 
 export interface TsaService {
@@ -41,7 +41,7 @@ export async function startTsaService(
     (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'TSA has no usable certificate yet; answering rejections until one is issued'),
   );
   const server = createTsaServer(authority, { logger });
-  const address = await listenOcspServer(server, config.tsaPort, options.host);
+  const address = await listenServer(server, config.tsaPort, options.host);
   return {
     port: address.port,
     server,

@@ -22,7 +22,8 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeSerialHex } from '../../shared/pki/serial.js';
 import { OcspResponder } from '../../ocsp/responder.js';
-import { createOcspServer, listenOcspServer } from '../../ocsp/server.js';
+import { listenServer } from '../../ocsp/http-server.js';
+import { createOcspServer } from '../../ocsp/server.js';
 import { makeOpensslChain } from '../../test/support/openssl-chain.js';
 
 interface AbResult {
@@ -199,7 +200,7 @@ async function main(): Promise<void> {
         ...extra,
       });
       const server = createOcspServer(responder);
-      const { port } = await listenOcspServer(server, 0, '127.0.0.1');
+      const { port } = await listenServer(server, 0, '127.0.0.1');
       return { responder, server, url: `http://127.0.0.1:${port}/` };
     }),
   );

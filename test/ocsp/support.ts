@@ -8,7 +8,8 @@ import { normalizeSerialHex } from '../../shared/pki/serial.js';
 import type { OcspCertStatus } from '../../shared/pki/ocsp-response.js';
 import type { VaultKey } from '../../shared/vault/types.js';
 import { OcspResponder, type OcspIssuer, type OcspResponderOptions } from '../../ocsp/responder.js';
-import { createOcspServer, listenOcspServer, type OcspServerOptions } from '../../ocsp/server.js';
+import { listenServer } from '../../ocsp/http-server.js';
+import { createOcspServer, type OcspServerOptions } from '../../ocsp/server.js';
 import type { OpensslChain } from '../support/openssl-chain.js';
 
 export { OCSPResponseStatus };
@@ -88,7 +89,7 @@ export async function startResponder(
 ): Promise<RunningResponder> {
   const responder = new OcspResponder(options);
   const server = createOcspServer(responder, serverOptions);
-  const { port } = await listenOcspServer(server, 0, '127.0.0.1');
+  const { port } = await listenServer(server, 0, '127.0.0.1');
   return {
     responder,
     server,

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import type { Server } from 'node:http';
 import { createCrlHost, type PublicationSource } from '../../ocsp/crl-host.js';
-import { listenOcspServer } from '../../ocsp/server.js';
+import { listenServer } from '../../ocsp/http-server.js';
 import type { PublicationName } from '../../shared/pki/publication-files.js';
 import type { Publication } from '../../shared/pki/publications.js';
 
@@ -26,7 +26,7 @@ describe('trust: CRL host', function () {
 
   before(async function () {
     server = createCrlHost(source, { now: () => clock });
-    const { port } = await listenOcspServer(server, 0, '127.0.0.1');
+    const { port } = await listenServer(server, 0, '127.0.0.1');
     base = `http://127.0.0.1:${port}`;
   });
 

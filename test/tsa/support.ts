@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { listenOcspServer } from '../../ocsp/server.js';
+import { listenServer } from '../../ocsp/http-server.js';
 import { createTsaServer, type TsaServerOptions } from '../../ocsp/tsa-server.js';
 import { TimeStampAuthority, type TimeStampAuthorityOptions } from '../../shared/tsa/authority.js';
 import type { TsaIdentity } from '../../shared/tsa/token.js';
@@ -38,7 +38,7 @@ export async function startTestTsa(
     ...tsaOptions,
   });
   const server = createTsaServer(authority, httpOptions);
-  const { port } = await listenOcspServer(server, 0, '127.0.0.1');
+  const { port } = await listenServer(server, 0, '127.0.0.1');
   return {
     url: `http://127.0.0.1:${port}/`,
     port,

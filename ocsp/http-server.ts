@@ -1,0 +1,66 @@
+/**
+ * What the three small node:http servers of the trust-services process (OCSP, CRL host, TSA) share: short
+ * timeouts far below the spec's 10 s proxy read timeout, an answer to HTTP-level garbage instead of a hang,
+ * JSON error bodies, and listen().
+ */
+import http, { type OutgoingHttpHeaders, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ServerTimeouts {
+  /** Time allowed to receive the request headers. Default 5000. */
+  headersTimeoutMs?: number;
+  /** Time allowed to receive the whole request. Default 5000. */
+  requestTimeoutMs?: number;
+  /** Idle time before a kept-alive connection is closed. Default 5000. */
+  keepAliveTimeoutMs?: number;
+}
+
+export const HEALTH_BODY = Buffer.from('{"status":"ok"}');
+/** After a 413, request bytes still read (and dropped) before the connection is cut. */
+export const MAX_DRAIN_BYTES = 1024 * 1024;
+
+/** An http.Server with the timeouts above that answers malformed HTTP with 400/408/431. Not yet listening. */
+export function createHardenedServer(listener: RequestListener, timeouts: ServerTimeouts = {}): Server {
+  const headersTimeout = timeouts.headersTimeoutMs ?? 5000;
+  const server = http.createServer(
+    {
+      requestTimeout: Math.max(timeouts.requestTimeoutMs ?? 5000, headersTimeout),
+      headersTimeout,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs ?? 5000,
+      // How often request and header timeouts are checked (node's default, 30 s, would let them overrun).
+      connectionsCheckingInterval: 1000,
+    },
+    listener,
+  );
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable || err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout'
+      : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
+      : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+  });
+  return server;
+}
+
+/** A JSON error body {"error":{"code","message"}}, never cached; a no-op once the response has started. */
+export function sendJsonError(res: ServerResponse, status: number, code: string, message: string, extra: OutgoingHttpHeaders = {}): void {
+  if (res.headersSent || res.destroyed) return;
+  const body = Buffer.from(JSON.stringify({ error: { code, message } }));
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': body.length, 'Cache-Control': 'no-store', ...extra });
+  res.end(body);
+}
+
+/** Starts listening; resolves with the bound address (port 0 picks a free port). */
+export function listenServer(server: Server, port: number, host = '0.0.0.0'): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
