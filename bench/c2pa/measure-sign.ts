@@ -1,14 +1,14 @@
 /**
  * How long one signAsset / readAsset takes in-process (local vault key, no timestamp).
- * Run: npx tsx test/c2pa/measure-sign.ts [iterations]. Not a test: timings are reported, never asserted.
+ * Run: npx tsx bench/c2pa/measure-sign.ts [iterations]. Not a test: timings are reported, never asserted.
  */
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { signAsset } from '../../shared/c2pa/sign-asset.js';
 import { c2paWasm } from '../../shared/c2pa/wasm.js';
-import { makeOpensslChain } from '../support/openssl-chain.js';
-import { fixture } from './helpers.js';
+import { makeOpensslChain } from '../../test/support/openssl-chain.js';
+import { fixture } from '../../test/c2pa/helpers.js';
 
 const iterations = Number(process.argv[2] ?? 30);
 const chain = await makeOpensslChain();
