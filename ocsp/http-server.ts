@@ -3,7 +3,7 @@
  * timeouts far below the spec's 10 s proxy read timeout, an answer to HTTP-level garbage instead of a hang,
  * JSON error bodies, and listen().
  */
-import http, { type OutgoingHttpHeaders, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import http, { type IncomingMessage, type OutgoingHttpHeaders, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface ServerTimeouts {
@@ -17,7 +17,7 @@ export interface ServerTimeouts {
 
 export const HEALTH_BODY = Buffer.from('{"status":"ok"}');
 /** After a 413, request bytes still read (and dropped) before the connection is cut. */
-export const MAX_DRAIN_BYTES = 1024 * 1024;
+const MAX_DRAIN_BYTES = 1024 * 1024;
 
 /** An http.Server with the timeouts above that answers malformed HTTP with 400/408/431. Not yet listening. */
 export function createHardenedServer(listener: RequestListener, timeouts: ServerTimeouts = {}): Server {
@@ -63,4 +63,63 @@ export function listenServer(server: Server, port: number, host = '0.0.0.0'): Pr
       resolve(server.address() as AddressInfo);
     });
   });
+}
+
+/** After a refusal, reads and drops what the client still sends (so it can read the answer rather than a reset), up to a bound. */
+export function drainAfterRefusal(req: IncomingMessage): void {
+  let drained = 0;
+  req.removeAllListeners('data');
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > MAX_DRAIN_BYTES) req.socket.destroy();
+  });
+  req.resume();
+}
+
+/**
+ * Collects a request body of at most `maxBytes` (checking Content-Length first, then the bytes as they
+ * arrive) and hands it to `onBody`; past the limit `onTooLarge` runs once and the rest is drained.
+ */
+export function readBoundedBody(req: IncomingMessage, maxBytes: number, onBody: (body: Uint8Array) => void, onTooLarge: () => void): void {
+  const refuse = () => {
+    onTooLarge();
+    drainAfterRefusal(req);
+  };
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > maxBytes) {
+    refuse();
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  let over = false;
+  req.on('data', (chunk: Buffer) => {
+    if (over) return;
+    size += chunk.length;
+    if (size > maxBytes) {
+      over = true;
+      refuse();
+      return;
+    }
+    chunks.push(chunk);
+  });
+  req.on('end', () => {
+    if (!over) onBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+  });
+}
+
+/**
+ * Delivers `work`'s answer, or `onTimeout()`'s if it is not ready within `timeoutMs` (a late answer is then
+ * dropped), or `onError(err)`'s if it fails. Exactly one answer is delivered.
+ */
+export function answerWithin<T>(work: Promise<T>, timeoutMs: number, handlers: { onTimeout: () => T; onError: (err: unknown) => T; deliver: (answer: T) => void }): void {
+  let done = false;
+  const finish = (answer: () => T) => {
+    if (done) return;
+    done = true;
+    clearTimeout(timer);
+    handlers.deliver(answer());
+  };
+  const timer = setTimeout(() => finish(handlers.onTimeout), timeoutMs);
+  work.then((a) => finish(() => a), (err: unknown) => finish(() => handlers.onError(err)));
 }

@@ -23,7 +23,7 @@
  */
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { createHardenedServer, HEALTH_BODY, MAX_DRAIN_BYTES, sendJsonError, type ServerTimeouts } from './http-server.js';
+import { answerWithin, createHardenedServer, HEALTH_BODY, readBoundedBody, sendJsonError, type ServerTimeouts } from './http-server.js';
 import { OcspMalformedRequestError, decodeOcspGetPath } from '../shared/pki/ocsp-request.js';
 import { OcspResponder, errorAnswer, type OcspAnswer, type OcspIssuer, type OcspResponderOptions } from './responder.js';
 
@@ -82,37 +82,15 @@ export function createOcspRequestListener(
   }
 
   function answer(req: IncomingMessage, res: ServerResponse, der: Uint8Array): void {
-    let done = false;
-    const timer = setTimeout(() => {
-      done = true;
-      send(req, res, errorAnswer('tryLater'));
-    }, answerTimeoutMs);
-    responder.respond(der).then(
-      (a) => {
-        if (done) return;
-        clearTimeout(timer);
-        send(req, res, a);
-      },
-      (err: unknown) => {
-        // respond() never rejects; this is a last line of defence.
-        clearTimeout(timer);
+    answerWithin(responder.respond(der), answerTimeoutMs, {
+      onTimeout: () => errorAnswer('tryLater'),
+      // respond() never rejects; this is a last line of defence.
+      onError: (err) => {
         logger?.error({ err }, 'OCSP responder rejected');
-        if (!done) send(req, res, errorAnswer('internalError'));
+        return errorAnswer('internalError');
       },
-    );
-  }
-
-  function tooLarge(req: IncomingMessage, res: ServerResponse): void {
-    res.setHeader('Connection', 'close');
-    send(req, res, errorAnswer('malformedRequest'), 413);
-    // Read and drop what the client still sends (so it can read the 413 rather than a reset), up to a bound.
-    let drained = 0;
-    req.removeAllListeners('data');
-    req.on('data', (chunk: Buffer) => {
-      drained += chunk.length;
-      if (drained > MAX_DRAIN_BYTES) req.socket.destroy();
+      deliver: (a) => send(req, res, a),
     });
-    req.resume();
   }
 
   return (req, res) => {
@@ -122,25 +100,9 @@ export function createOcspRequestListener(
     const method = req.method;
 
     if (method === 'POST') {
-      const declared = req.headers['content-length'];
-      if (declared !== undefined && Number(declared) > maxRequestBytes) {
-        tooLarge(req, res);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let over = false;
-      req.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxRequestBytes) {
-          over = true;
-          tooLarge(req, res);
-          return;
-        }
-        chunks.push(chunk);
-      });
-      req.on('end', () => {
-        if (!over) answer(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      readBoundedBody(req, maxRequestBytes, (der) => answer(req, res, der), () => {
+        res.setHeader('Connection', 'close');
+        send(req, res, errorAnswer('malformedRequest'), 413);
       });
       return;
     }

@@ -15,9 +15,9 @@
  * Timeouts well under a 10 s proxy read timeout: headers 5 s, whole request 5 s, an answer not ready after 8 s
  * (a vault that hangs) is a systemFailure rejection. Plain node:http, like the OCSP responder.
  */
-import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { createHardenedServer, HEALTH_BODY, MAX_DRAIN_BYTES, sendJsonError, type ServerTimeouts } from './http-server.js';
+import { answerWithin, createHardenedServer, HEALTH_BODY, readBoundedBody, sendJsonError, type ServerTimeouts } from './http-server.js';
 import { rejection, type TsaAnswer } from '../shared/tsa/authority.js';
 import { TIMESTAMP_REPLY_TYPE } from '../shared/tsa/protocol.js';
 
@@ -46,37 +46,16 @@ export function createTsaRequestListener(tsa: TsaAnswerSource, options: TsaServe
     res.end(answer.der);
   }
 
-  function tooLarge(req: IncomingMessage, res: ServerResponse): void {
-    res.setHeader('Connection', 'close');
-    send(res, rejection('badDataFormat', `request larger than ${maxRequestBytes} bytes`), 413);
-    let drained = 0;
-    req.removeAllListeners('data');
-    req.on('data', (chunk: Buffer) => {
-      drained += chunk.length;
-      if (drained > MAX_DRAIN_BYTES) req.socket.destroy();
-    });
-    req.resume();
-  }
-
   function answer(res: ServerResponse, der: Uint8Array): void {
-    let done = false;
-    const timer = setTimeout(() => {
-      done = true;
-      send(res, rejection('systemFailure', 'the TSA did not answer in time; retry'));
-    }, answerTimeoutMs);
-    tsa.respond(der).then(
-      (a) => {
-        if (done) return;
-        clearTimeout(timer);
-        send(res, a);
-      },
-      (err: unknown) => {
-        // respond() never rejects; a last line of defence.
-        clearTimeout(timer);
+    answerWithin(tsa.respond(der), answerTimeoutMs, {
+      onTimeout: () => rejection('systemFailure', 'the TSA did not answer in time; retry'),
+      // respond() never rejects; a last line of defence.
+      onError: (err) => {
         logger?.error({ err }, 'TSA rejected');
-        if (!done) send(res, rejection('systemFailure', 'internal error'));
+        return rejection('systemFailure', 'internal error');
       },
-    );
+      deliver: (a) => send(res, a),
+    });
   }
 
   return (req, res) => {
@@ -84,26 +63,9 @@ export function createTsaRequestListener(tsa: TsaAnswerSource, options: TsaServe
     res.on('error', () => {});
     const url = req.url ?? '/';
     if (req.method === 'POST') {
-      const declared = req.headers['content-length'];
-      if (declared !== undefined && Number(declared) > maxRequestBytes) {
-        tooLarge(req, res);
-        return;
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      let over = false;
-      req.on('data', (chunk: Buffer) => {
-        if (over) return;
-        size += chunk.length;
-        if (size > maxRequestBytes) {
-          over = true;
-          tooLarge(req, res);
-          return;
-        }
-        chunks.push(chunk);
-      });
-      req.on('end', () => {
-        if (!over) answer(res, new Uint8Array(Buffer.concat(chunks, size)));
+      readBoundedBody(req, maxRequestBytes, (der) => answer(res, der), () => {
+        res.setHeader('Connection', 'close');
+        send(res, rejection('badDataFormat', `request larger than ${maxRequestBytes} bytes`), 413);
       });
       return;
     }

@@ -189,40 +189,37 @@ export async function initPki(deps: PkiDeps): Promise<InitPkiResult> {
   return { ...chain, crls };
 }
 
-/** Issues a new leaf under the current sub-CA for LEAF_KEY_NAME; it signs from now on (newest wins). */
-export async function rotateLeaf(deps: PkiDeps): Promise<Certificate> {
-  const leafKey = await deps.vault.ensureKey(deps.config.leafKeyName);
-  const leaf = await withPkiLock(deps.knex, 'issuance', async (trx) => {
+/**
+ * Issues a new end-entity certificate of `role` for `keyName` under the current sub-CA; being the newest, it is
+ * used from now on. Shared by rotate-leaf and rotate-tsa.
+ */
+async function rotateEndEntity(deps: PkiDeps, role: 'leaf' | 'tsa', keyName: string): Promise<Certificate> {
+  const names = role === 'leaf' ? { issue: 'a leaf', rotated: 'leaf certificate rotated' } : { issue: 'a TSA certificate', rotated: 'TSA certificate rotated' };
+  const key = await deps.vault.ensureKey(keyName);
+  const issued = await withPkiLock(deps.knex, 'issuance', async (trx) => {
     const now = new Date();
     const subCa = await currentCa(trx, 'sub_ca', now);
-    if (!subCa) throw new PkiError('there is no valid sub-CA to issue a leaf: run `npm run pki -- init`', 'not_initialised');
+    if (!subCa) throw new PkiError(`there is no valid sub-CA to issue ${names.issue}: run \`npm run pki -- init\``, 'not_initialised');
     const subCaKey = await deps.vault.getKey(subCa.key_name);
     if (!holdsKey(subCa, subCaKey)) {
       throw new PkiError(`vault key "${subCa.key_name}" no longer holds the sub-CA's public key: run \`npm run pki -- init\``, 'key_mismatch');
     }
-    return issueLeaf(trx, deps.config, subCa, subCaKey, leafKey, now);
+    const issue = role === 'leaf' ? issueLeaf : issueTsa;
+    return issue(trx, deps.config, subCa, subCaKey, key, now);
   });
-  deps.logger?.info({ serial: leaf.serial, notAfter: leaf.not_after }, 'leaf certificate rotated');
-  await announceIssued(deps, [leaf]);
-  return leaf;
+  deps.logger?.info({ serial: issued.serial, notAfter: issued.not_after }, names.rotated);
+  await announceIssued(deps, [issued]);
+  return issued;
+}
+
+/** Issues a new leaf under the current sub-CA for LEAF_KEY_NAME; it signs from now on (newest wins). */
+export function rotateLeaf(deps: PkiDeps): Promise<Certificate> {
+  return rotateEndEntity(deps, 'leaf', deps.config.leafKeyName);
 }
 
 /** Issues a new time-stamping certificate for TSA_KEY_NAME under the current sub-CA; the TSA uses it from now on. */
-export async function rotateTsa(deps: PkiDeps): Promise<Certificate> {
-  const tsaKey = await deps.vault.ensureKey(deps.config.tsaKeyName);
-  const tsa = await withPkiLock(deps.knex, 'issuance', async (trx) => {
-    const now = new Date();
-    const subCa = await currentCa(trx, 'sub_ca', now);
-    if (!subCa) throw new PkiError('there is no valid sub-CA to issue a TSA certificate: run `npm run pki -- init`', 'not_initialised');
-    const subCaKey = await deps.vault.getKey(subCa.key_name);
-    if (!holdsKey(subCa, subCaKey)) {
-      throw new PkiError(`vault key "${subCa.key_name}" no longer holds the sub-CA's public key: run \`npm run pki -- init\``, 'key_mismatch');
-    }
-    return issueTsa(trx, deps.config, subCa, subCaKey, tsaKey, now);
-  });
-  deps.logger?.info({ serial: tsa.serial, notAfter: tsa.not_after }, 'TSA certificate rotated');
-  await announceIssued(deps, [tsa]);
-  return tsa;
+export function rotateTsa(deps: PkiDeps): Promise<Certificate> {
+  return rotateEndEntity(deps, 'tsa', deps.config.tsaKeyName);
 }
 
 export interface RevocationResult {
