@@ -5,23 +5,16 @@ import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import request from 'supertest';
 import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
-import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { addOrgUser, bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
 const JPEG = fixture('photo.jpg');
 const PNG = fixture('graphic.png');
-const PASSWORD = 'a long enough passphrase';
 
 function upload(api: TestApi, auth: Record<string, string>, bytes: Buffer, filename: string) {
   return request(api.app).post('/v1/media/upload').set(auth).attach('file', bytes, { filename, contentType: 'application/octet-stream' });
 }
 
-async function userWithRole(api: TestApi, admin: Account, role: string): Promise<Record<string, string>> {
-  const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
-  await request(api.app).post('/org/users').set(bearer(admin.access)).send({ email, password: PASSWORD, role }).expect(201);
-  const login = await request(api.app).post('/auth/login').send({ email, password: PASSWORD }).expect(200);
-  return bearer(login.body.access_token);
-}
 
 describe('media upload and sign requests', () => {
   let api: TestApi;
@@ -90,7 +83,7 @@ describe('media upload and sign requests', () => {
       expect(noFile.status).to.equal(400);
       const json = await request(api.app).post('/v1/media/upload').set(bearer(a.access)).send({ file: 'x' });
       expect(json.status).to.equal(415);
-      const viewer = await userWithRole(api, a, 'viewer');
+      const viewer = bearer((await addOrgUser(api.app, a, 'viewer')).access);
       expect((await upload(api, viewer, PNG, 'x.png')).status).to.equal(403);
       expect((await upload(api, {}, PNG, 'x.png')).status).to.equal(401);
     });
@@ -142,7 +135,7 @@ describe('media upload and sign requests', () => {
       const manifest = { title: 'T', creator: 'C' };
       expect((await request(api.app).post('/v1/media/sign').set(bearer(a.access)).send({ upload_id: '00000000-0000-4000-8000-000000000000', manifest })).status).to.equal(404);
       expect((await request(api.app).post('/v1/media/sign').set(bearer(b.access)).send({ upload_id: uploadId, manifest })).status).to.equal(404);
-      const viewer = await userWithRole(api, a, 'viewer');
+      const viewer = bearer((await addOrgUser(api.app, a, 'viewer')).access);
       expect((await request(api.app).post('/v1/media/sign').set(viewer).send({ upload_id: uploadId, manifest })).status).to.equal(403);
     });
 

@@ -1,16 +1,14 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { addOrgUser, bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 
 const PASSWORD = 'a long enough passphrase';
 
 async function addUser(api: TestApi, admin: Account, role: string): Promise<{ userId: string; access: string; email: string }> {
-  const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
-  const res = await request(api.app).post('/org/users').set(bearer(admin.access)).send({ email, password: PASSWORD, role }).expect(201);
-  expect(res.body).to.include({ email, role, org_id: admin.orgId });
-  expect(res.body).to.not.have.property('password_hash');
-  const login = await request(api.app).post('/auth/login').send({ email, password: PASSWORD }).expect(200);
-  return { userId: res.body.user_id, access: login.body.access_token, email };
+  const user = await addOrgUser(api.app, admin, role);
+  expect(user.created).to.include({ email: user.email, role, org_id: admin.orgId });
+  expect(user.created).to.not.have.property('password_hash');
+  return user;
 }
 
 describe('organisation users', () => {

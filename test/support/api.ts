@@ -85,3 +85,12 @@ export async function registerAccount(app: Express, orgName = 'Org'): Promise<Ac
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** Adds a user with `role` to the admin's organisation through the API and signs them in. */
+export async function addOrgUser(app: Express, admin: Account, role: string): Promise<{ userId: string; access: string; email: string; orgId: string; role: string; created: Record<string, unknown> }> {
+  const email = `${role}-${Math.random().toString(36).slice(2)}@example.com`;
+  const password = 'a long enough passphrase';
+  const res = await request(app).post('/org/users').set(bearer(admin.access)).send({ email, password, role }).expect(201);
+  const login = await request(app).post('/auth/login').send({ email, password }).expect(200);
+  return { userId: res.body.user_id, access: login.body.access_token, email, orgId: res.body.org_id, role: res.body.role, created: res.body };
+}
