@@ -340,6 +340,8 @@ describe('web app in headless Chromium', function () {
     const target = path.join(downloadsDir, `anchored-${file.suggestedFilename()}`);
     await file.saveAs(target);
     await s.page.getByRole('link', { name: 'Verify' }).click();
+    // Wait for the page, or the file may go to the sign page's input still on screen.
+    await heading(s.page, 'Verify an image').waitFor();
     verifying = target;
     await s.page.locator('input[type=file]').setInputFiles(target);
     await s.page.locator('.verdict').waitFor();
