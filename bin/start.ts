@@ -44,7 +44,7 @@ runMain('all-in-one', async (givenConfig, logger) => {
   if (useRedis) {
     signQueue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, retry);
     // The embedded database belongs to this process, so PGlite runs jobs inline; Postgres uses sandbox processes.
-    const worker = startBullMqSignWorker(config, logger, {
+    const worker = await startBullMqSignWorker(config, logger, {
       inlineProcessor: config.databaseUrl ? undefined : processor,
       onGaveUp: (jobId) => markAbandoned({ knex, events: jobEvents }, jobId),
     });

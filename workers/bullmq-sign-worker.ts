@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { Worker, type Job } from 'bullmq';
+import { Worker, type ChildPool, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
 import { createRedis } from '../shared/redis.js';
@@ -26,12 +26,30 @@ export interface RunningSignWorker {
 }
 
 /**
+ * Forks and initialises `count` sandbox processes and puts them in BullMQ's pool as free children, before the
+ * worker takes its first job. BullMQ forks a child only when a job needs one, so a new worker would otherwise
+ * start a child (tsx, the modules, the 9 MB C2PA WASM: about a second of CPU each) in the middle of its first
+ * burst of jobs, taking that CPU from the children already signing. The pool is private in BullMQ's types but
+ * has been the same since v4; if it is ever missing, children are forked on demand as before.
+ */
+async function startSandboxes(worker: Worker, count: number, logger: Logger): Promise<void> {
+  const pool = (worker as unknown as { childPool?: Pick<ChildPool, 'retain' | 'release'> }).childPool;
+  if (!pool) {
+    logger.warn('BullMQ has no child pool to fill: sandbox processes start with the first jobs');
+    return;
+  }
+  const children = await Promise.all(Array.from({ length: count }, () => pool.retain(SANDBOX)));
+  for (const child of children) pool.release(child);
+}
+
+/**
  * The BullMQ side of a worker process. By default jobs run in sandboxed child processes that BullMQ keeps
  * and reuses (workers/sign-sandbox.ts): C2PA signing is CPU work, and on the main thread it would delay BullMQ's
  * lock renewal and make a healthy job look stalled. A killed process's jobs become stalled and are
- * picked up again by any worker after the lock expires.
+ * picked up again by any worker after the lock expires. Resolves once the worker takes jobs, with its
+ * sandbox processes already started (one per unit of concurrency).
  */
-export function startBullMqSignWorker(config: Config, logger: Logger, options: SignWorkerOptions): RunningSignWorker {
+export async function startBullMqSignWorker(config: Config, logger: Logger, options: SignWorkerOptions): Promise<RunningSignWorker> {
   const inline = options.inlineProcessor;
   const processor = inline
     ? async (job: Job<{ jobId: string }>) => {
@@ -48,6 +66,11 @@ export function startBullMqSignWorker(config: Config, logger: Logger, options: S
     lockDuration: config.workerLockMs,
     stalledInterval: Math.round(config.workerLockMs / 2),
     maxStalledCount: 2,
+    autorun: false,
+    // GC in the sandbox's own thread: V8's helper threads (concurrent marking of a 35 MB heap after every few
+    // multi-megabyte files) took CPU from the other sandboxes, a core's worth of work split over more threads
+    // than cores. Pauses do not matter there: BullMQ's lock renewal runs in this process, not the child.
+    workerForkOptions: { execArgv: [...process.execArgv, '--single-threaded-gc'] },
   });
   worker.on('failed', (job, err) => {
     logger.warn({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'sign job attempt failed');
@@ -56,6 +79,8 @@ export function startBullMqSignWorker(config: Config, logger: Logger, options: S
     }
   });
   worker.on('error', (err) => logger.error({ err }, 'worker error'));
+  if (!inline) await startSandboxes(worker, config.workerConcurrency, logger);
+  worker.run().catch((err: unknown) => logger.error({ err }, 'sign worker stopped'));
   logger.info({ concurrency: config.workerConcurrency, sandboxed: !inline }, 'sign worker started (BullMQ)');
   return {
     /** Stops taking jobs and waits for running ones; after timeoutMs they are left for another worker. */

@@ -6,7 +6,7 @@ import { markAbandoned } from './sign-job.js';
 
 runRoleProcess('worker', async (config, knex, logger) => {
   const events = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: false });
-  const worker = startBullMqSignWorker(config, logger, { onGaveUp: (jobId) => markAbandoned({ knex, events }, jobId) });
+  const worker = await startBullMqSignWorker(config, logger, { onGaveUp: (jobId) => markAbandoned({ knex, events }, jobId) });
   return async () => {
     await worker.close(DRAIN_TIMEOUT_MS);
     await events.close();

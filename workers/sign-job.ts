@@ -65,7 +65,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
   try {
     const upload = await Upload.query(deps.knex).findById(job.upload_id);
     if (!upload) throw new Error(`upload ${job.upload_id} of job ${jobId} is gone`);
-    const bytes = new Uint8Array(await deps.files.read(upload.storage_key));
+    const bytes = await deps.files.read(upload.storage_key);
     const identity = await deps.signingIdentity();
     const manifest = buildManifestDefinition(job.manifest, { sourceHasManifest: await hasManifest(bytes, upload.mime_type) });
     const prepared = performance.now();

@@ -1,4 +1,5 @@
 import type { SandboxedJob } from 'bullmq';
+import { c2paWasm } from '../shared/c2pa/wasm.js';
 import { loadConfig } from '../shared/config.js';
 import { connectDatabase } from '../shared/db/index.js';
 import { createLogger } from '../shared/logger.js';
@@ -10,6 +11,10 @@ import { signJobDeps } from './sign-job-deps.js';
 // If the worker process dies (even by SIGKILL) its IPC channel closes: leave too, rather than linger as an
 // orphan. A job cut short here is taken over by another worker once its BullMQ lock expires.
 process.once('disconnect', () => process.exit(1));
+
+// Compile the C2PA WASM while BullMQ starts this process (the worker waits for that before taking jobs),
+// not during its first job.
+c2paWasm();
 
 // One set of connections per sandbox process, reused for every job it runs.
 let deps: Promise<SignJobDeps> | undefined;

@@ -8,11 +8,13 @@
  * and pipeline are measured with timestamps on and off (SIGN_WITHOUT_TIMESTAMP=true) in the same run, the
  * pipeline in ABBA order (goal: the timestamp must not halve the rate).
  *
- *   npx tsx bench/pipeline/run.ts [N=60]
+ *   npx tsx bench/pipeline/run.ts [N=240]     (WORKER_CONCURRENCY=1 to run one sandbox per worker)
+ * Each pipeline round also prints CPU milliseconds per file by process (API, worker, sandbox, TSA, Postgres,
+ * Redis, this client) and how busy the machine was.
  * Needs Postgres (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres) and Redis (REDIS_URL).
  */
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
 import { buildManifestDefinition, signAsset } from '../../shared/c2pa/index.js';
@@ -23,16 +25,38 @@ import { httpTimestamper } from '../../shared/tsa/client.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { noisePng } from '../../test/support/noise-png.js';
 import { photoLikeJpeg } from '../support/photo-jpeg.js';
+import { cpuByRole, cpuSnapshot } from '../support/process-cpu.js';
 import { startRole, type RoleProcess } from '../../test/support/processes.js';
 
-const N = Number(process.argv[2] ?? 60);
+const N = Number(process.argv[2] ?? 240);
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PORT = 3700 + Math.floor(Math.random() * 200);
 const TSA_PORT = PORT + 200;
+const WORKERS = 2;
+const WORKER_CONCURRENCY = Number(process.env.WORKER_CONCURRENCY ?? 2);
+/**
+ * Files each process signs before it is measured: the loop's process, and every sandbox process of the workers.
+ * A fresh process spends its first seconds compiling (V8 tiers the hot C2PA WASM and JS up to optimised code
+ * on background threads); worker processes are long-lived, so the steady state is what is compared.
+ */
+const WARM_UP_PER_PROCESS = 8;
+const WARM_UP_JOBS = WORKERS * WORKER_CONCURRENCY * WARM_UP_PER_PROCESS;
 
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** Which part of the service a process is, for the CPU breakdown (undefined: not counted). */
+function roleOf(cmdline: string, pid: number): string | undefined {
+  if (pid === process.pid) return 'bench client';
+  if (cmdline.includes('api/main.ts')) return 'api';
+  if (cmdline.includes('workers/main.ts')) return 'worker';
+  if (cmdline.includes('bullmq') && cmdline.includes('main.js')) return 'sandbox';
+  if (cmdline.includes('ocsp/main.ts')) return 'trust (TSA)';
+  if (cmdline.startsWith('postgres')) return 'postgres';
+  if (cmdline.includes('redis-server')) return 'redis';
+  return undefined;
 }
 
 async function json(res: Response): Promise<Record<string, unknown>> {
@@ -63,7 +87,7 @@ const env = {
   PORT: String(PORT),
   BASE_URL: `http://127.0.0.1:${PORT}`,
   LOG_LEVEL: 'warn',
-  WORKER_CONCURRENCY: process.env.WORKER_CONCURRENCY ?? '2',
+  WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
   AUTH_RATE_LIMIT: '1000',
   // The trust-services process: OCSP and CRL on free ports, the TSA where the workers look for it.
   OCSP_PORT: '0',
@@ -85,7 +109,7 @@ const definition = buildManifestDefinition({ title: 'Bench', creator: 'Bench' },
 const timestamper = httpTimestamper({ url: env.TSA_URL });
 const signOnce = (f: (typeof files)[number], stamped: boolean) =>
   signAsset({ bytes: f.bytes, mimeType: f.mime, manifest: definition, key: identity.key, chainDer: identity.chainDer, timestamper: stamped ? timestamper : undefined });
-for (const f of files) await signOnce(f, true); // warm-up
+for (let i = 0; i < WARM_UP_PER_PROCESS; i += 1) await signOnce(files[i % files.length]!, i % 2 === 0); // warm-up
 async function loopRate(stamped: boolean): Promise<number> {
   const t0 = performance.now();
   for (let i = 0; i < N; i += 1) await signOnce(files[i % files.length]!, stamped);
@@ -111,7 +135,7 @@ try {
   async function pipeline(workerEnv: Record<string, string>): Promise<{ rate: number; latencies: number[] }> {
     const workers: RoleProcess[] = [];
     try {
-      for (let w = 0; w < 2; w += 1) workers.push(await startRole('workers/main.ts', { ...env, ...workerEnv, LOG_LEVEL: 'info' }, /sign worker started/));
+      for (let w = 0; w < WORKERS; w += 1) workers.push(await startRole('workers/main.ts', { ...env, ...workerEnv, LOG_LEVEL: 'info' }, /sign worker started/));
       const uploads: string[] = [];
       for (let i = 0; i < N; i += 1) {
         const f = files[i % files.length]!;
@@ -127,8 +151,9 @@ try {
           if (status.status !== 'queued' && status.status !== 'processing') return;
         }
       };
-      // Warm-up jobs for every worker sandbox, so both runs measure a warm signer.
-      for (const u of uploads.slice(0, 4)) await signAndWait(u, 'Warm');
+      // Warm-up jobs, all at once so that every sandbox process signs its share (see WARM_UP_PER_PROCESS).
+      await Promise.all(uploads.slice(0, WARM_UP_JOBS).map((u) => signAndWait(u, 'Warm')));
+      const cpuBefore = cpuSnapshot(roleOf);
       const start = performance.now();
       const latencies = await Promise.all(
         uploads.map(async (uploadId) => {
@@ -137,12 +162,19 @@ try {
           return performance.now() - t0;
         }),
       );
-      const rate = N / ((performance.now() - start) / 1000);
+      const wallMs = performance.now() - start;
+      const rate = N / (wallMs / 1000);
+      const cpu = [...cpuByRole(cpuBefore, cpuSnapshot(roleOf))].sort((a, b) => b[1] - a[1]);
+      const cpuTotal = cpu.reduce((sum, [, ms]) => sum + ms, 0);
+      console.log(
+        `  CPU ms per file: ${(cpuTotal / N).toFixed(0)} (${cpu.map(([role, ms]) => `${role} ${(ms / N).toFixed(1)}`).join(', ')}); ` +
+          `machine busy ${((100 * cpuTotal) / (wallMs * availableParallelism())).toFixed(0)}%`,
+      );
       // Where a worker's time went, from the `signed` log lines (after the warm-up jobs).
       const stages = workers.flatMap((w) =>
         w.output().split('\n').filter((l) => l.includes('"msg":"signed"')).map((l) => (JSON.parse(l) as { ms: Record<string, number> }).ms),
       );
-      const p50 = (k: string) => percentile(stages.slice(4).map((s) => s[k] ?? 0), 50);
+      const p50 = (k: string) => percentile(stages.slice(WARM_UP_JOBS).map((s) => s[k] ?? 0), 50);
       if (process.env.BENCH_DEBUG) {
         const lines = workers.flatMap((w) => w.output().split('\n').filter((l) => l.includes('"msg":"signed"')).map((l) => JSON.parse(l) as { pid: number; time: number; ms: Record<string, number> }));
         const byPid = new Map<number, { time: number; ms: Record<string, number> }[]>();

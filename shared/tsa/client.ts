@@ -78,13 +78,23 @@ export async function requestTimestamp(imprintInput: Uint8Array, options: HttpTi
 
   let body: Uint8Array;
   let httpStatus: number;
-  try {
-    const res = await (options.fetch ?? fetch)(url, {
+  const post = () =>
+    (options.fetch ?? fetch)(url, {
       method: 'POST',
       headers: { 'Content-Type': TIMESTAMP_QUERY_TYPE, Accept: TIMESTAMP_REPLY_TYPE },
       body: new Uint8Array(query), // its own ArrayBuffer (BodyInit wants Uint8Array<ArrayBuffer>)
       signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
     });
+  try {
+    let res: Response;
+    try {
+      res = await post();
+    } catch (err) {
+      // A kept-alive connection the TSA closed just as we reused it: asked again once on a new connection.
+      // Safe: a repeated query only makes the TSA issue another token, and the nonce ties the reply to it.
+      if (!CLOSED_BEFORE_REPLY.has(describeFetchError(err))) throw err;
+      res = await post();
+    }
     httpStatus = res.status;
     const declared = Number(res.headers.get('content-length') ?? 0);
     if (declared > MAX_REPLY_BYTES) throw fail(`reply of ${declared} bytes is too large`, { httpStatus });
@@ -122,6 +132,9 @@ export async function requestTimestamp(imprintInput: Uint8Array, options: HttpTi
   if (options.policy && info.policy !== options.policy) throw fail(`the token is under policy ${info.policy}, not ${options.policy}`);
   return { token: reply.tokenDer, genTime: info.genTime, serial: info.serial };
 }
+
+/** undici's and the OS's words for a connection closed before any reply. */
+const CLOSED_BEFORE_REPLY = new Set(['UND_ERR_SOCKET', 'ECONNRESET']);
 
 function describeFetchError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);

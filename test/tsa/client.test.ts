@@ -75,6 +75,35 @@ describe('tsa: the workers’ HTTP client', function () {
     expect(err.detail.url).to.equal(gone.url);
   });
 
+  it('a connection closed before the reply (a stale kept-alive socket) is asked once more; twice fails', async function () {
+    let requests = 0;
+    const flaky = await fakeServer((req, res) => {
+      requests += 1;
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        if (requests === 1) return req.socket.destroy(); // closed with no reply
+        fetch(tsa.url, { method: 'POST', body: Buffer.concat(chunks) }).then(
+          async (r) => res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? '' }).end(Buffer.from(await r.arrayBuffer())),
+          () => res.destroy(),
+        );
+      });
+    });
+    const dropAll = await fakeServer((req) => {
+      req.resume();
+      req.on('end', () => req.socket.destroy());
+    });
+    try {
+      const token = await httpTimestamper({ url: flaky.url })(data);
+      expect(checkTimeStampToken(token, data).hashAlgorithm).to.equal('sha256');
+      expect(requests).to.equal(2);
+      await expectUnavailable(httpTimestamper({ url: dropAll.url })(data), /could not be reached \((UND_ERR_SOCKET|ECONNRESET)\)/);
+    } finally {
+      await flaky.close();
+      await dropAll.close();
+    }
+  });
+
   it('a rejection names the status and failure info', async function () {
     const none = await startTestTsa(async () => Promise.reject(new NoTsaCertificateError()));
     try {
