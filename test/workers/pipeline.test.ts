@@ -95,7 +95,9 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
   });
 
   it('signs a JPEG and a PNG that c2pa-rs reads Trusted with only the service root; a flipped byte reads Invalid', async () => {
-    worker = await startRole('workers/main.ts', workerEnv(), /sign worker started/);
+    worker = await startRole('workers/main.ts', workerEnv({ WORKER_CONCURRENCY: '2' }), /sign worker started/);
+    // Ready means its sandbox processes are already running (one per job it runs at once), none forked under load.
+    expect(childPids(worker.child.pid!)).to.have.length(2);
     for (const [name, mime] of [['photo.jpg', 'image/jpeg'], ['graphic.png', 'image/png']] as const) {
       const job = await waitDone(await signThrough(fixture(name), name));
       expect(job.status, JSON.stringify(job)).to.equal('signed');
