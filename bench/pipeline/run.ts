@@ -13,7 +13,7 @@
  * Redis, this client) and how busy the machine was.
  * Needs Postgres (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres) and Redis (REDIS_URL).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
@@ -222,4 +222,5 @@ try {
   await knex.destroy();
   await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
   await admin.destroy();
+  rmSync(env.DATA_DIR, { recursive: true, force: true }); // about 5 GB of uploads and signed files at N=240
 }
