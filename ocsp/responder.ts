@@ -12,7 +12,7 @@
  *   After `refreshAfterSeconds` (default half the validity) the next request still gets the cached response
  *   at once and triggers one background re-signing; an expired response is never served. Concurrent misses
  *   for the same key share one signature. So the vault signs once per certificate and validity window, not
- *   once per request.
+ *   once per request. With a shared `store`, once per window for all responder processes together.
  * - Revocation: `invalidate(serial)` drops cached and in-flight responses for that serial, so the next request
  *   is answered from a fresh status lookup. The process that records a revocation must cause this call in
  *   every responder process (e.g. Postgres LISTEN/NOTIFY or a Redis channel); without it a cached "good"
@@ -97,9 +97,31 @@ export interface OcspResponderOptions<I extends OcspIssuer = OcspIssuer> {
   maxCertIdsPerRequest?: number;
   /** Put the issuer's certificate in the response's certs field. Default false (not needed: the CA signs). */
   includeIssuerCertificate?: boolean;
+  /**
+   * Pre-signed responses shared with the other responder processes (ocsp/response-store.ts). A cache fill for a
+   * one-CertID request (what clients send) looks there first and serves a response still before its refresh
+   * point without a vault signature; a response this process signs is put there. A store that fails is logged
+   * and signing goes on.
+   */
+  store?: OcspResponseStore;
   logger?: Pick<Logger, 'warn' | 'error'>;
   /** Clock in milliseconds, for tests. Default Date.now. */
   now?: () => number;
+}
+
+/** A signed response as kept in an OcspResponseStore. */
+export interface StoredOcspResponse {
+  der: Uint8Array;
+  producedAt: Date;
+  thisUpdate: Date;
+  nextUpdate: Date;
+}
+
+/** Shared storage of pre-signed responses, one per CertID (hex of its DER). */
+export interface OcspResponseStore {
+  get(certIdHex: string): Promise<StoredOcspResponse | undefined>;
+  /** `good`: the response says good (a store keeps such a response only while the certificate is unrevoked). */
+  put(certIdHex: string, serialHex: string, response: StoredOcspResponse, good: boolean): Promise<void>;
 }
 
 /** A signed, successful response. */
@@ -129,6 +151,8 @@ export interface OcspResponderStats {
   cacheMisses: number;
   /** Vault signatures requested by this responder (cache fills, refreshes and nonce responses). */
   signatures: number;
+  /** Cache fills and refreshes answered from the shared store, without a signature. */
+  storeHits: number;
   nonceResponses: number;
   /** Nonce requests answered from the cache without a nonce because the nonce budget (rate, queue) was exhausted. */
   nonceFallbacks: number;
@@ -245,7 +269,8 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
   private readonly cache = new Map<string, CacheEntry>();
   private readonly keysBySerial = new Map<string, Set<string>>();
   private readonly inFlight = new Map<string, InFlight>();
-  private readonly counters = { cacheHits: 0, cacheMisses: 0, signatures: 0, nonceResponses: 0, nonceFallbacks: 0 };
+  private readonly counters = { cacheHits: 0, cacheMisses: 0, signatures: 0, storeHits: 0, nonceResponses: 0, nonceFallbacks: 0 };
+  private readonly shared: OcspResponseStore | undefined;
 
   constructor(options: OcspResponderOptions<I>) {
     if (options.issuers.length === 0) throw new RangeError('OcspResponder: no issuers');
@@ -274,6 +299,7 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
     this.maxCertIds = positive('maxCertIdsPerRequest', options.maxCertIdsPerRequest, 20);
     this.includeIssuerCertificate = options.includeIssuerCertificate ?? false;
     this.logger = options.logger;
+    this.shared = options.store;
     this.now = options.now ?? Date.now;
     this.fills = new Limiter(
       positive('maxConcurrentSignatures', options.maxConcurrentSignatures, 8),
@@ -312,7 +338,7 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
         const value = unwrapOctetString(request.nonce) ?? request.nonce;
         if (value.length === 0 || value.length > NONCE_MAX_OCTETS) return errorAnswer('malformedRequest');
         const nonce = request.nonce.slice();
-        const fresh = this.nonceRate.take() ? this.nonceSigns.run(() => this.sign(matched, nonce)) : undefined;
+        const fresh = this.nonceRate.take() ? this.nonceSigns.run(async () => (await this.sign(matched, nonce)).answer) : undefined;
         if (fresh) {
           this.counters.nonceResponses++;
           return await fresh;
@@ -362,8 +388,10 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
       this.cache.delete(key); // keep least-recently-used order
       this.cache.set(key, entry);
       if (now >= entry.refreshAt && now >= entry.retryAt && !this.inFlight.has(key)) {
+        // Set before the attempt, not when it fails: requests arriving while a failure is still on its way
+        // must not start more attempts. A successful refresh replaces the entry.
+        entry.retryAt = now + this.retryMs;
         this.fill(key, matched)?.catch((err: unknown) => {
-          entry.retryAt = this.now() + this.retryMs;
           this.logger?.warn({ err }, 'OCSP background re-signing failed; serving the cached response');
         });
       }
@@ -377,7 +405,7 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
 
   /** Starts one signing for `key` (shared by everyone who asks meanwhile); undefined when the queue is full. */
   private fill(key: string, matched: Matched<I>[]): Promise<OcspSignedAnswer> | undefined {
-    const run = this.fills.run(() => this.sign(matched, undefined));
+    const run = this.fills.run(() => this.fillAnswer(matched));
     if (!run) return undefined;
     const serials = matched.map((m) => m.certId.serialHex);
     const flight: InFlight = {
@@ -434,8 +462,33 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
     }
   }
 
+  /** A cache fill: the shared store's response while it is before its refresh point, else a new one (stored). */
+  private async fillAnswer(matched: Matched<I>[]): Promise<OcspSignedAnswer> {
+    const shared = matched.length === 1 ? this.shared : undefined;
+    if (!shared) return (await this.sign(matched, undefined)).answer;
+    const certId = matched[0]!.certId;
+    const certIdHex = hex(certId.der);
+    try {
+      const stored = await shared.get(certIdHex);
+      const now = this.now();
+      if (stored && now < stored.thisUpdate.getTime() + this.refreshAfterMs && now < stored.nextUpdate.getTime()) {
+        this.counters.storeHits++;
+        return signedAnswer(stored, false);
+      }
+    } catch (err) {
+      this.logger?.warn({ err }, 'OCSP response store could not be read; signing a response');
+    }
+    const { answer, statuses } = await this.sign(matched, undefined);
+    try {
+      await shared.put(certIdHex, certId.serialHex, answer, statuses[0]!.status === 'good');
+    } catch (err) {
+      this.logger?.warn({ err }, 'OCSP response could not be stored for the other responder processes');
+    }
+    return answer;
+  }
+
   /** Looks up the statuses and signs one response: one vault signature. */
-  private async sign(matched: Matched<I>[], nonce: Uint8Array | undefined): Promise<OcspSignedAnswer> {
+  private async sign(matched: Matched<I>[], nonce: Uint8Array | undefined): Promise<{ answer: OcspSignedAnswer; statuses: OcspCertStatus[] }> {
     const record = matched[0]!.record;
     const statuses = await Promise.all(matched.map((m) => this.lookupStatus(record.issuer, m.certId.serialHex)));
     const now = Math.floor(this.now() / 1000) * 1000; // GeneralizedTime carries whole seconds
@@ -450,15 +503,7 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
       nonce,
       certs: this.includeIssuerCertificate ? [record.issuer.certificate] : undefined,
     });
-    return {
-      responseStatus: 'successful',
-      der,
-      producedAt: thisUpdate,
-      thisUpdate,
-      nextUpdate,
-      nonceEchoed: nonce !== undefined,
-      sha1Hex: createHash('sha1').update(der).digest('hex'),
-    };
+    return { answer: signedAnswer({ der, producedAt: thisUpdate, thisUpdate, nextUpdate }, nonce !== undefined), statuses };
   }
 
   private failure(err: unknown): OcspErrorAnswer {
@@ -469,6 +514,10 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
     this.logger?.error({ err }, 'OCSP responder failed');
     return errorAnswer('internalError');
   }
+}
+
+function signedAnswer(response: StoredOcspResponse, nonceEchoed: boolean): OcspSignedAnswer {
+  return { responseStatus: 'successful', ...response, nonceEchoed, sha1Hex: createHash('sha1').update(response.der).digest('hex') };
 }
 
 const ERROR_ANSWERS = new Map<OcspErrorStatus, OcspErrorAnswer>();

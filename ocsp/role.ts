@@ -17,6 +17,7 @@ import type { KeyVault } from '../shared/vault/types.js';
 import { createCrlHost } from './crl-host.js';
 import { databaseStatusLookup, loadOcspIssuers, type DatabaseIssuer } from './database-issuers.js';
 import { OcspResponder, errorAnswer, type OcspAnswer } from './responder.js';
+import { databaseResponseStore } from './response-store.js';
 import { listenServer } from './http-server.js';
 import { createOcspServer } from './server.js';
 import { startTsaService, type TsaService } from './tsa-service.js';
@@ -51,6 +52,8 @@ export async function startOcspRole(
   const ownEvents = options.events === undefined;
   const events = options.events ?? createPkiEvents(config, knex, logger);
   const lookupStatus = databaseStatusLookup(knex, config.ocspUnissuedStatus);
+  // Pre-signed responses shared with the other responder copies on this database.
+  const store = databaseResponseStore(knex);
 
   /** undefined while the database holds no usable CA (PKI not set up yet): then every request is unauthorized. */
   const buildResponder = async (): Promise<OcspResponder<DatabaseIssuer> | undefined> => {
@@ -60,7 +63,7 @@ export async function startOcspRole(
       return undefined;
     }
     logger.info({ issuers: issuers.map((i) => i.subject) }, 'OCSP responder answers for these CAs');
-    return new OcspResponder({ issuers, lookupStatus, logger });
+    return new OcspResponder({ issuers, lookupStatus, logger, store });
   };
 
   let responder: OcspResponder<DatabaseIssuer> | undefined;

@@ -259,6 +259,8 @@ export async function revokeCertificate(
     // Whole seconds: what the CRL and OCSP encode, so both report the same time.
     const revokedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const updated = await Certificate.query(trx).patchAndFetchById(found.id, { revoked_at: revokedAt, revocation_reason: reason });
+    // Pre-signed "good" responses go with the revocation (ocsp/response-store.ts), before any copy hears of it.
+    await trx('ocsp_responses').where({ serial }).del();
     return { certificate: updated, alreadyRevoked: false };
   });
   deps.logger?.info({ serial, role: certificate.role, reason: certificate.revocation_reason }, 'certificate revoked');
