@@ -1,5 +1,5 @@
 /** Anchoring configuration: defaults, validation, and what production refuses. */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -8,10 +8,14 @@ import { startEmbeddedChainIfNeeded } from '../../shared/chain/embedded.js';
 import { ConfigError, loadConfig } from '../../shared/config.js';
 import { RecordingLogger } from './support.js';
 
-const env = (extra: Record<string, string> = {}) => ({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'cfg-chain-')), ...extra });
+// Every test's DATA_DIR lives under one directory, removed when the file's tests are done.
+const scratch = mkdtempSync(path.join(tmpdir(), 'cfg-chain-'));
+const env = (extra: Record<string, string> = {}) => ({ DATA_DIR: mkdtempSync(path.join(scratch, 'd-')), ...extra });
 const PRODUCTION = { NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(40) };
 
 describe('chain: anchoring configuration', () => {
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
   it('defaults: batches of 1000 or 1 minute, 16 in flight, 3 confirmations on an external chain and 1 embedded', () => {
     const embedded = loadConfig(env());
     expect(embedded.anchor).to.deep.equal({ batchSize: 1000, batchMaxAgeMs: 60_000, confirmations: 1, pollMs: 2000, resendAfterMs: 180_000, maxInFlight: 16 });

@@ -1,12 +1,16 @@
 import { expect } from 'chai';
-import { mkdtempSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../shared/config.js';
 
-const dataDir = () => mkdtempSync(path.join(tmpdir(), 'cfg-'));
+// Every test's DATA_DIR lives under one directory, removed when the file's tests are done.
+const scratch = mkdtempSync(path.join(tmpdir(), 'cfg-'));
+const dataDir = () => mkdtempSync(path.join(scratch, 'd-'));
 
 describe('configuration', () => {
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
   it('has working embedded defaults', () => {
     const c = loadConfig({ DATA_DIR: dataDir() });
     expect(c.port).to.equal(3000);

@@ -1,12 +1,16 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, DEFAULT_TSA_POLICY_OID, loadConfig } from '../../shared/config.js';
 
-const base = () => ({ DATA_DIR: mkdtempSync(path.join(tmpdir(), 'cfg-tsa-')) });
+// Every test's DATA_DIR lives under one directory, removed when the file's tests are done.
+const scratch = mkdtempSync(path.join(tmpdir(), 'cfg-tsa-'));
+const base = () => ({ DATA_DIR: mkdtempSync(path.join(scratch, 'd-')) });
 
 describe('tsa: configuration', function () {
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
   it('defaults: own TSA on 3003, timestamps on, key tsa-signing, X.667 policy OID', function () {
     const c = loadConfig(base());
     expect([c.tsaPort, c.tsaUrl, c.tsaKeyName, c.tsaTimeoutMs, c.signWithoutTimestamp]).to.deep.equal([3003, 'http://localhost:3003', 'tsa-signing', 10_000, false]);
