@@ -37,10 +37,10 @@ const WORKER_CONCURRENCY = Number(process.env.WORKER_CONCURRENCY ?? 2);
 /**
  * Files each process signs before it is measured: the loop's process, and every sandbox process of the workers.
  * A fresh process spends its first seconds compiling (V8 tiers the hot C2PA WASM and JS up to optimised code
- * on background threads: `perf` showed TurboFan at 10-40% of a sandbox's CPU for about its first 5 s of jobs);
- * worker processes are long-lived, so the steady state is what is compared.
+ * on background threads: `perf` showed TurboFan at 10-40% of a sandbox's CPU for about its first 5 s of jobs,
+ * about 48 files); worker processes are long-lived, so the steady state is what is compared.
  */
-const WARM_UP_PER_PROCESS = 24;
+const WARM_UP_PER_PROCESS = 48;
 const WARM_UP_JOBS = WORKERS * WORKER_CONCURRENCY * WARM_UP_PER_PROCESS;
 
 function percentile(values: number[], p: number): number {
