@@ -18,7 +18,7 @@
  * so only connect/receive/exception failures and non-2xx answers are reported as errors.
  */
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { normalizeSerialHex } from '../../shared/pki/serial.js';
@@ -26,6 +26,7 @@ import { OcspResponder } from '../../ocsp/responder.js';
 import { listenServer } from '../../ocsp/http-server.js';
 import { createOcspServer } from '../../ocsp/server.js';
 import { makeOpensslChain } from '../../test/support/openssl-chain.js';
+import { processCpu, processIds } from '../support/process-cpu.js';
 
 interface AbResult {
   rps: number;
@@ -36,24 +37,14 @@ interface AbResult {
   cpuUsPerRequest: number;
 }
 
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
-
-/** CPU milliseconds used so far by every process in a process group (Linux /proc), exited children included. */
+/** CPU milliseconds used so far by every process in a process group, exited (waited-for) children included. */
 function groupCpuMs(pgid: number): number {
-  let ticks = 0;
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    let stat: string;
-    try {
-      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-    } catch {
-      continue; // exited meanwhile
-    }
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
-    if (Number(f[2]) !== pgid) continue;
-    ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]); // utime stime cutime cstime
+  let ms = 0;
+  for (const pid of processIds()) {
+    const cpu = processCpu(pid);
+    if (cpu?.pgid === pgid) ms += cpu.ownMs + cpu.childrenMs;
   }
-  return (ticks * 1000) / CLOCK_TICKS;
+  return ms;
 }
 
 /** Sockets in TIME_WAIT on this machine (/proc/net/sockstat). */

@@ -3,7 +3,28 @@ import { spawnSync } from 'node:child_process';
 
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
 
-/** CPU milliseconds (user + system, all threads) used so far by each live process, keyed by pid (Linux /proc). */
+/** Every live process id (Linux /proc). */
+export function processIds(): number[] {
+  return readdirSync('/proc').filter((e) => /^\d+$/.test(e)).map(Number);
+}
+
+/**
+ * A process's group and CPU milliseconds (user + system, all threads), its own and its waited-for children's,
+ * from /proc/<pid>/stat; undefined when it has exited.
+ */
+export function processCpu(pid: number): { pgid: number; ownMs: number; childrenMs: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[0] is field 3 (state)
+  const ms = (ticks: number) => (ticks * 1000) / CLOCK_TICKS;
+  return { pgid: Number(f[2]), ownMs: ms(Number(f[11]) + Number(f[12])), childrenMs: ms(Number(f[13]) + Number(f[14])) };
+}
+
+/** CPU milliseconds used so far by each live process, keyed by pid. */
 export type CpuSnapshot = Map<number, { role: string; ms: number }>;
 
 /**
@@ -12,17 +33,16 @@ export type CpuSnapshot = Map<number, { role: string; ms: number }>;
  */
 export function cpuSnapshot(roleOf: (cmdline: string, pid: number) => string | undefined): CpuSnapshot {
   const snapshot: CpuSnapshot = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  for (const pid of processIds()) {
+    let cmdline: string;
     try {
-      const role = roleOf(readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').join(' '), Number(entry));
-      if (!role) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // fields[0] is field 3 (state)
-      snapshot.set(Number(entry), { role, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS });
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
     } catch {
-      // exited meanwhile
+      continue; // exited meanwhile
     }
+    const role = roleOf(cmdline, pid);
+    const cpu = role ? processCpu(pid) : undefined;
+    if (role && cpu) snapshot.set(pid, { role, ms: cpu.ownMs });
   }
   return snapshot;
 }

@@ -90,29 +90,23 @@ async function reusable(db: Db, role: CertificateRole, key: VaultKey, now: Date,
   return found && found.key_name === key.name && holdsKey(found, key) ? found : undefined;
 }
 
-async function issueLeaf(db: Db, config: PkiDeps['config'], subCa: Certificate, subCaKey: VaultKey, leafKey: VaultKey, now: Date): Promise<Certificate> {
-  const issued = await issueLeafCertificate({
-    subject: subject(config, config.pki.leafCommonName),
-    subjectPublicKeySpki: leafKey.publicKeySpki,
-    issuer: { certificateDer: subCa.der, key: subCaKey },
-    crlUrl: config.crlUrl,
-    ocspUrl: config.ocspUrl,
-    ...validity(now, new Date(now.getTime() + config.pki.leafValidityDays * DAY_MS), subCa),
-  });
-  return insertCertificate(db, { issued, role: 'leaf', issuerId: subCa.id, keyName: leafKey.name });
-}
+/** How each end-entity role is issued: the signing leaf, and the TSA's certificate (EKU timeStamping, critical). */
+const END_ENTITY = {
+  leaf: { issueCertificate: issueLeafCertificate, commonName: (c: PkiDeps['config']) => c.pki.leafCommonName, noun: 'a leaf', rotated: 'leaf certificate rotated' },
+  tsa: { issueCertificate: issueTimeStampingCertificate, commonName: (c: PkiDeps['config']) => c.pki.tsaCommonName, noun: 'a TSA certificate', rotated: 'TSA certificate rotated' },
+} as const;
 
-/** The time-stamping certificate (EKU timeStamping, critical) for the TSA key: same profile and lifetime as the leaf. */
-async function issueTsa(db: Db, config: PkiDeps['config'], subCa: Certificate, subCaKey: VaultKey, tsaKey: VaultKey, now: Date): Promise<Certificate> {
-  const issued = await issueTimeStampingCertificate({
-    subject: subject(config, config.pki.tsaCommonName),
-    subjectPublicKeySpki: tsaKey.publicKeySpki,
+/** A leaf or TSA certificate for `key` under the sub-CA; both have the leaf's profile and lifetime. */
+async function issueEndEntity(db: Db, config: PkiDeps['config'], role: 'leaf' | 'tsa', subCa: Certificate, subCaKey: VaultKey, key: VaultKey, now: Date): Promise<Certificate> {
+  const issued = await END_ENTITY[role].issueCertificate({
+    subject: subject(config, END_ENTITY[role].commonName(config)),
+    subjectPublicKeySpki: key.publicKeySpki,
     issuer: { certificateDer: subCa.der, key: subCaKey },
     crlUrl: config.crlUrl,
     ocspUrl: config.ocspUrl,
     ...validity(now, new Date(now.getTime() + config.pki.leafValidityDays * DAY_MS), subCa),
   });
-  return insertCertificate(db, { issued, role: 'tsa', issuerId: subCa.id, keyName: tsaKey.name });
+  return insertCertificate(db, { issued, role, issuerId: subCa.id, keyName: key.name });
 }
 
 async function announceIssued(deps: PkiDeps, certificates: readonly Certificate[]): Promise<void> {
@@ -172,12 +166,12 @@ export async function initPki(deps: PkiDeps): Promise<InitPkiResult> {
     }
     let leaf = await reusable(trx, 'leaf', leafKey, now, subCa.id);
     if (!leaf) {
-      leaf = await issueLeaf(trx, config, subCa, subCaKey, leafKey, now);
+      leaf = await issueEndEntity(trx, config, 'leaf', subCa, subCaKey, leafKey, now);
       issued.push(leaf);
     }
     let tsa = await reusable(trx, 'tsa', tsaKey, now, subCa.id);
     if (!tsa) {
-      tsa = await issueTsa(trx, config, subCa, subCaKey, tsaKey, now);
+      tsa = await issueEndEntity(trx, config, 'tsa', subCa, subCaKey, tsaKey, now);
       issued.push(tsa);
     }
     return { root, subCa, leaf, tsa, issued };
@@ -194,18 +188,17 @@ export async function initPki(deps: PkiDeps): Promise<InitPkiResult> {
  * used from now on. Shared by rotate-leaf and rotate-tsa.
  */
 async function rotateEndEntity(deps: PkiDeps, role: 'leaf' | 'tsa', keyName: string): Promise<Certificate> {
-  const names = role === 'leaf' ? { issue: 'a leaf', rotated: 'leaf certificate rotated' } : { issue: 'a TSA certificate', rotated: 'TSA certificate rotated' };
+  const names = END_ENTITY[role];
   const key = await deps.vault.ensureKey(keyName);
   const issued = await withPkiLock(deps.knex, 'issuance', async (trx) => {
     const now = new Date();
     const subCa = await currentCa(trx, 'sub_ca', now);
-    if (!subCa) throw new PkiError(`there is no valid sub-CA to issue ${names.issue}: run \`npm run pki -- init\``, 'not_initialised');
+    if (!subCa) throw new PkiError(`there is no valid sub-CA to issue ${names.noun}: run \`npm run pki -- init\``, 'not_initialised');
     const subCaKey = await deps.vault.getKey(subCa.key_name);
     if (!holdsKey(subCa, subCaKey)) {
       throw new PkiError(`vault key "${subCa.key_name}" no longer holds the sub-CA's public key: run \`npm run pki -- init\``, 'key_mismatch');
     }
-    const issue = role === 'leaf' ? issueLeaf : issueTsa;
-    return issue(trx, deps.config, subCa, subCaKey, key, now);
+    return issueEndEntity(trx, deps.config, role, subCa, subCaKey, key, now);
   });
   deps.logger?.info({ serial: issued.serial, notAfter: issued.not_after }, names.rotated);
   await announceIssued(deps, [issued]);

@@ -288,11 +288,11 @@ describe('chain: anchoring job (ethers against anvil, Postgres)', function () {
     node = undefined;
     await seedSignedFiles(db.knex, 4);
     const { logger } = job(`http://127.0.0.1:${port}`, { loop: true, settings: { pollMs: 20 } });
-    await logger.next((e) => e.msg === 'anchoring run failed; will retry' && e.obj.failures === 3);
+    await logger.logged((e) => e.msg === 'anchoring run failed; will retry' && e.obj.failures === 3);
     const delays = logger.entries.filter((e) => e.msg === 'anchoring run failed; will retry').map((e) => e.obj.retryInMs);
     expect(delays.slice(0, 3)).to.deep.equal([40, 80, 160]);
     node = await startAnvil({ port, mining: 'auto' });
-    await logger.next((e) => e.msg === 'anchor batch confirmed');
+    await logger.logged((e) => e.msg === 'anchor batch confirmed');
     expect((await batches())[0].status).to.equal('confirmed');
   });
 

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { startAnchoringFromConfig } from '../../scheduler/anchor-job.js';
 import { startEmbeddedChainIfNeeded } from '../../shared/chain/embedded.js';
 import { ConfigError, loadConfig } from '../../shared/config.js';
-import { RecordingLogger } from './support.js';
+import { RecordingLogger } from '../support/recording-logger.js';
 
 // Every test's DATA_DIR lives under one directory, removed when the file's tests are done.
 const scratch = mkdtempSync(path.join(tmpdir(), 'cfg-chain-'));

@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { RecordingLogger } from '../support/recording-logger.js';
 import type { Knex } from 'knex';
 import { addAnchorLeaf } from '../../shared/anchoring/leaves.js';
 import { AnchorAccount } from '../../shared/chain/anchor-account.js';
@@ -56,29 +57,6 @@ export async function rpc<T = unknown>(url: string, method: string, params: unkn
 
 export const mine = (url: string, blocks = 1) => rpc(url, 'anvil_mine', [`0x${blocks.toString(16)}`]);
 
-export interface Entry {
-  level: 'info' | 'warn' | 'error';
-  obj: Record<string, unknown>;
-  msg: string;
-}
-
-/** A logger that records entries and lets a test wait for one. */
-export class RecordingLogger {
-  readonly entries: Entry[] = [];
-  private waiters: Array<{ match: (e: Entry) => boolean; resolve: () => void }> = [];
-  private add(level: Entry['level'], obj: Record<string, unknown>, msg: string) {
-    const e = { level, obj, msg };
-    this.entries.push(e);
-    this.waiters = this.waiters.filter((w) => (w.match(e) ? (w.resolve(), false) : true));
-  }
-  info = (obj: Record<string, unknown>, msg: string) => this.add('info', obj, msg);
-  warn = (obj: Record<string, unknown>, msg: string) => this.add('warn', obj, msg);
-  error = (obj: Record<string, unknown>, msg: string) => this.add('error', obj, msg);
-  next(match: (e: Entry) => boolean): Promise<void> {
-    if (this.entries.some(match)) return Promise.resolve();
-    return new Promise((resolve) => this.waiters.push({ match, resolve }));
-  }
-}
 
 export const TEST_ANCHOR_SETTINGS: AnchorConfig = { batchSize: 4, batchMaxAgeMs: 3_600_000, confirmations: 1, pollMs: 50, resendAfterMs: 3_600_000, maxInFlight: 16 };
 

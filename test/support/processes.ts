@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { TestApi } from './api.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -51,4 +52,25 @@ export async function startRole(script: string, env: Record<string, string>, rea
       await exited;
     },
   };
+}
+
+/**
+ * A worker process (workers/main.ts) on a test API's database, Redis queue and file store, timestamping at
+ * `tsaUrl`; `extra` adds or overrides variables. Resolves once it takes jobs.
+ */
+export function startTestWorker(api: Pick<TestApi, 'db' | 'config'>, tsaUrl: string, extra: Record<string, string> = {}): Promise<RoleProcess> {
+  return startRole(
+    'workers/main.ts',
+    {
+      NODE_ENV: 'test',
+      DATABASE_URL: api.db.url,
+      REDIS_URL: api.config.redisUrl,
+      QUEUE_PREFIX: api.config.queuePrefix,
+      DATA_DIR: api.config.dataDir,
+      LOG_LEVEL: 'info',
+      TSA_URL: tsaUrl,
+      ...extra,
+    },
+    /sign worker started/,
+  );
 }

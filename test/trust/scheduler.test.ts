@@ -7,30 +7,8 @@ import { Crl } from '../../shared/db/models/crl.js';
 import { initPki } from '../../shared/pki/authority.js';
 import { parseCrl } from '../../shared/pki/crl.js';
 import { VaultUnavailableError, type KeyVault } from '../../shared/vault/types.js';
+import { RecordingLogger } from '../support/recording-logger.js';
 import { startTrust, type TrustFixture } from './support.js';
-
-interface Entry {
-  level: 'info' | 'warn' | 'error';
-  obj: Record<string, unknown>;
-  msg: string;
-}
-
-/** A logger that records entries and lets a test wait for one. */
-class RecordingLogger {
-  readonly entries: Entry[] = [];
-  private waiters: Array<{ match: (e: Entry) => boolean; resolve: () => void }> = [];
-  private add(level: Entry['level'], obj: Record<string, unknown>, msg: string) {
-    const e = { level, obj, msg };
-    this.entries.push(e);
-    this.waiters = this.waiters.filter((w) => (w.match(e) ? (w.resolve(), false) : true));
-  }
-  info = (obj: Record<string, unknown>, msg: string) => this.add('info', obj, msg);
-  warn = (obj: Record<string, unknown>, msg: string) => this.add('warn', obj, msg);
-  error = (obj: Record<string, unknown>, msg: string) => this.add('error', obj, msg);
-  next(match: (e: Entry) => boolean): Promise<void> {
-    return new Promise((resolve) => this.waiters.push({ match, resolve }));
-  }
-}
 
 const NEVER = '0 0 1 1 *'; // once a year: ticks in these tests are explicit
 

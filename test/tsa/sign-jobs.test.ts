@@ -11,7 +11,7 @@ import { derToPem } from '../../shared/pki/pem.js';
 import { NoTsaCertificateError } from '../../shared/tsa/authority.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
-import { startRole, type RoleProcess } from '../support/processes.js';
+import { startTestWorker, type RoleProcess } from '../support/processes.js';
 import { fixture } from '../c2pa/helpers.js';
 import { startTestTsa, type RunningTsa } from './support.js';
 
@@ -51,17 +51,7 @@ describe('tsa: every sign job is timestamped, or retried', function () {
     await api?.close();
   });
 
-  const startWorker = (extra: Record<string, string> = {}) =>
-    startRole('workers/main.ts', {
-      NODE_ENV: 'test',
-      DATABASE_URL: api.db.url,
-      REDIS_URL: api.config.redisUrl,
-      QUEUE_PREFIX: api.config.queuePrefix,
-      DATA_DIR: api.config.dataDir,
-      LOG_LEVEL: 'info',
-      TSA_URL: tsa.url,
-      ...extra,
-    }, /sign worker started/);
+  const startWorker = (extra: Record<string, string> = {}) => startTestWorker(api, tsa.url, extra);
 
   async function signOne(name = 'photo.jpg') {
     const up = await request(api.app).post('/v1/media/upload').set(bearer(acc.access)).attach('file', await fixture(name).then(Buffer.from), name).expect(201);

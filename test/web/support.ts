@@ -10,7 +10,7 @@ import { initPki } from '../../shared/pki/authority.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { startTestApi, type TestApi } from '../support/api.js';
-import { startRole, type RoleProcess } from '../support/processes.js';
+import { startTestWorker, type RoleProcess } from '../support/processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'web');
@@ -71,20 +71,7 @@ export async function startWebStack(): Promise<WebStack> {
       server!.once('error', reject);
     });
     const { port } = server.address() as AddressInfo;
-    worker = await startRole(
-      'workers/main.ts',
-      {
-        NODE_ENV: 'test',
-        DATABASE_URL: api.db.url,
-        REDIS_URL: api.config.redisUrl,
-        QUEUE_PREFIX: api.config.queuePrefix,
-        DATA_DIR: api.config.dataDir,
-        LOG_LEVEL: 'info',
-        WORKER_CONCURRENCY: '2',
-        TSA_URL: `http://127.0.0.1:${tsa.port}`,
-      },
-      /sign worker started/,
-    );
+    worker = await startTestWorker(api, `http://127.0.0.1:${tsa.port}`, { WORKER_CONCURRENCY: '2' });
     const running = worker;
     const srv = server;
     const runningTsa = tsa;

@@ -11,7 +11,7 @@ import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 import { noisePng } from '../support/noise-png.js';
-import { startRole, type RoleProcess } from '../support/processes.js';
+import { startTestWorker, type RoleProcess } from '../support/processes.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
 
@@ -49,19 +49,8 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
   /** The service's own TSA (as the ocsp process serves it): every signature the workers make is timestamped. */
   let tsa: TsaService;
 
-  const workerEnv = (extra: Record<string, string> = {}) => ({
-    NODE_ENV: 'test',
-    DATABASE_URL: api.db.url,
-    REDIS_URL: api.config.redisUrl,
-    QUEUE_PREFIX: api.config.queuePrefix,
-    DATA_DIR: api.config.dataDir,
-    LOG_LEVEL: 'info',
-    WORKER_CONCURRENCY: '2',
-    WORKER_LOCK_MS: '4000',
-    SIGN_BACKOFF_MS: '200',
-    TSA_URL: `http://127.0.0.1:${tsa.port}`,
-    ...extra,
-  });
+  const startWorker = (extra: Record<string, string> = {}) =>
+    startTestWorker(api, `http://127.0.0.1:${tsa.port}`, { WORKER_CONCURRENCY: '2', WORKER_LOCK_MS: '4000', SIGN_BACKOFF_MS: '200', ...extra });
 
   async function signThrough(bytes: Buffer, filename: string, manifest = { title: 'Harbour', creator: 'Jane Doe' }) {
     const up = await request(api.app).post('/v1/media/upload').set(bearer(acc.access)).attach('file', bytes, filename).expect(201);
@@ -95,7 +84,7 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
   });
 
   it('signs a JPEG and a PNG that c2pa-rs reads Trusted with only the service root; a flipped byte reads Invalid', async () => {
-    worker = await startRole('workers/main.ts', workerEnv({ WORKER_CONCURRENCY: '2' }), /sign worker started/);
+    worker = await startWorker({ WORKER_CONCURRENCY: '2' });
     // Ready means its sandbox processes are already running (one per job it runs at once), none forked under load.
     expect(childPids(worker.child.pid!)).to.have.length(2);
     for (const [name, mime] of [['photo.jpg', 'image/jpeg'], ['graphic.png', 'image/png']] as const) {
@@ -145,7 +134,7 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
     const big = noisePng(2400, 1600);
     let caught = false;
     for (let round = 0; round < 3 && !caught; round += 1) {
-      worker = await startRole('workers/main.ts', workerEnv({ WORKER_CONCURRENCY: '1' }), /sign worker started/);
+      worker = await startWorker({ WORKER_CONCURRENCY: '1' });
       const jobId = await signThrough(big, `big${round}.png`);
       // Kill as soon as the job is being processed.
       for (let i = 0; i < 400; i += 1) {
@@ -162,7 +151,7 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
       const after = await api.db.knex('sign_jobs').where({ id: jobId }).first();
       if (after.status !== 'processing') continue; // finished before the kill: try again
       caught = true;
-      worker = await startRole('workers/main.ts', workerEnv(), /sign worker started/);
+      worker = await startWorker();
       const job = await waitDone(jobId);
       expect(job.status).to.equal('signed');
       const files = await api.db.knex('signed_files').where({ job_id: jobId });
@@ -178,7 +167,7 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
     const saved = readFileSync(keyFile);
     rmSync(keyFile);
     try {
-      worker = await startRole('workers/main.ts', workerEnv(), /sign worker started/);
+      worker = await startWorker();
       const job = await waitDone(await signThrough(fixture('graphic.png'), 'g.png'));
       expect(job.status).to.equal('failed');
       expect(job.attempts).to.equal(3);
