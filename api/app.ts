@@ -17,13 +17,14 @@ import { verifyRouter } from './routes/verify.js';
 import { anchorsRouter } from './routes/anchors.js';
 import { certificatesRouter } from './routes/certificates.js';
 import { webAppRouter } from './web-app.js';
+import { UploadStaging } from '../shared/storage/index.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-export type AppDeps = Omit<AppContext, 'passport'>;
+export type AppDeps = Omit<AppContext, 'passport' | 'staging'>;
 
 export function createApp(deps: AppDeps): Express {
-  const ctx: AppContext = { ...deps, passport: createPassport(deps.config.jwtSecret) };
+  const ctx: AppContext = { ...deps, staging: new UploadStaging(deps.config.dataDir), passport: createPassport(deps.config.jwtSecret) };
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.config.trustProxyHops);

@@ -3,7 +3,8 @@ import type passport from 'passport';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
 import type { JobEvents, SignQueue } from '../shared/queue/types.js';
-import type { FileStore } from '../shared/storage/file-store.js';
+import type { KeyVault } from '../shared/vault/types.js';
+import type { FileStore, UploadStaging } from '../shared/storage/index.js';
 
 /** What route modules need from the running process; built once in api/app.ts. */
 export interface AppContext {
@@ -14,6 +15,10 @@ export interface AppContext {
   /** Resolves when Redis answers a PING; used by /health. */
   pingRedis: () => Promise<boolean>;
   files: FileStore;
+  /** This process's own temp files for incoming uploads (checked before they reach `files`). */
+  staging: UploadStaging;
   signQueue: SignQueue;
+  /** Readiness asks it for the signing key; the API itself never signs. */
+  vault: KeyVault;
   jobEvents: JobEvents;
 }

@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { z } from 'zod';
+import { StorageUnavailableError } from '../shared/storage/index.js';
 
 /** An error meant for the client: its code and message are sent as they are. */
 export class ApiError extends Error {
@@ -57,6 +58,11 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next)
   if (err instanceof ApiError) {
     ({ status, code, message } = err);
     for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+  } else if (err instanceof StorageUnavailableError) {
+    status = 503;
+    code = 'storage_unavailable';
+    message = 'file storage is unavailable; try again shortly';
+    res.setHeader('Retry-After', '5');
   } else if (typeof err === 'object' && err !== null) {
     // body-parser and other http-errors style failures carry a status and a type.
     const e = err as HttpError;

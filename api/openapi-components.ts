@@ -279,6 +279,24 @@ export const openApiComponents = {
         redis: { type: 'string', enum: ['ok', 'unreachable'] },
       },
     },
+    Readiness: {
+      type: 'object',
+      properties: {
+        status: { type: 'string', enum: ['ready', 'not_ready'] },
+        failing: { type: 'array', items: { type: 'string', enum: ['database', 'redis', 'storage', 'vault', 'signing_certificate'] } },
+        checks: {
+          type: 'object',
+          description: "Each part: 'ok', 'not used' (Redis with the in-process queue), 'missing' (no valid signing certificate), 'not checked' (the vault, when there is no certificate to find its key) or what failed",
+          properties: {
+            database: { type: 'string' },
+            redis: { type: 'string' },
+            storage: { type: 'string' },
+            vault: { type: 'string' },
+            signing_certificate: { type: 'string' },
+          },
+        },
+      },
+    },
   },
   parameters: {
     Limit: { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },

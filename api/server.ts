@@ -5,8 +5,9 @@ import type { Knex } from '../shared/db/index.js';
 import type { Logger } from '../shared/logger.js';
 import type { JobEvents, SignQueue } from '../shared/queue/types.js';
 import { createRedis, pingWithin } from '../shared/redis.js';
-import { FileStore } from '../shared/storage/file-store.js';
+import type { FileStore } from '../shared/storage/index.js';
 import { createApp } from './app.js';
+import type { KeyVault } from '../shared/vault/types.js';
 
 export interface RunningApi {
   server: Server;
@@ -16,11 +17,11 @@ export interface RunningApi {
 /** Starts the web role on config.port. The queue and job events are chosen by the caller. */
 export async function startApi(
   config: Config,
-  deps: { knex: Knex; logger: Logger; signQueue: SignQueue; jobEvents: JobEvents },
+  deps: { knex: Knex; logger: Logger; signQueue: SignQueue; jobEvents: JobEvents; files: FileStore; vault: KeyVault },
 ): Promise<RunningApi> {
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
   redis.connect().catch(() => undefined);
-  const app = createApp({ config, ...deps, files: new FileStore(config.dataDir), pingRedis: () => pingWithin(redis) });
+  const app = createApp({ config, ...deps, pingRedis: () => pingWithin(redis) });
   const server = app.listen(config.port);
   await once(server, 'listening');
   // Longer than the longest ?wait= hold, shorter than typical proxy idle timeouts.

@@ -6,14 +6,16 @@ import { startApi } from '../api/server.js';
 import { startOcspRole } from '../ocsp/role.js';
 import { startSchedulerRole } from '../scheduler/role.js';
 import { openDatabase } from '../shared/db/index.js';
-import { initPki } from '../shared/pki/authority.js';
+import { certificateLogFields, initPki } from '../shared/pki/authority.js';
 import { createPkiEvents } from '../shared/pki/pki-events.js';
 import { BullMqSignQueue } from '../shared/queue/bullmq-sign-queue.js';
 import { EmbeddedSignQueue } from '../shared/queue/embedded-sign-queue.js';
 import { LocalJobEvents, RedisJobEvents } from '../shared/queue/job-events.js';
 import { redisAnswers } from '../shared/redis.js';
 import { runMain } from '../shared/run-main.js';
-import { SignJob } from '../shared/db/models/sign-job.js';
+import { reportQueueDepth } from '../shared/metrics/metrics.js';
+import { startOpsServer } from '../shared/ops/ops-server.js';
+import { createFileStore } from '../shared/storage/index.js';
 import { createKeyVault } from '../shared/vault/index.js';
 import { DRAIN_TIMEOUT_MS, startBullMqSignWorker } from '../workers/bullmq-sign-worker.js';
 import { markAbandoned, processSignJob } from '../workers/sign-job.js';
@@ -26,9 +28,10 @@ runMain('all-in-one', async (givenConfig, logger) => {
   const config = chain.config;
   const knex = await openDatabase(config);
   const vault = createKeyVault(config);
+  const files = createFileStore(config);
   const pkiEvents = createPkiEvents(config, knex, logger);
   const pki = await initPki({ knex, vault, config, events: pkiEvents, logger });
-  logger.info({ issued: pki.issued }, 'PKI ready');
+  logger.info({ issued: pki.issued.map(certificateLogFields) }, 'PKI ready');
   // Trust services (OCSP, CRLs and the RFC 3161 TSA) first: every sign job asks the TSA for a timestamp, and
   // recovered or queued jobs may start as soon as the queue below exists.
   const stopOcsp = await startOcspRole(config, knex, vault, logger.child({ role: 'ocsp' }), { events: pkiEvents });
@@ -51,21 +54,22 @@ runMain('all-in-one', async (givenConfig, logger) => {
     stopWorker = () => worker.close(DRAIN_TIMEOUT_MS);
   } else {
     logger.warn({ redisUrl: config.redisUrl }, 'no Redis answers: using the in-process queue (job state in the database)');
+    // Jobs a previous run left queued or half-done are put back by the scheduler's reconciler at its start.
     const embedded = new EmbeddedSignQueue(processor, { ...retry, concurrency: config.workerConcurrency });
-    const recovered = await embedded.recover(async () =>
-      (await SignJob.query(knex).whereIn('status', ['queued', 'processing']).orderBy('created_at').select('id')).map((j) => j.id),
-    );
-    if (recovered > 0) logger.info({ recovered }, 'resumed unfinished sign jobs');
     signQueue = embedded;
     stopWorker = () => embedded.close();
   }
 
-  const api = await startApi(config, { knex, logger, signQueue, jobEvents });
-  const stopScheduler = await startSchedulerRole(config, knex, vault, logger.child({ role: 'scheduler' }));
+  reportQueueDepth(() => signQueue.counts());
+  // One operator listener for every role of this process.
+  const ops = await startOpsServer(config, logger, { queue: signQueue instanceof BullMqSignQueue ? signQueue.queue : undefined });
+  const api = await startApi(config, { knex, logger, signQueue, jobEvents, files, vault });
+  const stopScheduler = await startSchedulerRole(config, knex, vault, logger.child({ role: 'scheduler' }), { signQueue });
   logger.info({ api: config.baseUrl, ocsp: config.ocspUrl, crl: config.crlUrl, tsa: config.tsaUrl, docs: `${config.baseUrl}/docs` }, 'service ready');
 
   return async () => {
     await api.close();
+    await ops.close();
     await stopWorker();
     await signQueue.close();
     await stopScheduler();

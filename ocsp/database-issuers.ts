@@ -10,6 +10,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
 import { Certificate } from '../shared/db/models/certificate.js';
+import { certificateLogFields } from '../shared/pki/authority.js';
 import { readCertificate } from '../shared/pki/certificate.js';
 import type { OcspCertStatus } from '../shared/pki/ocsp-response.js';
 import { samePublicKey } from '../shared/pki/tbs-signer.js';
@@ -51,11 +52,11 @@ export async function loadOcspIssuers(
       key = await vault.getKey(row.key_name);
     } catch (err) {
       if (!(err instanceof VaultKeyNotFoundError)) throw err;
-      logger?.warn({ serial: row.serial, key: row.key_name }, 'CA key is not in the vault; the OCSP responder will not answer for this CA');
+      logger?.warn({ ...certificateLogFields(row), key: row.key_name }, 'CA key is not in the vault; the OCSP responder will not answer for this CA');
       continue;
     }
     if (!samePublicKey(key.publicKeySpki, parts.spkiDer)) {
-      logger?.warn({ serial: row.serial, key: row.key_name }, 'vault key no longer matches this CA certificate; the OCSP responder will not answer for it');
+      logger?.warn({ ...certificateLogFields(row), key: row.key_name }, 'vault key no longer matches this CA certificate; the OCSP responder will not answer for it');
       continue;
     }
     byIdentity.set(identity, { certificate: new Uint8Array(row.der), key, certificateIds: [row.id], subject: row.subject });

@@ -26,10 +26,15 @@
  *   nonce requests can neither exhaust the vault's rate limits nor starve cached answers.
  * - Load: cache fills also have a bounded concurrency and queue; beyond the queue the answer is tryLater.
  *   A vault outage (VaultUnavailableError) -> tryLater; any other failure -> internalError (logged).
+ * - Metrics: every answer counts once in mss_ocsp_responses_total{status, cache} (countOcspAnswer): status is the
+ *   certificate status (good, revoked, unknown) of a successful response or the OCSP error status; cache is hit
+ *   when the answer came from this process's pre-signed cache, miss otherwise (signed by the vault, read from the
+ *   shared store, a nonce response, an error).
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
-import { bytesEqual } from '../shared/pki/der.js';
+import { ocspResponses } from '../shared/metrics/metrics.js';
+import { TAG, bytesEqual, readChildren, readSingle, readTlv } from '../shared/pki/der.js';
 import {
   OCSP_HASH_ALGORITHMS,
   OcspMalformedRequestError,
@@ -318,36 +323,42 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
     try {
       request = decodeOcspRequest(requestDer);
     } catch (err) {
-      if (err instanceof OcspMalformedRequestError) return errorAnswer('malformedRequest');
-      return this.failure(err);
+      return countOcspAnswer(err instanceof OcspMalformedRequestError ? errorAnswer('malformedRequest') : this.failure(err), 'miss');
     }
     return this.answer(request);
   }
 
   /** Answers a decoded request (see respond). */
   async answer(request: OcspRequestInfo): Promise<OcspAnswer> {
+    const { answer, hit } = await this.answerOnce(request);
+    return countOcspAnswer(answer, hit ? 'hit' : 'miss');
+  }
+
+  /** `answer` before it is counted; hit: served from this process's cache. */
+  private async answerOnce(request: OcspRequestInfo): Promise<{ answer: OcspAnswer; hit: boolean }> {
+    const miss = (answer: OcspAnswer) => ({ answer, hit: false });
     try {
-      if (request.certIds.length > this.maxCertIds) return errorAnswer('malformedRequest');
+      if (request.certIds.length > this.maxCertIds) return miss(errorAnswer('malformedRequest'));
       const matched: Matched<I>[] = [];
       for (const certId of request.certIds) {
         const record = this.findIssuer(certId);
-        if (!record || (matched.length > 0 && record !== matched[0]!.record)) return errorAnswer('unauthorized');
+        if (!record || (matched.length > 0 && record !== matched[0]!.record)) return miss(errorAnswer('unauthorized'));
         matched.push({ record, certId });
       }
       if (request.nonce && this.echoNonces) {
         const value = unwrapOctetString(request.nonce) ?? request.nonce;
-        if (value.length === 0 || value.length > NONCE_MAX_OCTETS) return errorAnswer('malformedRequest');
+        if (value.length === 0 || value.length > NONCE_MAX_OCTETS) return miss(errorAnswer('malformedRequest'));
         const nonce = request.nonce.slice();
         const fresh = this.nonceRate.take() ? this.nonceSigns.run(async () => (await this.sign(matched, nonce)).answer) : undefined;
         if (fresh) {
           this.counters.nonceResponses++;
-          return await fresh;
+          return miss(await fresh);
         }
         this.counters.nonceFallbacks++;
       }
       return await this.cached(matched);
     } catch (err) {
-      return this.failure(err);
+      return miss(this.failure(err));
     }
   }
 
@@ -378,7 +389,7 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
     return candidates?.find((r) => bytesEqual(r.nameHashes[alg], certId.issuerNameHash));
   }
 
-  private async cached(matched: Matched<I>[]): Promise<OcspSignedAnswer> {
+  private async cached(matched: Matched<I>[]): Promise<{ answer: OcspSignedAnswer; hit: boolean }> {
     let key = '';
     for (const m of matched) key += Buffer.from(m.certId.der.buffer, m.certId.der.byteOffset, m.certId.der.byteLength).toString('latin1');
     const now = this.now();
@@ -395,12 +406,12 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
           this.logger?.warn({ err }, 'OCSP background re-signing failed; serving the cached response');
         });
       }
-      return entry.answer;
+      return { answer: entry.answer, hit: true };
     }
     this.counters.cacheMisses++;
     const flight = this.inFlight.get(key)?.promise ?? this.fill(key, matched);
     if (!flight) throw new OcspOverloadedError();
-    return flight;
+    return { answer: await flight, hit: false };
   }
 
   /** Starts one signing for `key` (shared by everyone who asks meanwhile); undefined when the queue is full. */
@@ -503,7 +514,9 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
       nonce,
       certs: this.includeIssuerCertificate ? [record.issuer.certificate] : undefined,
     });
-    return { answer: signedAnswer({ der, producedAt: thisUpdate, thisUpdate, nextUpdate }, nonce !== undefined), statuses };
+    const answer = signedAnswer({ der, producedAt: thisUpdate, thisUpdate, nextUpdate }, nonce !== undefined);
+    STATUS_LABELS.set(answer, statusLabel(statuses.map((s) => s.status)));
+    return { answer, statuses };
   }
 
   private failure(err: unknown): OcspErrorAnswer {
@@ -526,5 +539,58 @@ const ERROR_ANSWERS = new Map<OcspErrorStatus, OcspErrorAnswer>();
 export function errorAnswer(status: OcspErrorStatus): OcspErrorAnswer {
   let answer = ERROR_ANSWERS.get(status);
   if (!answer) ERROR_ANSWERS.set(status, (answer = { responseStatus: status, der: ocspErrorResponse(status) }));
+  return answer;
+}
+
+/**
+ * The mss_ocsp_responses_total status of each signed answer this process made or read, kept with the answer (so a
+ * cache hit costs a map lookup). One CertID (what clients send): its status. Several: their status when they all
+ * share one, else 'multiple' (a response is one answer, counted once; mixed statuses in one request are rare).
+ */
+const STATUS_LABELS = new WeakMap<OcspSignedAnswer, string>();
+
+function statusLabel(statuses: readonly string[]): string {
+  return statuses.every((s) => s === statuses[0]) && statuses[0] !== undefined ? statuses[0] : 'multiple';
+}
+
+const CERT_STATUS_TAGS = new Map([
+  [0x80, 'good'], // [0] IMPLICIT NULL
+  [0xa1, 'revoked'], // [1] IMPLICIT RevokedInfo
+  [0x82, 'unknown'], // [2] IMPLICIT UnknownInfo
+]);
+
+/**
+ * The status label of a signed response read back from its DER (a response from the shared store, which keeps
+ * no status column): OCSPResponse > responseBytes > BasicOCSPResponse > tbsResponseData > responses > certStatus.
+ */
+function statusLabelOfDer(der: Uint8Array): string {
+  try {
+    const [, bytesTag] = readChildren(der, readSingle(der, TAG.SEQUENCE));
+    const responseBytes = readTlv(der, bytesTag!.contentStart, bytesTag!.end);
+    const octets = readChildren(der, responseBytes)[1]!;
+    const basic = der.subarray(octets.contentStart, octets.end);
+    const tbs = readChildren(basic, readSingle(basic, TAG.SEQUENCE))[0]!;
+    const responses = readChildren(basic, tbs).find((t) => t.tag === TAG.SEQUENCE)!;
+    const statuses = readChildren(basic, responses).map((single) => CERT_STATUS_TAGS.get(readChildren(basic, single)[1]!.tag) ?? 'unparsed');
+    return statusLabel(statuses);
+  } catch {
+    return 'unparsed'; // never expected: the service signed these bytes
+  }
+}
+
+/**
+ * Counts an answer in mss_ocsp_responses_total and returns it. For whoever answers on the responder's behalf too
+ * (ocsp/role.ts answers unauthorized while no CA exists).
+ */
+export function countOcspAnswer<A extends OcspAnswer>(answer: A, cache: 'hit' | 'miss'): A {
+  let status: string;
+  if (answer.responseStatus === 'successful') {
+    const signed = answer as OcspSignedAnswer;
+    status = STATUS_LABELS.get(signed) ?? statusLabelOfDer(signed.der);
+    STATUS_LABELS.set(signed, status);
+  } else {
+    status = answer.responseStatus;
+  }
+  ocspResponses.inc({ status, cache });
   return answer;
 }

@@ -11,12 +11,13 @@ import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
+import { registerCrlAgeCollector } from '../shared/metrics/crl-age.js';
 import { createPkiEvents, type PkiEvents, type PkiNotice } from '../shared/pki/pki-events.js';
 import { readPublication } from '../shared/pki/publications.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import { createCrlHost } from './crl-host.js';
 import { databaseStatusLookup, loadOcspIssuers, type DatabaseIssuer } from './database-issuers.js';
-import { OcspResponder, errorAnswer, type OcspAnswer } from './responder.js';
+import { OcspResponder, countOcspAnswer, errorAnswer, type OcspAnswer } from './responder.js';
 import { databaseResponseStore } from './response-store.js';
 import { listenServer } from './http-server.js';
 import { createOcspServer } from './server.js';
@@ -106,7 +107,9 @@ export async function startOcspRole(
     throw err;
   }
 
-  const answers = { respond: async (der: Uint8Array): Promise<OcspAnswer> => (responder ? responder.respond(der) : errorAnswer('unauthorized')) };
+  const answers = {
+    respond: async (der: Uint8Array): Promise<OcspAnswer> => (responder ? responder.respond(der) : countOcspAnswer(errorAnswer('unauthorized'), 'miss')),
+  };
   const ocspServer = createOcspServer(answers, { logger });
   const crlHost = createCrlHost({ read: (name) => readPublication(knex, name) }, { logger });
   let ocspAddress: AddressInfo;
@@ -123,9 +126,12 @@ export async function startOcspRole(
   }
   const tsaPort = tsa.port;
   logger.info({ ocspPort: ocspAddress.port, crlPort: crlAddress.port, tsaPort, events: events.kind }, 'OCSP responder, CRL host and TSA listening');
+  // mss_crl_age_seconds, read from the database at each scrape: this process hosts the CRLs.
+  const unregisterCrlAge = registerCrlAgeCollector(knex);
 
   const close = async () => {
     unsubscribe();
+    unregisterCrlAge();
     await Promise.all([closeServer(ocspServer), closeServer(crlHost), tsa?.close()]);
     await reloading.catch(() => undefined);
     await stopEvents();

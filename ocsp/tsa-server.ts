@@ -14,9 +14,14 @@
  *
  * Timeouts well under a 10 s proxy read timeout: headers 5 s, whole request 5 s, an answer not ready after 8 s
  * (a vault that hangs) is a systemFailure rejection. Plain node:http, like the OCSP responder.
+ *
+ * Metrics: every answer written counts once in mss_tsa_responses_total{outcome: granted | rejected, fail_info}
+ * here, where answers are sent, so rejections made by the server itself (413, timeout) count too; an answer the
+ * authority finishes after its timeout rejection was sent, or for a client already gone, is not counted.
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
+import { tsaTokens } from '../shared/metrics/metrics.js';
 import { answerWithin, createHardenedServer, HEALTH_BODY, readBoundedBody, sendJsonError, type ServerTimeouts } from './http-server.js';
 import { rejection, type TsaAnswer } from '../shared/tsa/authority.js';
 import { TIMESTAMP_REPLY_TYPE } from '../shared/tsa/protocol.js';
@@ -42,6 +47,7 @@ export function createTsaRequestListener(tsa: TsaAnswerSource, options: TsaServe
 
   function send(res: ServerResponse, answer: TsaAnswer, httpStatus = 200): void {
     if (res.headersSent || res.destroyed) return;
+    tsaTokens.inc({ outcome: answer.granted ? 'granted' : 'rejected', fail_info: answer.failInfo ?? '' });
     res.writeHead(httpStatus, { 'Content-Type': TIMESTAMP_REPLY_TYPE, 'Content-Length': answer.der.length, 'Cache-Control': 'no-store' });
     res.end(answer.der);
   }

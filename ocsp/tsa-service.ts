@@ -11,6 +11,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
 import { loadTsaIdentity } from '../shared/pki/authority.js';
+import { readCertificate } from '../shared/pki/certificate.js';
 import type { PkiNotice } from '../shared/pki/pki-events.js';
 import { cachedTsaIdentity, TimeStampAuthority } from '../shared/tsa/authority.js';
 import type { KeyVault } from '../shared/vault/types.js';
@@ -37,7 +38,10 @@ export async function startTsaService(
   const authority = new TimeStampAuthority({ identity: identity.get, policy: config.tsaPolicyOid, logger });
   // Loaded once up front so a missing certificate is logged at start-up, not at the first request.
   await identity.get().then(
-    (id) => logger.info({ serial: id.serial, notAfter: id.notAfter, policy: config.tsaPolicyOid }, 'TSA signs with this certificate'),
+    (id) => {
+      const { subject, fingerprintSha256 } = readCertificate(id.chainDer[0]!).facts;
+      logger.info({ certificateRole: 'tsa', serial: id.serial, subject, fingerprintSha256, notAfter: id.notAfter, policy: config.tsaPolicyOid }, 'TSA signs with this certificate');
+    },
     (err: unknown) => logger.warn({ err: err instanceof Error ? err.message : String(err) }, 'TSA has no usable certificate yet; answering rejections until one is issued'),
   );
   const server = createTsaServer(authority, { logger });

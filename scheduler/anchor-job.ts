@@ -25,6 +25,7 @@ import { anchorCalldata } from '../shared/chain/anchor-calldata.js';
 import { ChainConnection, describeChainError, redactRpcUrl } from '../shared/chain/provider.js';
 import { ConfigError, type AnchorConfig, type Config } from '../shared/config.js';
 import { enrolMissingLeaves } from '../shared/anchoring/leaves.js';
+import { anchorBatches, anchorGasPerFile } from '../shared/metrics/metrics.js';
 import {
   confirmBatch,
   markBroadcast,
@@ -107,6 +108,7 @@ export function startAnchorJob(deps: AnchorJobDeps, options: { loop?: boolean } 
       const batch = await sealBatch(knex, settings.batchSize);
       if (!batch) return;
       report.sealed.push(batch);
+      anchorBatches.inc({ event: 'sealed' });
       logger.info({ batch: batch.id, files: batch.size, root: batch.root, why: count >= settings.batchSize ? 'size' : 'age' }, 'anchor batch sealed');
     }
   }
@@ -134,11 +136,14 @@ export function startAnchorJob(deps: AnchorJobDeps, options: { loop?: boolean } 
       const data = batch ? anchorCalldata(batch.root) : '0x';
       const signed = await account.sign({ chainId, nonce, data, fees: feeQuote ?? (await quote()), gasLimit: batch ? await limit(data) : 21000n });
       await recordTransaction(knex, batch?.id ?? null, signed, { reason, chainId, from: account.address });
+      // mss_anchor_batches_total{event="sent"}: once per batch, when its first transaction is recorded (the batch
+      // goes from sealed to sent) and broadcast; re-sends, fee bumps and rebroadcasts of a sent batch do not count.
+      if (batch?.status === 'sealed') anchorBatches.inc({ event: 'sent' });
       await broadcast(batch?.id ?? null, signed, reason);
     };
 
     // 1. Which batches are mined (any of their transactions on this chain), and which are waiting in the node.
-    const mined = new Map<number, { hash: string; nonce: number; blockNumber: number; blockHash: string }>();
+    const mined = new Map<number, { hash: string; nonce: number; blockNumber: number; blockHash: string; gasUsed: bigint; files: number }>();
     const known = new Set<number>();
     const retry: UnconfirmedBatch[] = []; // to be signed again with a fresh nonce
     for (const b of batches) {
@@ -152,8 +157,10 @@ export function startAnchorJob(deps: AnchorJobDeps, options: { loop?: boolean } 
         if (tx.chain_id !== chainId) continue;
         const state = await AnchorAccount.lookup(provider, tx.tx_hash);
         if (state.state === 'mined') {
-          if (state.receipt.status === 1) mined.set(b.id, { hash: tx.tx_hash, nonce: tx.nonce, blockNumber: state.receipt.blockNumber, blockHash: state.receipt.blockHash });
-          else {
+          if (state.receipt.status === 1) {
+            const { blockNumber, blockHash, gasUsed } = state.receipt;
+            mined.set(b.id, { hash: tx.tx_hash, nonce: tx.nonce, blockNumber, blockHash, gasUsed, files: b.leaf_count });
+          } else {
             logger.warn({ batch: b.id, tx: tx.tx_hash }, 'anchor transaction failed on chain; sending again');
             retry.push(b);
           }
@@ -173,7 +180,10 @@ export function startAnchorJob(deps: AnchorJobDeps, options: { loop?: boolean } 
         if (!block || block.hash !== m.blockHash) continue; // reorganised meanwhile: look again next run
         if (await confirmBatch(knex, id, { txHash: m.hash, nonce: m.nonce, blockNumber: m.blockNumber, blockHash: m.blockHash, blockTime: new Date(block.timestamp * 1000) })) {
           report.confirmed.push(id);
-          logger.info({ batch: id, tx: m.hash, block: m.blockNumber, confirmations }, 'anchor batch confirmed');
+          anchorBatches.inc({ event: 'confirmed' });
+          // The receipt read above (no extra RPC): gas of the batch's transaction shared by its files.
+          if (m.files > 0) anchorGasPerFile.observe(Number(m.gasUsed) / m.files);
+          logger.info({ batch: id, tx: m.hash, block: m.blockNumber, confirmations, gasUsed: Number(m.gasUsed) }, 'anchor batch confirmed');
         }
       }
     }

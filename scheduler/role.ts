@@ -4,13 +4,19 @@ import type { Config } from '../shared/config.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import { startAnchoringFromConfig } from './anchor-job.js';
 import { startCrlJob, type CrlJob } from './crl-job.js';
+import { startReconcileJob } from './reconcile-job.js';
+import type { SignQueue } from '../shared/queue/types.js';
 
-/** The scheduler role's jobs (CRL publication, on-chain anchoring); returns a function that stops them. */
+/**
+ * The scheduler role's jobs (CRL publication, on-chain anchoring and, given the sign queue, its reconciliation
+ * with Postgres); returns a function that stops them.
+ */
 export async function startSchedulerRole(
-  config: Pick<Config, 'crlSchedule' | 'dataDir' | 'nodeEnv' | 'databaseUrl' | 'chainRpcUrl' | 'chainPrivateKey' | 'chainId' | 'anchor'>,
+  config: Pick<Config, 'crlSchedule' | 'dataDir' | 'nodeEnv' | 'databaseUrl' | 'chainRpcUrl' | 'chainPrivateKey' | 'chainId' | 'anchor' | 'reconcileIntervalMs' | 'workerLockMs'>,
   knex: Knex,
   vault: KeyVault,
   logger: Logger,
+  options: { signQueue?: SignQueue } = {},
 ): Promise<() => Promise<void>> {
   const crlJob: CrlJob = startCrlJob({ knex, vault, config }, logger.child({ job: 'crl' }), { schedule: config.crlSchedule });
   logger.info({ schedule: config.crlSchedule }, 'CRL publication scheduled');
@@ -21,7 +27,11 @@ export async function startSchedulerRole(
     await crlJob.stop();
     throw err;
   }
+  const reconcileJob = options.signQueue
+    ? startReconcileJob({ knex, queue: options.signQueue, processingGraceMs: config.workerLockMs }, logger.child({ job: 'reconcile' }), config.reconcileIntervalMs)
+    : undefined;
   return async () => {
+    await reconcileJob?.stop();
     await anchorJob?.stop();
     await crlJob.stop();
   };

@@ -49,6 +49,8 @@ export interface Config {
   chainPort: number;
   /** Batching and confirmation of on-chain anchors (shared/chain, scheduler/anchor-job.ts). */
   anchor: AnchorConfig;
+  /** Azure Blob Storage for uploaded and signed files; undefined keeps them in DATA_DIR/files. */
+  blobStorage: BlobStorageConfig | undefined;
   maxUploadBytes: number;
   workerConcurrency: number;
   /** Attempts per sign job before it is marked failed, and the first retry delay (doubling after). */
@@ -57,6 +59,11 @@ export interface Config {
   /** How long a worker's claim on a job lasts unrenewed: a killed worker's job is taken over after about this. */
   workerLockMs: number;
   crlSchedule: string;
+  /** How often the scheduler rebuilds lost queue entries from Postgres (RECONCILE_INTERVAL_MS). */
+  reconcileIntervalMs: number;
+  /** The operator listener (/metrics, /queues): never public; loopback by default. */
+  opsPort: number;
+  opsHost: string;
   /** Subjects and leaf lifetime of the certificates `npm run pki -- init` / rotate-leaf issue. */
   pki: PkiSubjectConfig;
   /** What the OCSP responder answers for serials the service never issued (spec: good). */
@@ -80,6 +87,15 @@ export interface PkiSubjectConfig {
   tsaCommonName: string;
   /** Lifetime of a leaf signing certificate in days (LEAF_VALIDITY_DAYS). */
   leafValidityDays: number;
+}
+
+export interface BlobStorageConfig {
+  /** AZURE_STORAGE_CONNECTION_STRING (a secret: never logged). */
+  connectionString?: string;
+  /** AZURE_STORAGE_ACCOUNT_URL, used with DefaultAzureCredential when there is no connection string. */
+  accountUrl?: string;
+  /** BLOB_CONTAINER, created when absent. */
+  container: string;
 }
 
 export interface AnchorConfig {
@@ -250,6 +266,28 @@ function anchorSettings(env: Env): AnchorConfig {
   };
 }
 
+function blobStorage(env: Env): BlobStorageConfig | undefined {
+  const connectionString = optional(env, 'AZURE_STORAGE_CONNECTION_STRING');
+  const accountUrl = url(env, 'AZURE_STORAGE_ACCOUNT_URL', undefined, ['https:', 'http:']);
+  const container = str(env, 'BLOB_CONTAINER', 'media');
+  // Azure's rule: 3-63 lowercase letters, digits and single dashes, starting and ending with a letter or digit.
+  if (!/^[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]$/.test(container)) {
+    throw new ConfigError('BLOB_CONTAINER', `must be 3-63 lowercase letters, digits and single dashes, got "${container}"`);
+  }
+  if (connectionString !== undefined && !/(^|;)\s*(AccountName|BlobEndpoint|SharedAccessSignature)=/i.test(connectionString)) {
+    // Never echo the value: it holds the account key.
+    throw new ConfigError('AZURE_STORAGE_CONNECTION_STRING', 'is not an Azure Storage connection string (AccountName=...;AccountKey=... or BlobEndpoint=...)');
+  }
+  if (connectionString === undefined && accountUrl === undefined) return undefined;
+  return { connectionString, accountUrl, container };
+}
+
+function host(env: Env, name: string, fallback: string): string {
+  const v = str(env, name, fallback);
+  if (!/^[A-Za-z0-9.:-]+$/.test(v)) throw new ConfigError(name, `must be a host name or IP address, got "${v}"`);
+  return v;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', 'development', ['development', 'test', 'production'] as const);
   const port = int(env, 'PORT', 3000, 0, 65535);
@@ -287,12 +325,16 @@ export function loadConfig(env: Env = process.env): Config {
     chainId: chainId(env, nodeEnv),
     chainPort: int(env, 'CHAIN_PORT', 8545, 0, 65535),
     anchor: anchorSettings(env),
+    blobStorage: blobStorage(env),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1, 2 ** 40),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 256),
     signAttempts: int(env, 'SIGN_ATTEMPTS', 5, 1, 50),
     signBackoffMs: int(env, 'SIGN_BACKOFF_MS', 2000, 0, 600_000),
     workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 2000, 600_000),
     crlSchedule: str(env, 'CRL_SCHEDULE', '0 3 * * 1'),
+    reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30_000, 100, 24 * 3600_000),
+    opsPort: int(env, 'OPS_PORT', 3004, 0, 65535),
+    opsHost: host(env, 'OPS_HOST', '127.0.0.1'),
     pki: pkiSubjects(env),
     ocspUnissuedStatus: oneOf(env, 'OCSP_UNISSUED_STATUS', 'good', ['good', 'unknown'] as const),
     authRateLimit: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
 import { createRedis } from '../shared/redis.js';
 import { SIGN_QUEUE_NAME, type SignProcessor } from '../shared/queue/types.js';
+import { collectSandboxMetrics } from './sandbox-metrics.js';
 
 /** How long SIGTERM waits for running jobs before releasing them to other workers. */
 export const DRAIN_TIMEOUT_MS = 20_000;
@@ -35,9 +36,16 @@ export interface RunningSignWorker {
 async function startSandboxes(worker: Worker, count: number, logger: Logger): Promise<void> {
   const pool = (worker as unknown as { childPool?: Pick<ChildPool, 'retain' | 'release'> }).childPool;
   if (!pool) {
-    logger.warn('BullMQ has no child pool to fill: sandbox processes start with the first jobs');
+    logger.warn('BullMQ has no child pool to fill: sandbox processes start with the first jobs (and report no metrics)');
     return;
   }
+  // Every child the pool hands out, including replacements of crashed ones, reports its metrics to this process.
+  const retain = pool.retain.bind(pool);
+  pool.retain = async (processFile: string) => {
+    const child = await retain(processFile);
+    collectSandboxMetrics(child);
+    return child;
+  };
   const children = await Promise.all(Array.from({ length: count }, () => pool.retain(SANDBOX)));
   for (const child of children) pool.release(child);
 }

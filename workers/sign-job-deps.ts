@@ -3,7 +3,7 @@ import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
 import { loadSigningIdentity } from '../shared/pki/authority.js';
 import type { JobEvents } from '../shared/queue/types.js';
-import { FileStore } from '../shared/storage/file-store.js';
+import { createFileStore } from '../shared/storage/index.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import { httpTimestamper } from '../shared/tsa/client.js';
 import type { SignJobDeps } from './sign-job.js';
@@ -20,7 +20,7 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
   }
   return {
     knex,
-    files: new FileStore(config.dataDir),
+    files: createFileStore(config),
     events,
     signingIdentity: () => loadSigningIdentity({ knex, vault, config }),
     timestamper: config.signWithoutTimestamp ? undefined : httpTimestamper({ url: config.tsaUrl, timeoutMs: config.tsaTimeoutMs }),

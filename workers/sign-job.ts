@@ -11,8 +11,10 @@ import { PENDING_STATUSES, SignJob } from '../shared/db/models/sign-job.js';
 import { Upload } from '../shared/db/models/upload.js';
 import { NoSigningCertificateError, type SigningIdentity } from '../shared/pki/signing-identity.js';
 import type { JobEvents, SignAttempt } from '../shared/queue/types.js';
-import type { FileStore } from '../shared/storage/file-store.js';
+import type { FileStore } from '../shared/storage/index.js';
 import { VaultKeyNotFoundError, VaultUnavailableError } from '../shared/vault/types.js';
+import { signJobs, signStageSeconds } from '../shared/metrics/metrics.js';
+import { StorageUnavailableError } from '../shared/storage/index.js';
 
 export interface SignJobDeps {
   knex: Knex;
@@ -33,6 +35,7 @@ function errorColumns(err: unknown): { error_code: string; error_message: string
   if (err instanceof TimestampUnavailableError || err instanceof TimeStampTokenError) {
     return { error_code: 'timestamp_unavailable', error_message: 'the time-stamp authority could not be reached or gave no valid timestamp' };
   }
+  if (err instanceof StorageUnavailableError) return { error_code: 'storage_unavailable', error_message: 'file storage could not be reached' };
   if (err instanceof C2paError) return { error_code: 'c2pa_error', error_message: `the file could not be signed: ${err.message}` };
   return { error_code: 'signing_failed', error_message: 'the file could not be signed' };
 }
@@ -77,7 +80,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     const storageKey = `signed/${job.org_id}/${jobId}-${randomBytes(4).toString('hex')}.${ext}`;
     await deps.files.write(storageKey, signed);
     const sha256 = createHash('sha256').update(signed).digest('hex');
-    const kept = await deps.knex.transaction(async (trx) => {
+    const record = () => deps.knex.transaction(async (trx) => {
       const inserted: Array<{ id: string }> = await trx('signed_files')
         .insert({
           id: randomUUID(),
@@ -100,12 +103,23 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
       await setStatus(deps, jobId, { status, error_code: null, error_message: null }, trx);
       return inserted.length > 0;
     });
+    // The stored file is only kept with its row: a failed transaction or a duplicate run removes it.
+    const kept = await record().catch(async (err: unknown) => {
+      await deps.files.remove(storageKey).catch(() => undefined);
+      throw err;
+    });
     if (!kept) await deps.files.remove(storageKey);
     // Where the time went (claim + read + identity, c2pa signing incl. timestamp, storing), for operators.
     const ms = (a: number, b: number) => Math.round(b - a);
-    log.info({ serial: identity.serial, bytes: signed.length, ms: { prepare: ms(started, prepared), sign: ms(prepared, signedAt), store: ms(signedAt, performance.now()) } }, 'signed');
+    const stored = performance.now();
+    log.info({ serial: identity.serial, bytes: signed.length, ms: { prepare: ms(started, prepared), sign: ms(prepared, signedAt), store: ms(signedAt, stored) } }, 'signed');
+    signJobs.inc({ outcome: 'signed', error_code: '' });
+    signStageSeconds.observe({ stage: 'prepare' }, (prepared - started) / 1000);
+    signStageSeconds.observe({ stage: 'sign' }, (signedAt - prepared) / 1000);
+    signStageSeconds.observe({ stage: 'store' }, (stored - signedAt) / 1000);
   } catch (err) {
     log.warn({ err }, attempt.final ? 'sign job failed for good' : 'sign attempt failed; will retry');
+    signJobs.inc({ outcome: attempt.final ? 'failed' : 'retried', error_code: errorColumns(err).error_code });
     // Between attempts the job is waiting again, so it shows as queued.
     await setStatus(deps, jobId, attempt.final ? { status: 'failed', ...errorColumns(err) } : { status: 'queued' });
     throw err;

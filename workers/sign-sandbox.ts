@@ -7,6 +7,7 @@ import { RedisJobEvents } from '../shared/queue/job-events.js';
 import { createKeyVault } from '../shared/vault/index.js';
 import { processSignJob, type SignJobDeps } from './sign-job.js';
 import { signJobDeps } from './sign-job-deps.js';
+import { sendMetricsSnapshot } from './sandbox-metrics.js';
 
 // If the worker process dies (even by SIGKILL) its IPC channel closes: leave too, rather than linger as an
 // orphan. A job cut short here is taken over by another worker once its BullMQ lock expires.
@@ -36,5 +37,9 @@ export default async function signSandbox(job: SandboxedJob<{ jobId: string }>):
   });
   const attempts = job.opts.attempts ?? 1;
   const number = job.attemptsMade + 1;
-  await processSignJob(await deps, job.data.jobId, { number, final: number >= attempts });
+  try {
+    await processSignJob(await deps, job.data.jobId, { number, final: number >= attempts });
+  } finally {
+    await sendMetricsSnapshot();
+  }
 }

@@ -1,7 +1,6 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
-import type { FileStore, StagedFile } from '../../shared/storage/file-store.js';
-import { FileTooLargeError } from '../../shared/storage/file-store.js';
+import { FileTooLargeError, type StagedFile, type UploadStaging } from '../../shared/storage/index.js';
 import { ApiError, badRequest } from '../errors.js';
 
 export interface ReceivedFile {
@@ -18,10 +17,10 @@ export function cleanFilename(raw: string | undefined, fallback: string): string
 }
 
 /**
- * Streams the multipart part named `file` to staging storage (hashing as it goes) without holding it in
+ * Streams the multipart part named `file` to this process's staging directory (hashing as it goes) without holding it in
  * memory. Exactly one such part is accepted; anything past `maxBytes` is a 413 and nothing is kept.
  */
-export function receiveFile(req: Request, store: FileStore, maxBytes: number): Promise<ReceivedFile> {
+export function receiveFile(req: Request, store: UploadStaging, maxBytes: number): Promise<ReceivedFile> {
   const type = req.headers['content-type'] ?? '';
   if (!type.toLowerCase().startsWith('multipart/form-data')) {
     return Promise.reject(new ApiError(415, 'unsupported_media_type', 'send multipart/form-data with one part named "file"'));

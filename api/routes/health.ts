@@ -1,5 +1,26 @@
 import { Router } from 'express';
+import { currentSigningChain } from '../../shared/pki/certificate-store.js';
 import type { AppContext } from '../context.js';
+
+/** A readiness check that hangs (a black-holed vault or Redis) counts as failing after this long. */
+const CHECK_TIMEOUT_MS = 3000;
+
+type CheckResult = 'ok' | string;
+
+/** Runs one check with a deadline; a failure or a timeout becomes its description. */
+async function check<T>(fn: () => Promise<T | CheckResult>): Promise<T | CheckResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<CheckResult>((resolve) => {
+    timer = setTimeout(() => resolve('timed out'), CHECK_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([fn(), timeout]);
+  } catch (err) {
+    return err instanceof Error ? err.message.split('\n')[0]! : 'failed';
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 async function databaseAnswers(ctx: AppContext): Promise<boolean> {
   try {
@@ -10,6 +31,30 @@ async function databaseAnswers(ctx: AppContext): Promise<boolean> {
   }
 }
 
+/** Everything a sign request needs, each named: the database, the queue's Redis, the file store, the vault and a valid signing certificate. */
+async function readiness(ctx: AppContext): Promise<Record<string, CheckResult>> {
+  const [database, redis, storage, signing] = await Promise.all([
+    check(async () => ((await databaseAnswers(ctx)) ? 'ok' : 'unreachable')),
+    // The in-process queue (`npm start` without Redis) needs none.
+    ctx.signQueue.kind === 'bullmq' ? check(async () => ((await ctx.pingRedis()) ? 'ok' : 'unreachable')) : Promise.resolve<CheckResult>('not used'),
+    check(async () => {
+      await ctx.files.ensureReady();
+      return 'ok';
+    }),
+    check<{ certificate: CheckResult; vault: CheckResult }>(async () => {
+      const chain = await currentSigningChain(ctx.knex, new Date());
+      if (!chain) return { certificate: 'missing', vault: 'not checked' };
+      // The vault is asked for the signing key itself: reachable, and the key still there.
+      const vault = await check(async () => {
+        await ctx.vault.getKey(chain.leaf.key_name);
+        return 'ok';
+      });
+      return { certificate: 'ok', vault };
+    }).then((r) => (typeof r === 'string' ? { certificate: r, vault: 'not checked' } : r)),
+  ]);
+  return { database, redis, storage, vault: signing.vault, signing_certificate: signing.certificate };
+}
+
 export function healthRouter(ctx: AppContext): Router {
   const router = Router();
   /**
@@ -17,7 +62,7 @@ export function healthRouter(ctx: AppContext): Router {
    * /health:
    *   get:
    *     tags: [Operations]
-   *     summary: Liveness and reachability of the database and Redis
+   *     summary: Liveness, and reachability of the database and Redis
    *     responses:
    *       200: { description: All dependencies answer, content: { application/json: { schema: { $ref: '#/components/schemas/Health' } } } }
    *       503: { description: The database does not answer, content: { application/json: { schema: { $ref: '#/components/schemas/Health' } } } }
@@ -30,6 +75,24 @@ export function healthRouter(ctx: AppContext): Router {
       database: database ? 'ok' : 'unreachable',
       redis: redis ? 'ok' : 'unreachable',
     });
+  });
+
+  /**
+   * @openapi
+   * /health/ready:
+   *   get:
+   *     tags: [Operations]
+   *     summary: "Readiness: whether this process can take sign requests now"
+   *     description: "200 when the database, Redis (for the BullMQ queue), the file store, the key vault (the current signing key) and a valid signing certificate are all there; otherwise 503 with the failing parts named in checks. Use it for load-balancer readiness; /health is the liveness check."
+   *     responses:
+   *       200: { description: Ready, content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }
+   *       503: { description: Not ready; checks names what fails, content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }
+   */
+  router.get('/health/ready', async (_req, res) => {
+    const checks = await readiness(ctx);
+    const failing = Object.entries(checks).filter(([, v]) => v !== 'ok' && v !== 'not used').map(([k]) => k);
+    res.setHeader('Cache-Control', 'no-store');
+    res.status(failing.length === 0 ? 200 : 503).json({ status: failing.length === 0 ? 'ready' : 'not_ready', failing, checks });
   });
   return router;
 }

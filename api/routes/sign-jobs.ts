@@ -7,6 +7,7 @@ import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
 import { JOB_STATUSES, PENDING_STATUSES, SIGNED_STATUSES, SignJob, type JobStatus } from '../../shared/db/models/sign-job.js';
 import { SignedFile } from '../../shared/db/models/signed-file.js';
 import { Upload } from '../../shared/db/models/upload.js';
+import { currentSigningChain } from '../../shared/pki/certificate-store.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
@@ -62,7 +63,7 @@ export function signJobsRouter(ctx: AppContext): Router {
    *       403: { $ref: '#/components/responses/Forbidden' }
    *       404: { $ref: '#/components/responses/NotFound' }
    *       409: { $ref: '#/components/responses/Conflict' }
-   *       503: { description: The queue is unavailable; nothing was recorded, retry later, content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } } }
+   *       503: { description: 'The queue is unavailable; nothing was recorded, retry later', content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } } }
    */
   router.post('/sign', auth, requirePermission('media:sign'), async (req, res) => {
     const principal = principalOf(req);
@@ -96,6 +97,10 @@ export function signJobsRouter(ctx: AppContext): Router {
     if (previous) {
       res.status(202).json(await viewOf(ctx, previous));
       return;
+    }
+    // A job that can only fail is not queued: without a valid signing certificate the caller hears so at once.
+    if (!(await currentSigningChain(ctx.knex, new Date()))) {
+      throw new ApiError(503, 'no_signing_certificate', 'the service has no valid signing certificate; an operator must issue one (npm run pki -- rotate-leaf)', { 'Retry-After': '60' });
     }
     let job: SignJob;
     try {
@@ -216,17 +221,18 @@ export function signJobsRouter(ctx: AppContext): Router {
     const fileId = uuidParam(req.params.file_id, 'file_id');
     const file = await SignedFile.query().findOne({ id: fileId, org_id: principalOf(req).orgId });
     if (!file) throw notFound('file');
+    const { stream } = await ctx.files.openRead(file.storage_key);
     res.setHeader('Content-Type', file.mime_type);
     res.setHeader('Content-Length', String(file.size));
     res.setHeader('Content-Disposition', `attachment; filename="${file.filename.replace(/[^\x20-\x7e]|"/g, '_')}"`);
     res.setHeader('ETag', `"${file.sha256}"`);
     res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
-    const stream = ctx.files.createReadStream(file.storage_key);
     stream.on('error', (err) => {
-      req.log.error({ err }, 'signed file missing from storage');
-      if (!res.headersSent) res.status(500).json({ error: { code: 'internal_error', message: 'internal server error' } });
-      else res.destroy();
+      // Headers are out: all that can be done is to cut the response short, so the client sees a failed download.
+      req.log.error({ err }, 'reading a signed file from storage failed');
+      res.destroy();
     });
+    res.on('close', () => stream.destroy());
     stream.pipe(res);
   });
 

@@ -48,17 +48,22 @@ export function uploadsRouter(ctx: AppContext): Router {
    */
   router.post('/upload', auth, requirePermission('media:upload'), async (req, res) => {
     const principal = principalOf(req);
-    const { staged, filename } = await receiveFile(req, ctx.files, ctx.config.maxUploadBytes);
+    const { staged, filename } = await receiveFile(req, ctx.staging, ctx.config.maxUploadBytes);
+    const id = randomUUID();
+    let storageKey: string;
     let mimeType;
     try {
-      mimeType = await identifyImage(staged.tempPath);
-    } catch (err) {
-      await ctx.files.discard(staged);
-      throw err instanceof ImageRejectedError ? imageRejection(err) : err;
+      try {
+        mimeType = await identifyImage(staged.tempPath);
+      } catch (err) {
+        throw err instanceof ImageRejectedError ? imageRejection(err) : err;
+      }
+      // Only a checked file reaches the store, streamed from the staged copy.
+      storageKey = `uploads/${principal.orgId}/${id}.${EXTENSION[mimeType]}`;
+      await ctx.files.putFile(storageKey, staged.tempPath);
+    } finally {
+      await ctx.staging.discard(staged);
     }
-    const id = randomUUID();
-    const storageKey = `uploads/${principal.orgId}/${id}.${EXTENSION[mimeType]}`;
-    await ctx.files.commit(staged, storageKey);
     try {
       const upload = await Upload.query()
         .insert({ id, org_id: principal.orgId, ...actorColumns(principal), filename, mime_type: mimeType, size: staged.size, sha256: staged.sha256, storage_key: storageKey })

@@ -33,7 +33,7 @@ export function verifyRouter(ctx: AppContext): Router {
    *       415: { $ref: '#/components/responses/UnsupportedType' }
    */
   router.post('/verify', authenticate(ctx.passport), requirePermission('media:verify'), async (req, res) => {
-    const { staged } = await receiveFile(req, ctx.files, ctx.config.maxUploadBytes);
+    const { staged } = await receiveFile(req, ctx.staging, ctx.config.maxUploadBytes);
     try {
       const mimeType = await identifyImage(staged.tempPath, { checkStructure: false });
       const bytes = new Uint8Array(await readFile(staged.tempPath));
@@ -45,7 +45,7 @@ export function verifyRouter(ctx: AppContext): Router {
     } catch (err) {
       throw err instanceof ImageRejectedError ? imageRejection(err) : err;
     } finally {
-      await ctx.files.discard(staged);
+      await ctx.staging.discard(staged);
     }
   });
 

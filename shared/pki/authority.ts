@@ -113,6 +113,20 @@ async function announceIssued(deps: PkiDeps, certificates: readonly Certificate[
   for (const c of certificates) await deps.events?.publish({ kind: 'issued', serial: c.serial, role: c.role });
 }
 
+/** How a certificate appears in a log line: who it is, never its DER (a Uint8Array logs as {"0":48,"1":130,...}). */
+export interface CertificateLogFields {
+  /** Not `role`: that key is the process role bound to child loggers (`logger.child({ role: 'ocsp' })`). */
+  certificateRole: CertificateRole;
+  serial: string;
+  subject: string;
+  fingerprintSha256: string;
+  notAfter: Date;
+}
+
+export function certificateLogFields(c: Pick<Certificate, 'role' | 'serial' | 'subject' | 'fingerprint_sha256' | 'not_after'>): CertificateLogFields {
+  return { certificateRole: c.role, serial: c.serial, subject: c.subject, fingerprintSha256: c.fingerprint_sha256, notAfter: c.not_after };
+}
+
 export interface InitPkiResult {
   root: Certificate;
   subCa: Certificate;
@@ -177,7 +191,7 @@ export async function initPki(deps: PkiDeps): Promise<InitPkiResult> {
     return { root, subCa, leaf, tsa, issued };
   });
 
-  for (const c of chain.issued) deps.logger?.info({ role: c.role, serial: c.serial, subject: c.subject }, 'certificate issued');
+  for (const c of chain.issued) deps.logger?.info(certificateLogFields(c), 'certificate issued');
   await announceIssued(deps, chain.issued);
   const { crls } = await refreshPublications(deps, { when: 'stale' });
   return { ...chain, crls };
@@ -200,7 +214,7 @@ async function rotateEndEntity(deps: PkiDeps, role: 'leaf' | 'tsa', keyName: str
     }
     return issueEndEntity(trx, deps.config, role, subCa, subCaKey, key, now);
   });
-  deps.logger?.info({ serial: issued.serial, notAfter: issued.not_after }, names.rotated);
+  deps.logger?.info(certificateLogFields(issued), names.rotated);
   await announceIssued(deps, [issued]);
   return issued;
 }
@@ -256,7 +270,7 @@ export async function revokeCertificate(
     await trx('ocsp_responses').where({ serial }).del();
     return { certificate: updated, alreadyRevoked: false };
   });
-  deps.logger?.info({ serial, role: certificate.role, reason: certificate.revocation_reason }, 'certificate revoked');
+  deps.logger?.info({ ...certificateLogFields(certificate), reason: certificate.revocation_reason }, 'certificate revoked');
   try {
     // Announce before the CRL: OCSP answers matter most, and they need no vault signature.
     await deps.events.publish({ kind: 'revoked', serial });

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { SIGN_QUEUE_NAME, type SignQueue } from './types.js';
+import { SIGN_QUEUE_NAME, type QueueCounts, type SignQueue } from './types.js';
 
 export interface SignJobRetryPolicy {
   attempts: number;
@@ -14,7 +14,8 @@ const ENQUEUE_TIMEOUT_MS = 5000;
 export class BullMqSignQueue implements SignQueue {
   readonly kind = 'bullmq';
   private readonly connection: Redis;
-  private readonly queue: Queue;
+  /** The BullMQ queue itself, for the operators' queue view (Bull Board). */
+  readonly queue: Queue;
 
   constructor(redisUrl: string, prefix: string, private readonly retry: SignJobRetryPolicy) {
     // A producer should fail fast when Redis is down (the API answers 503) rather than queue commands offline.
@@ -48,6 +49,33 @@ export class BullMqSignQueue implements SignQueue {
         removeOnFail: { age: 7 * 24 * 3600 },
       },
     );
+  }
+
+  /** Job hashes still in a waiting, active, delayed or retry state: one pipelined round trip per call. */
+  async liveJobs(jobIds: readonly string[]): Promise<Set<string>> {
+    if (jobIds.length === 0) return new Set();
+    const pipeline = this.connection.pipeline();
+    // finishedOn is set when a job completes or fails for good; a missing hash means the entry was lost.
+    for (const id of jobIds) pipeline.hmget(this.queue.toKey(id), 'timestamp', 'finishedOn');
+    const replies = (await pipeline.exec()) ?? [];
+    const live = new Set<string>();
+    replies.forEach(([err, fields], i) => {
+      if (err) throw err;
+      const [created, finished] = fields as [string | null, string | null];
+      if (created !== null && finished === null) live.add(jobIds[i]!);
+    });
+    return live;
+  }
+
+  async requeue(jobId: string): Promise<void> {
+    const existing = await this.queue.getJob(jobId);
+    if (existing?.finishedOn) await existing.remove();
+    await this.enqueue(jobId);
+  }
+
+  async counts(): Promise<QueueCounts> {
+    const c = await this.queue.getJobCounts('waiting', 'prioritized', 'active', 'delayed', 'failed');
+    return { waiting: (c.waiting ?? 0) + (c.prioritized ?? 0), active: c.active ?? 0, delayed: c.delayed ?? 0, failed: c.failed ?? 0 };
   }
 
   async close(): Promise<void> {

@@ -1,7 +1,19 @@
-/** Hands sign jobs (already recorded in the database) to workers. */
+/** Jobs in the queue by state, for metrics and operators. */
+export type QueueCounts = Record<'waiting' | 'active' | 'delayed' | 'failed', number>;
+
+/**
+ * Hands sign jobs (already recorded in the database) to workers. Postgres is the source of truth: the queue can
+ * lose entries (Redis flushed or restarted without persistence) and the reconciler puts them back.
+ */
 export interface SignQueue {
   readonly kind: 'bullmq' | 'embedded';
+  /** Adds the job; adding a job the queue already holds is a no-op. */
   enqueue(jobId: string): Promise<void>;
+  /** Of `jobIds`, those the queue holds as waiting, active, delayed or retrying (not finished, not lost). */
+  liveJobs(jobIds: readonly string[]): Promise<Set<string>>;
+  /** Adds the job again, replacing a finished (completed or failed) entry under the same id. */
+  requeue(jobId: string): Promise<void>;
+  counts(): Promise<QueueCounts>;
   close(): Promise<void>;
 }
 

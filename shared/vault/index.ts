@@ -2,11 +2,13 @@ import type { TokenCredential } from '@azure/core-auth';
 import { DefaultAzureCredential } from '@azure/identity';
 import type { Config } from '../config.js';
 import { AzureKeyVault, type AzureKeyVaultOptions } from './azure.js';
+import { instrumentVault } from './instrumented.js';
 import { LocalKeyVault } from './local.js';
 import type { KeyVault } from './types.js';
 
 export { AzureKeyVault, DEFAULT_OPERATION_TIMEOUT_MS, DEFAULT_RETRY_OPTIONS } from './azure.js';
 export type { AzureKeyVaultOptions, AzureVaultKey } from './azure.js';
+export { instrumentVault } from './instrumented.js';
 export { LocalKeyVault } from './local.js';
 export { VaultKeyNotFoundError, VaultUnavailableError } from './types.js';
 export type { KeyVault, VaultKey } from './types.js';
@@ -20,14 +22,15 @@ export interface CreateKeyVaultOptions {
 
 /**
  * The key vault the configuration asks for: Azure Key Vault at CLOUD_VAULT_URL when it is set, otherwise the
- * local vault in DATA_DIR/vault. Creating it does no I/O; the first key read reaches the vault.
+ * local vault in DATA_DIR/vault. Creating it does no I/O; the first key read reaches the vault. Its calls are
+ * measured (instrumentVault: a Proxy, so `instanceof AzureKeyVault` / `LocalKeyVault` still holds).
  */
 export function createKeyVault(
   config: Pick<Config, 'cloudVaultUrl' | 'dataDir'>,
   options: CreateKeyVaultOptions = {},
 ): KeyVault {
   if (config.cloudVaultUrl) {
-    return new AzureKeyVault(config.cloudVaultUrl, options.credential ?? new DefaultAzureCredential(), options.azure);
+    return instrumentVault(new AzureKeyVault(config.cloudVaultUrl, options.credential ?? new DefaultAzureCredential(), options.azure));
   }
-  return new LocalKeyVault(config.dataDir);
+  return instrumentVault(new LocalKeyVault(config.dataDir));
 }

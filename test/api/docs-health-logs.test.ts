@@ -8,12 +8,16 @@ import { REDACTED_PATHS } from '../../shared/logger.js';
 import { PERMISSIONS } from '../../shared/roles.js';
 import { LocalJobEvents } from '../../shared/queue/job-events.js';
 import type { SignQueue } from '../../shared/queue/types.js';
-import { FileStore } from '../../shared/storage/file-store.js';
+import { createFileStore } from '../../shared/storage/index.js';
+import { createKeyVault } from '../../shared/vault/index.js';
 
 /** These tests never sign; a queue that refuses makes any accidental use fail loudly. */
 const unusedQueue: SignQueue = {
   kind: 'embedded',
   enqueue: () => Promise.reject(new Error('no queue in this test')),
+  liveJobs: () => Promise.reject(new Error('no queue in this test')),
+  requeue: () => Promise.reject(new Error('no queue in this test')),
+  counts: () => Promise.reject(new Error('no queue in this test')),
   close: async () => undefined,
 };
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -62,7 +66,7 @@ describe('health with the database down', () => {
   it('answers 503', async () => {
     const config = testConfig({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' });
     const knex = createKnex(config);
-    const app = createApp({ config, knex, logger: pino({ level: 'silent' }), pingRedis: async () => true, files: new FileStore(config.dataDir), signQueue: unusedQueue, jobEvents: new LocalJobEvents() });
+    const app = createApp({ config, knex, logger: pino({ level: 'silent' }), pingRedis: async () => true, files: createFileStore(config), vault: createKeyVault(config), signQueue: unusedQueue, jobEvents: new LocalJobEvents() });
     const res = await request(app).get('/health').expect(503);
     expect(res.body.database).to.equal('unreachable');
     await knex.destroy();
@@ -86,7 +90,7 @@ describe('logs never contain credentials', () => {
     });
     const logger = pino({ level: 'trace', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, sink);
     const config = testConfig({ DATABASE_URL: db.url });
-    const app = createApp({ config, knex: db.knex, logger, pingRedis: async () => false, files: new FileStore(config.dataDir), signQueue: unusedQueue, jobEvents: new LocalJobEvents() });
+    const app = createApp({ config, knex: db.knex, logger, pingRedis: async () => false, files: createFileStore(config), vault: createKeyVault(config), signQueue: unusedQueue, jobEvents: new LocalJobEvents() });
     const password = 'very secret passphrase 42';
     const reg = await request(app).post('/auth/register').send({ email: 'log@example.com', password, org_name: 'L' }).expect(201);
     const key = (await request(app).post('/org/api-keys').set(bearer(reg.body.access_token)).send({ name: 'k' }).expect(201)).body.key;

@@ -5,6 +5,8 @@ import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import request from 'supertest';
 import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
+import { initPki } from '../../shared/pki/authority.js';
+import { createKeyVault } from '../../shared/vault/index.js';
 import { addOrgUser, bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
@@ -24,6 +26,8 @@ describe('media upload and sign requests', () => {
   let queue: Queue;
   before(async () => {
     api = await startTestApi({ MAX_UPLOAD_BYTES: '10000' });
+    // Sign requests are refused (503) without a valid signing certificate.
+    await initPki({ knex: api.db.knex, vault: createKeyVault(api.config), config: api.config });
     a = await registerAccount(api.app, 'A');
     b = await registerAccount(api.app, 'B');
     const key = await request(api.app).post('/org/api-keys').set(bearer(a.access)).send({ name: 'cms' }).expect(201);
@@ -192,6 +196,7 @@ describe('sign requests while the queue is down', () => {
   let api: TestApi;
   before(async () => {
     api = await startTestApi({ REDIS_URL: 'redis://127.0.0.1:1' });
+    await initPki({ knex: api.db.knex, vault: createKeyVault(api.config), config: api.config });
   });
   after(() => api.close());
 

@@ -17,7 +17,7 @@ import { createLogger } from '../../shared/logger.js';
 import { initPki, loadSigningIdentity } from '../../shared/pki/authority.js';
 import { LocalJobEvents } from '../../shared/queue/job-events.js';
 import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
-import { FileStore } from '../../shared/storage/file-store.js';
+import { createFileStore } from '../../shared/storage/index.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob, type SignJobDeps } from '../../workers/sign-job.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
@@ -57,7 +57,7 @@ describe('chain: anchoring through the API', function () {
     acc = await registerAccount(api.app, 'Newsroom');
     deps = {
       knex: api.db.knex,
-      files: new FileStore(api.config.dataDir),
+      files: createFileStore(api.config),
       events: new LocalJobEvents(),
       signingIdentity: () => loadSigningIdentity({ knex: api.db.knex, vault }),
       logger: createLogger('silent', 'test'),

@@ -8,7 +8,8 @@ import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { BullMqSignQueue } from '../../shared/queue/bullmq-sign-queue.js';
 import { RedisJobEvents } from '../../shared/queue/job-events.js';
-import { FileStore } from '../../shared/storage/file-store.js';
+import { createFileStore } from '../../shared/storage/index.js';
+import { createKeyVault } from '../../shared/vault/index.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestApi {
@@ -47,7 +48,8 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     knex: db.knex,
     logger: createLogger(config.logLevel, 'test'),
     pingRedis: async () => false,
-    files: new FileStore(config.dataDir),
+    files: createFileStore(config),
+    vault: createKeyVault(config),
     signQueue,
     jobEvents,
   });

@@ -1,0 +1,90 @@
+import type { TokenCredential } from '@azure/core-auth';
+import { BlobServiceClient, type ContainerClient, type StoragePipelineOptions } from '@azure/storage-blob';
+import { Readable } from 'node:stream';
+import { checkStorageKey, StorageUnavailableError, StoredFileMissingError, type FileStore } from './types.js';
+
+/** Where to reach Blob Storage: a connection string (account key or SAS; Azurite), or an account URL and a credential. */
+export type AzureBlobTarget = { connectionString: string } | { accountUrl: string; credential: TokenCredential };
+
+/**
+ * SDK retries: 3 tries, 0.5 s then 1 s apart, so an unreachable account fails a sign attempt in seconds (the queue
+ * retries the attempt) rather than after the SDK's default of minutes.
+ */
+export const BLOB_RETRY_OPTIONS = { maxTries: 3, retryDelayInMs: 500, maxRetryDelayInMs: 2000 } as const;
+
+function statusOf(err: unknown): number | undefined {
+  return (err as { statusCode?: number }).statusCode;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message.split('\n')[0]! : String(err);
+}
+
+/**
+ * Files as block blobs in one container of Azure Blob Storage, so that API and worker processes on any host share
+ * them. A block blob becomes visible only when its block list is committed, so a reader never sees half a file.
+ */
+export class AzureBlobFileStore implements FileStore {
+  readonly kind = 'azure-blob';
+  private readonly container: ContainerClient;
+  private ready: Promise<void> | undefined;
+
+  constructor(target: AzureBlobTarget, containerName: string, options: StoragePipelineOptions = {}) {
+    const pipeline = { retryOptions: BLOB_RETRY_OPTIONS, ...options };
+    const service =
+      'connectionString' in target
+        ? BlobServiceClient.fromConnectionString(target.connectionString, pipeline)
+        : new BlobServiceClient(target.accountUrl, target.credential, pipeline);
+    this.container = service.getContainerClient(containerName);
+  }
+
+  private blob(key: string) {
+    return this.container.getBlockBlobClient(checkStorageKey(key));
+  }
+
+  /** Runs one SDK call, turning "not found" and "unreachable" into the store's own errors. */
+  private async call<T>(key: string, what: string, fn: () => Promise<T>): Promise<T> {
+    await this.ensureReady();
+    try {
+      return await fn();
+    } catch (err) {
+      if (statusOf(err) === 404) throw new StoredFileMissingError(key);
+      throw new StorageUnavailableError(`blob storage could not ${what} "${key}": ${describe(err)}`, { cause: err });
+    }
+  }
+
+  /** Creates the container on first use (once per process; a failure is tried again next time). */
+  ensureReady(): Promise<void> {
+    this.ready ??= this.container.createIfNotExists().then(
+      () => undefined,
+      (err: unknown) => {
+        this.ready = undefined;
+        throw new StorageUnavailableError(`blob storage container "${this.container.containerName}" is unreachable: ${describe(err)}`, { cause: err });
+      },
+    );
+    return this.ready;
+  }
+
+  async putFile(key: string, localPath: string): Promise<void> {
+    await this.call(key, 'store', () => this.blob(key).uploadFile(localPath));
+  }
+
+  async write(key: string, bytes: Uint8Array): Promise<void> {
+    await this.call(key, 'store', () => this.blob(key).uploadData(bytes));
+  }
+
+  async read(key: string): Promise<Buffer> {
+    return this.call(key, 'read', () => this.blob(key).downloadToBuffer());
+  }
+
+  async openRead(key: string) {
+    const response = await this.call(key, 'read', () => this.blob(key).download());
+    const body = response.readableStreamBody;
+    if (!body) throw new StorageUnavailableError(`blob storage returned no body for "${key}"`);
+    return { stream: body instanceof Readable ? body : Readable.from(body as AsyncIterable<Buffer>), size: response.contentLength ?? 0 };
+  }
+
+  async remove(key: string): Promise<void> {
+    await this.call(key, 'remove', () => this.blob(key).deleteIfExists());
+  }
+}
