@@ -5,6 +5,7 @@ import type { KeyVault } from '../shared/vault/types.js';
 import { startAnchoringFromConfig } from './anchor-job.js';
 import { startCrlJob, type CrlJob } from './crl-job.js';
 import { startReconcileJob } from './reconcile-job.js';
+import { registerCrlAgeCollector } from '../shared/metrics/crl-age.js';
 import type { SignQueue } from '../shared/queue/types.js';
 
 /**
@@ -30,7 +31,10 @@ export async function startSchedulerRole(
   const reconcileJob = options.signQueue
     ? startReconcileJob({ knex, queue: options.signQueue, processingGraceMs: config.workerLockMs }, logger.child({ job: 'reconcile' }), config.reconcileIntervalMs)
     : undefined;
+  // The scheduler issues the CRLs: it reports their age, as the CRL host does.
+  const unregisterCrlAge = registerCrlAgeCollector(knex);
   return async () => {
+    unregisterCrlAge();
     await reconcileJob?.stop();
     await anchorJob?.stop();
     await crlJob.stop();

@@ -112,6 +112,11 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     // Where the time went (claim + read + identity, c2pa signing incl. timestamp, storing), for operators.
     const ms = (a: number, b: number) => Math.round(b - a);
     const stored = performance.now();
+    if (!kept) {
+      // Another run of this job recorded its file first (a job re-delivered while the first run was still going).
+      log.warn({ serial: identity.serial }, 'signed by a duplicate run of the job; this copy was discarded');
+      return;
+    }
     log.info({ serial: identity.serial, bytes: signed.length, ms: { prepare: ms(started, prepared), sign: ms(prepared, signedAt), store: ms(signedAt, stored) } }, 'signed');
     signJobs.inc({ outcome: 'signed', error_code: '' });
     signStageSeconds.observe({ stage: 'prepare' }, (prepared - started) / 1000);

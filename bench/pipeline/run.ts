@@ -84,6 +84,7 @@ const env = {
   DATABASE_URL: dbUrl.toString(),
   REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
   QUEUE_PREFIX: dbName,
+  OPS_PORT: '0',
   DATA_DIR: mkdtempSync(path.join(tmpdir(), 'bench-pipeline-')),
   PORT: String(PORT),
   BASE_URL: `http://127.0.0.1:${PORT}`,

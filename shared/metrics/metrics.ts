@@ -63,7 +63,7 @@ export const tsaTokens = new Counter({
 
 export const vaultCallSeconds = new Histogram({
   name: 'mss_vault_call_seconds',
-  help: 'Key vault calls by vault kind and operation (sign, get_key, ensure_key) and result (ok, error)',
+  help: 'Key vault calls by vault kind, operation (sign, get_key, ensure_key) and result (ok, error, not_found: a key that does not exist, a normal answer)',
   labelNames: ['vault', 'operation', 'result'] as const,
   buckets: SECONDS,
   registers: [registry],

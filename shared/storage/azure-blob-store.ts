@@ -42,8 +42,12 @@ export class AzureBlobFileStore implements FileStore {
     return this.container.getBlockBlobClient(checkStorageKey(key));
   }
 
-  /** Runs one SDK call, turning "not found" and "unreachable" into the store's own errors. */
+  /**
+   * Runs one SDK call, turning "not found" and "unreachable" into the store's own errors. The key is checked
+   * first: an invalid one is refused before any I/O (not even the container's creation).
+   */
   private async call<T>(key: string, what: string, fn: () => Promise<T>): Promise<T> {
+    checkStorageKey(key);
     await this.ensureReady();
     try {
       return await fn();

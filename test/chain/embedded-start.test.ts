@@ -2,7 +2,8 @@
  * `npm start` without CHAIN_RPC_URL runs an embedded anvil chain: a signed file gets anchored on it; the chain
  * stops with the service (SIGTERM), never outlives it (SIGKILL), and keeps its state across restarts.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -47,7 +48,7 @@ describe('chain: npm start with the embedded chain', function () {
 
   before(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'svc-embedded-'));
-    const [port, ocsp, crl, tsa, chain] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
+    const [port, ocsp, crl, tsa, chain, ops] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
     env = {
       NODE_ENV: 'development',
       DATA_DIR: dataDir,
@@ -56,6 +57,7 @@ describe('chain: npm start with the embedded chain', function () {
       CRL_PORT: String(crl),
       TSA_PORT: String(tsa),
       CHAIN_PORT: String(chain),
+      OPS_PORT: String(ops),
       REDIS_URL: 'redis://127.0.0.1:1', // no Redis: the in-process queue
       ANCHOR_BATCH_MAX_AGE_MS: '0',
       ANCHOR_POLL_MS: '100',
@@ -80,6 +82,10 @@ describe('chain: npm start with the embedded chain', function () {
     service = await startRole('bin/start.ts', env, /service ready/, 60_000);
     expect(service.output()).to.include('embedded development chain started (anvil)');
     expect(service.output()).to.include(`"rpc":"${rpcUrl()}"`);
+    // The first start issues the PKI: certificates are logged by serial, subject and fingerprint, never as DER.
+    const longest = Math.max(...service.output().split('\n').map((l) => l.length));
+    expect(longest, 'longest log line of the first start').to.be.below(2000);
+    expect((await call('/health/ready')).body).to.deep.include({ status: 'ready', failing: [] });
 
     const reg = await call('/auth/register', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'a@example.com', password: 'correct horse battery', org_name: 'Org' }) });
     const token = reg.body.access_token as string;
@@ -93,6 +99,25 @@ describe('chain: npm start with the embedded chain', function () {
     });
     expect(anchored.anchor.proof.chain_id).to.equal(31337);
     anchoredSha256 = anchored.signed_file.sha256;
+
+    // One operator listener serves every role's metrics: the signature, its timestamp, an OCSP answer, the anchor.
+    const signing = (await call('/v1/certificates/signing')).body;
+    const dir = mkdtempSync(path.join(tmpdir(), 'ocsp-req-'));
+    writeFileSync(path.join(dir, 'leaf.pem'), signing.certificate_pem);
+    writeFileSync(path.join(dir, 'sub.pem'), signing.chain[1].pem);
+    const ocsp = execFileSync('openssl', ['ocsp', '-issuer', path.join(dir, 'sub.pem'), '-cert', path.join(dir, 'leaf.pem'), '-url', `http://127.0.0.1:${env.OCSP_PORT}`, '-no_nonce', '-noverify'], { encoding: 'utf8' });
+    expect(ocsp).to.match(/leaf\.pem: good/);
+    rmSync(dir, { recursive: true, force: true });
+    const metrics = await (await fetch(`http://127.0.0.1:${env.OPS_PORT}/metrics`)).text();
+    expect(metrics).to.include('mss_sign_jobs_total{outcome="signed",error_code=""} 1');
+    expect(metrics).to.match(/mss_sign_stage_seconds_count\{stage="sign"\} 1/);
+    expect(metrics).to.match(/mss_ocsp_responses_total\{status="good",cache="(hit|miss)"\} 1/);
+    expect(metrics).to.match(/mss_tsa_responses_total\{outcome="granted"[^}]*\} [1-9]/);
+    expect(metrics).to.match(/mss_anchor_batches_total\{event="confirmed"\} 1/);
+    expect(metrics).to.match(/mss_sign_queue_jobs\{state="waiting"\} 0/);
+    expect(metrics).to.include('mss_process_cpu_seconds_total');
+    // No Redis here: the in-process queue has no Bull Board.
+    expect((await fetch(`http://127.0.0.1:${env.OPS_PORT}/queues`)).status).to.equal(404);
 
     await service.kill();
     service = undefined;

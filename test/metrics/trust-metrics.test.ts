@@ -51,12 +51,12 @@ describe('metrics: trust services (ocsp role on Postgres, local vault)', functio
   });
 
   const postOcsp = async (der: Uint8Array) => {
-    const res = await fetch(`http://127.0.0.1:${role.ocspPort}/`, { method: 'POST', body: der, headers: { 'Content-Type': 'application/ocsp-request' } });
+    const res = await fetch(`http://127.0.0.1:${role.ocspPort}/`, { method: 'POST', body: new Uint8Array(der), headers: { 'Content-Type': 'application/ocsp-request' } });
     await res.arrayBuffer();
     return res.status;
   };
   const postTsa = async (der: Uint8Array) => {
-    const res = await fetch(`http://127.0.0.1:${role.tsaPort}/`, { method: 'POST', body: der, headers: { 'Content-Type': 'application/timestamp-query' } });
+    const res = await fetch(`http://127.0.0.1:${role.tsaPort}/`, { method: 'POST', body: new Uint8Array(der), headers: { 'Content-Type': 'application/timestamp-query' } });
     await res.arrayBuffer();
     return res.status;
   };

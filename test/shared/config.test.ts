@@ -19,6 +19,16 @@ describe('configuration', () => {
     expect(c.databaseUrl).to.equal(undefined);
     expect(c.cloudVaultUrl).to.equal(undefined);
     expect(c.redisUrl).to.equal('redis://127.0.0.1:6379');
+    // Operator endpoints on loopback only, files on the local disk, the queue reconciled every 30 s.
+    expect(c).to.deep.include({ opsPort: 3004, opsHost: '127.0.0.1', reconcileIntervalMs: 30_000, blobStorage: undefined });
+  });
+
+  it('reads the operator listener, the reconciler interval and blob storage, and refuses bad values', () => {
+    const c = loadConfig({ DATA_DIR: dataDir(), OPS_PORT: '9100', OPS_HOST: '10.0.0.5', RECONCILE_INTERVAL_MS: '5000', AZURE_STORAGE_ACCOUNT_URL: 'https://acct.blob.core.windows.net', BLOB_CONTAINER: 'signed-media' });
+    expect(c).to.deep.include({ opsPort: 9100, opsHost: '10.0.0.5', reconcileIntervalMs: 5000 });
+    expect(c.blobStorage).to.deep.equal({ connectionString: undefined, accountUrl: 'https://acct.blob.core.windows.net', container: 'signed-media' });
+    expect(() => loadConfig({ DATA_DIR: dataDir(), OPS_HOST: 'a host; rm' })).to.throw(ConfigError, /OPS_HOST/);
+    expect(() => loadConfig({ DATA_DIR: dataDir(), RECONCILE_INTERVAL_MS: '10' })).to.throw(ConfigError, /RECONCILE_INTERVAL_MS/);
   });
 
   it('outside production keeps a random JWT secret in the data directory, owner-readable only', () => {

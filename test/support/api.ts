@@ -10,6 +10,7 @@ import { BullMqSignQueue } from '../../shared/queue/bullmq-sign-queue.js';
 import { RedisJobEvents } from '../../shared/queue/job-events.js';
 import { createFileStore } from '../../shared/storage/index.js';
 import { createKeyVault } from '../../shared/vault/index.js';
+import { createRedis, pingWithin } from '../../shared/redis.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestApi {
@@ -43,11 +44,13 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   const config = testConfig({ DATABASE_URL: db.url, ...env });
   const signQueue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, { attempts: config.signAttempts, backoffMs: config.signBackoffMs });
   const jobEvents = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true });
+  const redis = createRedis(config.redisUrl, { lazyConnect: true });
+  redis.connect().catch(() => undefined);
   const app = createApp({
     config,
     knex: db.knex,
     logger: createLogger(config.logLevel, 'test'),
-    pingRedis: async () => false,
+    pingRedis: () => pingWithin(redis),
     files: createFileStore(config),
     vault: createKeyVault(config),
     signQueue,
@@ -58,6 +61,7 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     config,
     db,
     async close() {
+      redis.disconnect();
       await signQueue.close();
       await jobEvents.close();
       await db.drop();

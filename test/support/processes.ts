@@ -69,6 +69,8 @@ export function startTestWorker(api: Pick<TestApi, 'db' | 'config'>, tsaUrl: str
       DATA_DIR: api.config.dataDir,
       LOG_LEVEL: 'info',
       TSA_URL: tsaUrl,
+      // Each process its own operator listener: several run at once in a test.
+      OPS_PORT: '0',
       ...extra,
     },
     /sign worker started/,

@@ -39,6 +39,7 @@ describe('trust: CLI, ocsp and scheduler processes', function () {
       DATA_DIR: mkdtempSync(path.join(tmpdir(), 'trust-proc-data-')),
       JWT_SECRET: 'test-secret-for-processes',
       OCSP_PORT: '0',
+      OPS_PORT: '0',
       CRL_PORT: '0',
       TSA_PORT: '0',
       OCSP_URL: 'http://ocsp.proc.test',

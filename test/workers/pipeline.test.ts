@@ -122,6 +122,22 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
       expect(badApi.body.validation_state).to.equal('Invalid');
       expect(badApi.body.status.failure.join(' ')).to.contain('dataHash.mismatch');
     }
+
+    // The worker's operator listener: the jobs ran in its sandbox processes, whose metrics it adds to its own.
+    const opsPort = /"msg":"operator listener[^\n]*"port":(\d+)|"port":(\d+)[^\n]*"msg":"operator listener/.exec(worker.output());
+    expect(opsPort, worker.output()).to.not.equal(null);
+    const base = `http://127.0.0.1:${opsPort![1] ?? opsPort![2]}`;
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).to.include('mss_sign_jobs_total{outcome="signed",error_code=""} 2');
+    expect(metrics).to.include('mss_sign_stage_seconds_count{stage="sign"} 2');
+    expect(metrics).to.match(/mss_vault_call_seconds_count\{vault="local",operation="sign",result="ok"\} [2-9]/);
+    expect(metrics).to.match(/mss_sign_queue_jobs\{state="failed"\} 0/);
+    expect(metrics).to.include('mss_process_resident_memory_bytes');
+    const board = await fetch(`${base}/queues`);
+    expect(board.status).to.equal(200);
+    expect(await board.text()).to.match(/bull/i);
+    const queues = (await (await fetch(`${base}/queues/api/queues`)).json()) as { queues: { name: string; counts: Record<string, number> }[] };
+    expect(queues.queues.map((q) => q.name)).to.include('sign');
   });
 
   it('an unsigned file verifies as none; a viewer may verify', async () => {
