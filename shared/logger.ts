@@ -16,6 +16,7 @@ export const REDACTED_PATHS = [
   '*.key',
   '*.jwtSecret',
   '*.chainPrivateKey',
+  '*.connectionString',
 ];
 
 export interface CreateLoggerOptions {

@@ -63,7 +63,7 @@ export function signJobsRouter(ctx: AppContext): Router {
    *       403: { $ref: '#/components/responses/Forbidden' }
    *       404: { $ref: '#/components/responses/NotFound' }
    *       409: { $ref: '#/components/responses/Conflict' }
-   *       503: { description: 'The queue is unavailable; nothing was recorded, retry later', content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } } }
+   *       503: { description: 'Nothing was recorded: no_signing_certificate (no valid signing certificate; an operator must issue one) or queue_unavailable (retry later); both with Retry-After', content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } } }
    */
   router.post('/sign', auth, requirePermission('media:sign'), async (req, res) => {
     const principal = principalOf(req);
