@@ -52,8 +52,10 @@ export async function startAzurite(timeoutMs = 20_000): Promise<Azurite> {
     [AZURITE_BLOB, '--blobHost', '127.0.0.1', '--blobPort', '0', '--inMemoryPersistence', '--skipApiVersionCheck', '--silent', '--disableTelemetry'],
     { cwd: workdir, env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // Last resort when no after hook stopped it (e.g. a failing before hook that had no after hook to pair with).
   const killOnExit = () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    rmSync(workdir, { recursive: true, force: true });
   };
   process.once('exit', killOnExit);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
