@@ -8,6 +8,8 @@ import { docsRouter } from './docs.js';
 import { errorHandler, routeNotFound } from './errors.js';
 import { createRateLimiters } from './rate-limit.js';
 import { apiKeysRouter } from './routes/api-keys.js';
+import { manifestTemplatesRouter } from './routes/manifest-templates.js';
+import { orgSigningCertificateRouter } from './routes/org-signing-certificate.js';
 import { authRouter } from './routes/auth.js';
 import { healthRouter } from './routes/health.js';
 import { orgUsersRouter } from './routes/org-users.js';
@@ -53,7 +55,9 @@ export function createApp(deps: AppDeps): Express {
   app.use('/auth', authRouter(ctx, createRateLimiters(ctx.config)));
   app.use('/org/users', orgUsersRouter(ctx));
   app.use('/org/api-keys', apiKeysRouter(ctx));
+  app.use('/org/signing-certificate', orgSigningCertificateRouter(ctx));
   app.use('/v1/media', uploadsRouter(ctx), signJobsRouter(ctx), verifyRouter(ctx));
+  app.use('/v1/manifest-templates', manifestTemplatesRouter(ctx));
   app.use('/v1/media', anchorsRouter(ctx)); // public: anchor proofs by file SHA-256
   app.use(certificatesRouter(ctx));
   // The browser app (web/) at / and /app/, with its own stricter Content-Security-Policy.

@@ -1,10 +1,29 @@
 import { API_KEY_PREFIX } from '../shared/api-keys.js';
+import { PARTY_TYPES, TRAINING_MINING_CHOICES, TRAINING_MINING_USES } from '../shared/c2pa/manifest-definition.js';
 import { ROLES } from '../shared/roles.js';
 
 const error = (description: string) => ({
   description,
   content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
 });
+
+/** The manifest fields a template may give (ManifestDefaults), also the sign request's besides title and dateCreated. */
+const manifestDefaultProperties = {
+  creator: { type: 'string', maxLength: 256, description: 'the author, written as a schema.org Person in a CreativeWork assertion' },
+  description: { type: 'string', maxLength: 2000, description: 'caption or description (CreativeWork description)' },
+  digitalSourceType: {
+    type: 'string',
+    description: 'IPTC digital source type URL for the c2pa.created action; default http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture. Ignored when the upload already carries a manifest (then c2pa.opened with it as parent ingredient).',
+  },
+  publisher: { allOf: [{ $ref: '#/components/schemas/Party' }], description: 'CreativeWork publisher' },
+  copyrightHolder: { allOf: [{ $ref: '#/components/schemas/Party' }], description: 'CreativeWork copyrightHolder' },
+  copyrightNotice: { type: 'string', maxLength: 1000, description: 'CreativeWork copyrightNotice, e.g. "© 2025 Daily Planet"' },
+  trainingMining: { $ref: '#/components/schemas/TrainingMining' },
+  thumbnail: {
+    type: 'boolean',
+    description: 'embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service. Costs CPU per file (about 1.6 s for a 12 MP JPEG); images over 40 megapixels are signed without one.',
+  },
+};
 
 /** Schemas, security schemes and shared error responses referenced by the route annotations. */
 export const openApiComponents = {
@@ -104,25 +123,91 @@ export const openApiComponents = {
         created_at: { type: 'string', format: 'date-time' },
       },
     },
-    ManifestInput: {
+    Party: {
       type: 'object',
-      required: ['title', 'creator'],
+      required: ['name'],
+      additionalProperties: false,
+      description: 'a schema.org Organization (default) or Person',
+      properties: {
+        name: { type: 'string', maxLength: 256 },
+        url: { type: 'string', format: 'uri', maxLength: 2048, description: 'http or https' },
+        type: { type: 'string', enum: [...PARTY_TYPES], default: 'Organization' },
+      },
+    },
+    TrainingMiningEntry: {
+      type: 'object',
+      required: ['use'],
       additionalProperties: false,
       properties: {
-        title: { type: 'string', maxLength: 256, description: 'the work\'s title (dc:title of the manifest)' },
-        creator: { type: 'string', maxLength: 256, description: 'the author, written as a schema.org Person in a CreativeWork assertion' },
-        description: { type: 'string', maxLength: 2000, description: 'caption or description (CreativeWork description)' },
-        digitalSourceType: {
-          type: 'string',
-          description: 'IPTC digital source type URL for the c2pa.created action; default http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture. Ignored when the upload already carries a manifest (then c2pa.opened with it as parent ingredient).',
-        },
+        use: { type: 'string', enum: [...TRAINING_MINING_CHOICES] },
+        constraint_info: { type: 'string', maxLength: 1000, description: 'only with use constrained: the conditions (a licence, a policy URL, free text)' },
+      },
+    },
+    TrainingMining: {
+      type: 'object',
+      minProperties: 1,
+      additionalProperties: false,
+      description:
+        'AI training and data mining choices, written as the entries of the CAWG training and data mining assertion (cawg.training-mining). A use left out is not stated; consumers treat constrained as notAllowed unless they obtain permission.',
+      properties: Object.fromEntries(TRAINING_MINING_USES.map((u) => [u, { $ref: '#/components/schemas/TrainingMiningEntry' }])),
+    },
+    ManifestDefaults: {
+      type: 'object',
+      additionalProperties: false,
+      description: "A manifest template's defaults: the sign request's manifest fields, with the same rules, except title and dateCreated (given per request). All optional.",
+      properties: manifestDefaultProperties,
+    },
+    ManifestInput: {
+      type: 'object',
+      required: ['title'],
+      additionalProperties: false,
+      description: "The manifest of a sign request: title is required, and creator unless the template (template_id) gives one. A field given here replaces the template's whole value.",
+      properties: {
+        title: { type: 'string', maxLength: 256, description: "the work's title (dc:title of the manifest)" },
+        ...manifestDefaultProperties,
         dateCreated: { type: 'string', description: 'ISO 8601 date (YYYY-MM-DD) or date-time with a zone (CreativeWork dateCreated)' },
       },
     },
     SignInput: {
       type: 'object',
       required: ['upload_id', 'manifest'],
-      properties: { upload_id: { type: 'string', format: 'uuid' }, manifest: { $ref: '#/components/schemas/ManifestInput' } },
+      properties: {
+        upload_id: { type: 'string', format: 'uuid' },
+        template_id: { type: 'string', format: 'uuid', nullable: true, description: "one of the organisation's manifest templates: its defaults apply under the manifest's fields" },
+        manifest: { $ref: '#/components/schemas/ManifestInput' },
+      },
+    },
+    ManifestTemplateInput: {
+      type: 'object',
+      required: ['name', 'manifest'],
+      additionalProperties: false,
+      properties: {
+        name: { type: 'string', minLength: 1, maxLength: 100, description: "unique among the organisation's templates" },
+        manifest: { $ref: '#/components/schemas/ManifestDefaults' },
+      },
+    },
+    ManifestTemplate: {
+      type: 'object',
+      properties: {
+        template_id: { type: 'string', format: 'uuid' },
+        name: { type: 'string' },
+        version: { type: 'integer', minimum: 1, description: 'starts at 1; every update adds one' },
+        manifest: { $ref: '#/components/schemas/ManifestDefaults' },
+        created_at: { type: 'string', format: 'date-time' },
+        updated_at: { type: 'string', format: 'date-time' },
+      },
+    },
+    ManifestTemplateVersion: {
+      type: 'object',
+      properties: {
+        template_id: { type: 'string', format: 'uuid' },
+        version: { type: 'integer', minimum: 1 },
+        name: { type: 'string', description: 'the name the template had at this version' },
+        manifest: { $ref: '#/components/schemas/ManifestDefaults' },
+        created_at: { type: 'string', format: 'date-time', description: 'when this version was saved' },
+        current_version: { type: 'integer' },
+        deleted: { type: 'boolean' },
+      },
     },
     Job: {
       type: 'object',
@@ -134,7 +219,13 @@ export const openApiComponents = {
           description: 'queued -> processing -> signed (file ready) -> anchoring (batch sealed, transaction sent) -> anchored (confirmed); or failed',
         },
         upload_id: { type: 'string', format: 'uuid' },
-        manifest: { $ref: '#/components/schemas/ManifestInput' },
+        manifest: { allOf: [{ $ref: '#/components/schemas/ManifestInput' }], description: "the manifest the job applies: with a template, its defaults merged under the request's fields (kept as signed: later template edits do not change it)" },
+        template: {
+          type: 'object',
+          nullable: true,
+          description: 'the manifest template and version the job used (GET /v1/manifest-templates/{id}/versions/{version}); null without one',
+          properties: { id: { type: 'string', format: 'uuid' }, version: { type: 'integer' } },
+        },
         attempts: { type: 'integer' },
         created_at: { type: 'string', format: 'date-time' },
         updated_at: { type: 'string', format: 'date-time' },
@@ -149,6 +240,7 @@ export const openApiComponents = {
             size: { type: 'integer' },
             mime_type: { type: 'string' },
             certificate_serial: { type: 'string', description: 'serial (hex) of the signing certificate' },
+            certificate_subject: { type: 'string', nullable: true, description: "subject of the signing certificate: the organisation's name (null for files signed before per-organisation certificates)" },
             download_url: { type: 'string', format: 'uri' },
           },
         },
@@ -233,6 +325,17 @@ export const openApiComponents = {
             signed_at: { type: 'string', nullable: true, description: 'signing time from the RFC 3161 timestamp, when present (same as timestamp.time)' },
             actions: { type: 'array', items: { type: 'string' } },
             ingredients: { type: 'array', items: { type: 'object' } },
+            assertions: { type: 'array', items: { type: 'string' }, description: 'labels of the assertions c2pa-rs lists (not the hash and thumbnail assertions)' },
+            publisher: { type: 'string', nullable: true, description: 'CreativeWork publisher name' },
+            copyright_holder: { type: 'string', nullable: true, description: 'CreativeWork copyrightHolder name' },
+            copyright_notice: { type: 'string', nullable: true },
+            training_mining: {
+              type: 'object',
+              nullable: true,
+              description: 'entries of the cawg.training-mining (or C2PA 1.x c2pa.training-mining) assertion, e.g. {"cawg.ai_training": {"use": "notAllowed"}}',
+              additionalProperties: { $ref: '#/components/schemas/TrainingMiningEntry' },
+            },
+            thumbnail: { type: 'object', nullable: true, properties: { format: { type: 'string' } }, description: 'the claim thumbnail, when the manifest has one' },
           },
         },
         signer: { type: 'object', nullable: true, properties: { subject: { type: 'string' }, serial: { type: 'string' }, issuer: { type: 'string' } } },

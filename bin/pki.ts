@@ -20,8 +20,12 @@ const USAGE = `usage: npm run pki -- <command>
 commands:
   init                              create the vault keys if missing and issue root CA, sub-CA, leaf and
                                     TSA certificate where no valid one exists; publish CRLs and CA certificates
-  list [--json]                     every certificate: role, serial, subject, not_after, status
-  rotate-leaf                       issue a new leaf signing certificate (it signs from now on)
+  list [--org <id>] [--json]        every certificate (or one organisation's): role, organisation, serial,
+                                    subject, not_after, status
+  rotate-leaf                       issue a new service leaf certificate (organisations sign with their own)
+  rotate-org <organisation-id>      issue an organisation a new signing certificate and key (it signs from now on)
+  revoke-org <organisation-id> --reason <reason>
+                                    revoke the organisation's current signing certificate (others are untouched)
   rotate-tsa                        issue a new time-stamping certificate (the TSA signs with it from now on)
   revoke <serial> --reason <reason> revoke a certificate; CRL reissued and OCSP responders told at once
                                     reasons: ${REASONS}
@@ -58,8 +62,23 @@ function describeCertificate(c: Certificate, verb: string): string {
 
 type Command =
   | { name: 'init' | 'rotate-leaf' | 'rotate-tsa' | 'publish-crls' }
-  | { name: 'list'; json: boolean }
-  | { name: 'revoke'; serial: string; reason: CrlReason };
+  | { name: 'list'; json: boolean; orgId?: string }
+  | { name: 'rotate-org'; orgId: string }
+  | { name: 'revoke'; serial: string; reason: CrlReason }
+  | { name: 'revoke-org'; orgId: string; reason: CrlReason };
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function orgIdArgument(value: string | undefined, command: string): string {
+  if (value === undefined || !UUID.test(value)) throw new UsageError(`${command} needs an organisation id (a UUID, as \`list\` shows it)`);
+  return value.toLowerCase();
+}
+
+function reasonOption(value: string | undefined, command: string): CrlReason {
+  if (value === undefined) throw new UsageError(`${command} needs --reason, one of: ${REASONS}`);
+  if (!isCrlReason(value) || value === 'removeFromCRL') throw new UsageError(`"${value}" is not a revocation reason; use one of: ${REASONS}`);
+  return value;
+}
 
 function noArguments(args: string[]): void {
   if (args.length) throw new UsageError(`unexpected argument "${args[0]}"`);
@@ -76,17 +95,23 @@ function parseCommand(command: string, args: string[]): Command {
         noArguments(args);
         return { name: command };
       case 'list': {
-        const { values } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: false });
-        return { name: 'list', json: values.json === true };
+        const { values } = parseArgs({ args, options: { json: { type: 'boolean' }, org: { type: 'string' } }, allowPositionals: false });
+        return { name: 'list', json: values.json === true, orgId: values.org === undefined ? undefined : orgIdArgument(values.org, 'list --org') };
+      }
+      case 'rotate-org': {
+        const { positionals } = parseArgs({ args, allowPositionals: true });
+        if (positionals.length !== 1) throw new UsageError('rotate-org needs exactly one organisation id');
+        return { name: 'rotate-org', orgId: orgIdArgument(positionals[0], 'rotate-org') };
       }
       case 'revoke': {
         const { values, positionals } = parseArgs({ args, options: { reason: { type: 'string' } }, allowPositionals: true });
         if (positionals.length !== 1) throw new UsageError('revoke needs exactly one serial (hex, as `list` shows it)');
-        if (values.reason === undefined) throw new UsageError(`revoke needs --reason, one of: ${REASONS}`);
-        if (!isCrlReason(values.reason) || values.reason === 'removeFromCRL') {
-          throw new UsageError(`"${values.reason}" is not a revocation reason; use one of: ${REASONS}`);
-        }
-        return { name: 'revoke', serial: positionals[0]!, reason: values.reason };
+        return { name: 'revoke', serial: positionals[0]!, reason: reasonOption(values.reason, 'revoke') };
+      }
+      case 'revoke-org': {
+        const { values, positionals } = parseArgs({ args, options: { reason: { type: 'string' } }, allowPositionals: true });
+        if (positionals.length !== 1) throw new UsageError('revoke-org needs exactly one organisation id');
+        return { name: 'revoke-org', orgId: orgIdArgument(positionals[0], 'revoke-org'), reason: reasonOption(values.reason, 'revoke-org') };
       }
       default:
         throw new UsageError(`unknown command "${command}"`);
@@ -100,8 +125,9 @@ function parseCommand(command: string, args: string[]): Command {
 
 async function run(command: Command, config: Config, knex: Knex): Promise<void> {
   // Loaded only for a valid command line: the vault drivers (Azure SDK) take a while to import.
-  const [authority, publisher, events, files, vaults] = await Promise.all([
+  const [authority, orgSigning, publisher, events, files, vaults] = await Promise.all([
     import('../shared/pki/authority.js'),
+    import('../shared/pki/org-signing.js'),
     import('../shared/pki/crl-publisher.js'),
     import('../shared/pki/pki-events.js'),
     import('../shared/pki/publication-files.js'),
@@ -127,16 +153,27 @@ async function run(command: Command, config: Config, knex: Knex): Promise<void> 
         out(`files: ${files.publicationDir(config.dataDir)}`);
       });
     case 'list': {
-      const rows = await authority.listCertificates(deps);
+      const rows = await authority.listCertificates(deps, { orgId: command.orgId });
       if (command.json) return out(JSON.stringify(rows, null, 2));
-      if (rows.length === 0) return out('no certificates: run `npm run pki -- init`');
+      if (rows.length === 0) return out(command.orgId ? 'no certificates for this organisation' : 'no certificates: run `npm run pki -- init`');
       return out(
         table([
-          ['ROLE', 'SERIAL', 'SUBJECT', 'NOT_AFTER', 'STATUS'],
-          ...rows.map((r) => [r.role, r.serial, r.subject, iso(r.not_after), `${r.status}${r.revocation_reason ? ` (${r.revocation_reason})` : ''}${r.current ? ' *current' : ''}`]),
+          ['ROLE', 'ORGANISATION', 'SERIAL', 'SUBJECT', 'NOT_AFTER', 'STATUS'],
+          ...rows.map((r) => [r.role, r.org_id ?? '-', r.serial, r.subject, iso(r.not_after), `${r.status}${r.revocation_reason ? ` (${r.revocation_reason})` : ''}${r.current ? ' *current' : ''}`]),
         ]),
       );
     }
+    case 'rotate-org':
+      return withEvents(async (e) => out(describeCertificate(await orgSigning.rotateOrgCertificate({ ...deps, events: e }, command.orgId), 'issued')));
+    case 'revoke-org':
+      return withEvents(async (e) => {
+        const state = await orgSigning.orgSigningState(knex, command.orgId);
+        if (state.state !== 'ready') throw new authority.PkiError(`organisation ${command.orgId} has no valid signing certificate to revoke (${state.state})`, 'not_found');
+        const result = await authority.revokeCertificate({ ...deps, events: e }, state.chain.leaf.serial, command.reason);
+        const c = result.certificate;
+        out(`leaf ${c.serial} (${c.subject}) revoked (${c.revocation_reason}, ${iso(c.revoked_at!)}); the organisation signs again after rotate-org`);
+        out(describeCrl(result.crl));
+      });
     case 'rotate-leaf':
       return withEvents(async (e) => out(describeCertificate(await authority.rotateLeaf({ ...deps, events: e }), 'issued')));
     case 'rotate-tsa':

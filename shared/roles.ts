@@ -14,6 +14,10 @@ export const PERMISSIONS = {
   'media:verify': { roles: ['admin', 'signer', 'viewer'], apiKeys: true, description: 'verify files' },
   'org:users': { roles: ['admin'], apiKeys: false, description: 'manage organisation users' },
   'org:api-keys': { roles: ['admin'], apiKeys: false, description: 'manage API keys' },
+  // Viewers may read templates: they already read every job's applied manifest, and a job names its template.
+  'templates:read': { roles: ['admin', 'signer', 'viewer'], apiKeys: true, description: 'read manifest templates (and sign with them, with media:sign)' },
+  'templates:manage': { roles: ['admin'], apiKeys: false, description: 'create, update and delete manifest templates' },
+  'org:signing-certificate': { roles: ['admin'], apiKeys: false, description: "see and rotate the organisation's signing certificate" },
 } as const satisfies Record<string, { roles: readonly Role[]; apiKeys: boolean; description: string }>;
 
 export type Permission = keyof typeof PERMISSIONS;

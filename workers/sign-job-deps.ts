@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
-import { loadSigningIdentity } from '../shared/pki/authority.js';
+import { loadOrgSigningIdentity } from '../shared/pki/org-signing.js';
 import type { JobEvents } from '../shared/queue/types.js';
 import { createFileStore } from '../shared/storage/index.js';
 import type { KeyVault } from '../shared/vault/types.js';
@@ -22,7 +22,8 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     knex,
     files: createFileStore(config),
     events,
-    signingIdentity: () => loadSigningIdentity({ knex, vault, config }),
+    // An organisation from before per-organisation certificates gets its own with its first signature.
+    signingIdentity: (orgId) => loadOrgSigningIdentity({ knex, vault, config, logger }, orgId),
     timestamper: config.signWithoutTimestamp ? undefined : httpTimestamper({ url: config.tsaUrl, timeoutMs: config.tsaTimeoutMs }),
     logger,
   };

@@ -20,7 +20,8 @@ export interface SignJobDeps {
   knex: Knex;
   files: FileStore;
   events: JobEvents;
-  signingIdentity: () => Promise<SigningIdentity>;
+  /** The organisation's signing identity (its own certificate and key). */
+  signingIdentity: (orgId: string) => Promise<SigningIdentity>;
   timestamper?: Timestamper;
   logger: Logger;
 }
@@ -31,7 +32,7 @@ const EXTENSIONS = { 'image/jpeg': 'jpg', 'image/png': 'png' } as const;
 function errorColumns(err: unknown): { error_code: string; error_message: string } {
   if (err instanceof VaultUnavailableError) return { error_code: 'vault_unavailable', error_message: 'the key vault could not be reached' };
   if (err instanceof VaultKeyNotFoundError) return { error_code: 'vault_key_missing', error_message: 'the signing key is missing from the key vault' };
-  if (err instanceof NoSigningCertificateError) return { error_code: 'no_signing_certificate', error_message: 'the service has no valid signing certificate' };
+  if (err instanceof NoSigningCertificateError) return { error_code: 'no_signing_certificate', error_message: err.message };
   if (err instanceof TimestampUnavailableError || err instanceof TimeStampTokenError) {
     return { error_code: 'timestamp_unavailable', error_message: 'the time-stamp authority could not be reached or gave no valid timestamp' };
   }
@@ -69,10 +70,18 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     const upload = await Upload.query(deps.knex).findById(job.upload_id);
     if (!upload) throw new Error(`upload ${job.upload_id} of job ${jobId} is gone`);
     const bytes = await deps.files.read(upload.storage_key);
-    const identity = await deps.signingIdentity();
+    const identity = await deps.signingIdentity(job.org_id);
     const manifest = buildManifestDefinition(job.manifest, { sourceHasManifest: await hasManifest(bytes, upload.mime_type) });
     const prepared = performance.now();
-    const signed = await signAsset({ bytes, mimeType: upload.mime_type, manifest, key: identity.key, chainDer: identity.chainDer, timestamper: deps.timestamper });
+    const signed = await signAsset({
+      bytes,
+      mimeType: upload.mime_type,
+      manifest,
+      key: identity.key,
+      chainDer: identity.chainDer,
+      timestamper: deps.timestamper,
+      onThumbnailError: (err) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),
+    });
 
     const signedAt = performance.now();
     const ext = EXTENSIONS[upload.mime_type];
@@ -92,6 +101,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
           sha256,
           storage_key: storageKey,
           certificate_serial: identity.serial,
+          certificate_subject: identity.subject,
         })
         .onConflict('job_id')
         .ignore()

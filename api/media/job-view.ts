@@ -6,13 +6,25 @@ export interface JobView {
   job_id: string;
   status: SignJob['status'];
   upload_id: string;
+  /** The manifest the job applies: with a template, its defaults merged under the request's fields. */
   manifest: SignJob['manifest'];
+  /** The manifest template (and the version of it) the job used; null without one. */
+  template: { id: string; version: number } | null;
   attempts: number;
   created_at: string;
   updated_at: string;
   status_url: string;
   error: { code: string; message: string } | null;
-  signed_file: { file_id: string; sha256: string; size: number; mime_type: string; certificate_serial: string; download_url: string } | null;
+  signed_file: {
+    file_id: string;
+    sha256: string;
+    size: number;
+    mime_type: string;
+    certificate_serial: string;
+    /** Who signed: the subject of the organisation's signing certificate. */
+    certificate_subject: string | null;
+    download_url: string;
+  } | null;
   /** The signed file's on-chain anchor: its state and, once anchored, the complete proof. */
   anchor: AnchorView | null;
 }
@@ -25,6 +37,7 @@ export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefi
     status: job.status,
     upload_id: job.upload_id,
     manifest: job.manifest,
+    template: job.template_id && job.template_version !== null ? { id: job.template_id, version: job.template_version } : null,
     attempts: job.attempts,
     created_at: job.created_at.toISOString(),
     updated_at: job.updated_at.toISOString(),
@@ -38,6 +51,7 @@ export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefi
             size: Number(file.size),
             mime_type: file.mime_type,
             certificate_serial: file.certificate_serial,
+            certificate_subject: file.certificate_subject,
             download_url: `${baseUrl}/v1/media/files/${file.id}`,
           }
         : null,

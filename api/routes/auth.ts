@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
 import { Organisation } from '../../shared/db/models/organisation.js';
+import { ensureOrgCertificate } from '../../shared/pki/org-signing.js';
 import { User } from '../../shared/db/models/user.js';
 import { hashPassword, verifyPassword } from '../../shared/passwords.js';
 import { authenticate, requireUser } from '../auth/authenticate.js';
@@ -45,11 +46,16 @@ export function authRouter(ctx: AppContext, limits: RateLimiters): Router {
     checkPasswordStrength(body.password, body.email);
     const passwordHash = await hashPassword(body.password, ctx.config.bcryptRounds);
     try {
-      const pair = await ctx.knex.transaction(async (trx) => {
+      const { pair, orgId } = await ctx.knex.transaction(async (trx) => {
         if (await User.query(trx).findOne({ email: body.email })) throw conflict('an account with this e-mail already exists', 'email_taken');
         const org = await Organisation.query(trx).insert({ id: randomUUID(), name: body.org_name });
         const user = await User.query(trx).insert({ id: randomUUID(), org_id: org.id, email: body.email, password_hash: passwordHash, role: 'admin' });
-        return issueTokenPair(secret, user, trx);
+        return { pair: await issueTokenPair(secret, user, trx), orgId: org.id };
+      });
+      // The organisation's own signing certificate, issued now; if the vault or the PKI is not there yet, the
+      // organisation's first signature issues it (the registration does not depend on them).
+      await ensureOrgCertificate({ knex: ctx.knex, vault: ctx.vault, config: ctx.config, logger: req.log }, orgId).catch((err: unknown) => {
+        req.log.warn({ err: err instanceof Error ? err.message : String(err), orgId }, 'organisation certificate not issued at registration; it will be with the first signature');
       });
       res.status(201).json(pair);
     } catch (err) {

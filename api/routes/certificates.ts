@@ -1,6 +1,8 @@
 import { Router } from 'express';
 import { Certificate } from '../../shared/db/models/certificate.js';
-import { currentSigningChain } from '../../shared/pki/certificate-store.js';
+import { currentSigningChain, type SigningChain } from '../../shared/pki/certificate-store.js';
+import { authenticate, requirePermission } from '../auth/authenticate.js';
+import { principalOf } from '../auth/principal.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -18,7 +20,26 @@ function view(c: Certificate) {
   };
 }
 
-/** Public trust information: what the service signs with, so anyone can check a signed file. Mount at the root. */
+/** A signing chain as the API shows it: the leaf's facts, PEMs of leaf and sub-CA, and the root (the trust anchor). */
+export async function signingChainView(ctx: AppContext, chain: SigningChain) {
+  const root = chain.subCa.issuer_id ? await Certificate.query(ctx.knex).findById(chain.subCa.issuer_id) : undefined;
+  const leaf = view(chain.leaf);
+  const subCa = view(chain.subCa);
+  return {
+    serial: leaf.serial,
+    subject: leaf.subject,
+    issuer: leaf.issuer,
+    not_before: leaf.not_before,
+    not_after: leaf.not_after,
+    fingerprint_sha256: leaf.fingerprint_sha256,
+    certificate_pem: leaf.pem,
+    chain_pem: leaf.pem + subCa.pem,
+    chain: [leaf, subCa],
+    root: root ? view(root) : null,
+  };
+}
+
+/** The caller's organisation's signing certificate: what its files are signed with, so its clients can check them. */
 export function certificatesRouter(ctx: AppContext): Router {
   const router = Router();
 
@@ -27,41 +48,41 @@ export function certificatesRouter(ctx: AppContext): Router {
    * /v1/certificates/signing:
    *   get:
    *     tags: [Trust]
-   *     summary: The current signing certificate and its chain (public, no authentication)
-   *     description: >-
-   *       The leaf certificate that signs C2PA manifests now, the sub-CA that issued it (chain_pem holds both, leaf
-   *       first, as embedded in signed files) and the root CA to use as trust anchor. Revocation is published at the
-   *       CRL and OCSP addresses inside the certificates.
+   *     summary: "The caller's organisation's current signing certificate and its chain"
+   *     description: "Each organisation signs with its own certificate (subject O and CN: the organisation's name), issued by the service's sub-CA. An organisation from before per-organisation certificates has one once it signs its first file."
+   *     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }]
    *     responses:
    *       200:
    *         description: The signing certificate
    *         content:
    *           application/json:
-   *             schema:
-   *               type: object
-   *               required: [serial, subject, issuer, not_before, not_after, fingerprint_sha256, certificate_pem, chain_pem, chain]
-   *               properties:
-   *                 serial: { type: string, description: 'lowercase hex', example: 3f2a9c0d4e5b6a7f8091a2b3c4d5e6f7 }
-   *                 subject: { type: string, example: 'CN=Media Signing Service C2PA Signing,O=Media Signing Service' }
-   *                 issuer: { type: string }
-   *                 not_before: { type: string, format: date-time }
-   *                 not_after: { type: string, format: date-time }
-   *                 fingerprint_sha256: { type: string, description: 'SHA-256 of the DER certificate, lowercase hex' }
-   *                 certificate_pem: { type: string, description: 'the leaf certificate, PEM' }
-   *                 chain_pem: { type: string, description: 'leaf then sub-CA, PEM' }
-   *                 chain:
-   *                   type: array
-   *                   description: leaf, then sub-CA
-   *                   items: { $ref: '#/components/schemas/TrustCertificate' }
-   *                 root:
-   *                   description: the trust anchor (null if its record is missing)
-   *                   nullable: true
-   *                   allOf: [{ $ref: '#/components/schemas/TrustCertificate' }]
+   *             schema: { $ref: '#/components/schemas/SigningCertificate' }
+   *       401: { $ref: '#/components/responses/Unauthenticated' }
    *       503:
-   *         description: No valid signing certificate (the operator has to run `npm run pki -- init` or rotate-leaf)
+   *         description: "The organisation has no valid signing certificate (not issued yet, revoked, or no issuing CA)"
    *         content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } }
    * components:
    *   schemas:
+   *     SigningCertificate:
+   *       type: object
+   *       required: [serial, subject, issuer, not_before, not_after, fingerprint_sha256, certificate_pem, chain_pem, chain]
+   *       properties:
+   *         serial: { type: string, description: 'lowercase hex', example: 3f2a9c0d4e5b6a7f8091a2b3c4d5e6f7 }
+   *         subject: { type: string, example: 'CN=Daily Planet,O=Daily Planet' }
+   *         issuer: { type: string }
+   *         not_before: { type: string, format: date-time }
+   *         not_after: { type: string, format: date-time }
+   *         fingerprint_sha256: { type: string, description: 'SHA-256 of the DER certificate, lowercase hex' }
+   *         certificate_pem: { type: string, description: 'the leaf certificate, PEM' }
+   *         chain_pem: { type: string, description: 'leaf then sub-CA, PEM' }
+   *         chain:
+   *           type: array
+   *           description: leaf, then sub-CA
+   *           items: { $ref: '#/components/schemas/TrustCertificate' }
+   *         root:
+   *           description: the trust anchor (null if its record is missing)
+   *           nullable: true
+   *           allOf: [{ $ref: '#/components/schemas/TrustCertificate' }]
    *     TrustCertificate:
    *       type: object
    *       properties:
@@ -74,26 +95,12 @@ export function certificatesRouter(ctx: AppContext): Router {
    *         fingerprint_sha256: { type: string }
    *         pem: { type: string }
    */
-  router.get('/v1/certificates/signing', async (_req, res) => {
-    const chain = await currentSigningChain(ctx.knex, new Date());
-    if (!chain) throw new ApiError(503, 'no_signing_certificate', 'the service has no valid signing certificate');
-    const root = chain.subCa.issuer_id ? await Certificate.query(ctx.knex).findById(chain.subCa.issuer_id) : undefined;
-    const leaf = view(chain.leaf);
-    const subCa = view(chain.subCa);
+  router.get('/v1/certificates/signing', authenticate(ctx.passport), requirePermission('media:read'), async (req, res) => {
+    const chain = await currentSigningChain(ctx.knex, new Date(), 'leaf', principalOf(req).orgId);
+    if (!chain) throw new ApiError(503, 'no_signing_certificate', 'the organisation has no valid signing certificate (it is issued with the first signature, or an admin rotates a revoked one)');
     // Changes only on rotation or revocation: clients revalidate (Express adds an ETag) rather than cache blindly.
-    res.set('Cache-Control', 'no-cache');
-    res.json({
-      serial: leaf.serial,
-      subject: leaf.subject,
-      issuer: leaf.issuer,
-      not_before: leaf.not_before,
-      not_after: leaf.not_after,
-      fingerprint_sha256: leaf.fingerprint_sha256,
-      certificate_pem: leaf.pem,
-      chain_pem: leaf.pem + subCa.pem,
-      chain: [leaf, subCa],
-      root: root ? view(root) : null,
-    });
+    res.set('Cache-Control', 'private, no-cache');
+    res.json(await signingChainView(ctx, chain));
   });
 
   return router;

@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { currentSigningChain } from '../../shared/pki/certificate-store.js';
+import { currentCa } from '../../shared/pki/certificate-store.js';
 import type { AppContext } from '../context.js';
 
 /** A readiness check that hangs (a black-holed vault or Redis) counts as failing after this long. */
@@ -34,7 +34,10 @@ async function databaseAnswers(ctx: AppContext): Promise<boolean> {
   }
 }
 
-/** Everything a sign request needs, each named: the database, the queue's Redis, the file store, the vault and a valid signing certificate. */
+/**
+ * Everything a sign request needs, each named: the database, the queue's Redis, the file store, the vault and a valid
+ * signing CA (the sub-CA that issues every organisation's signing certificate; `signing_certificate` in the answer).
+ */
 async function readiness(ctx: AppContext): Promise<Record<string, CheckResult>> {
   const [database, redis, storage, signing] = await Promise.all([
     check(async () => ((await databaseAnswers(ctx)) ? 'ok' : 'unreachable')),
@@ -45,11 +48,12 @@ async function readiness(ctx: AppContext): Promise<Record<string, CheckResult>> 
       return 'ok';
     }),
     check<{ certificate: CheckResult; vault: CheckResult }>(async () => {
-      const chain = await currentSigningChain(ctx.knex, new Date());
-      if (!chain) return { certificate: 'missing', vault: 'not checked' };
-      // The vault is asked for the signing key itself: reachable, and the key still there.
+      // Organisations sign with their own certificates, all issued by the current sub-CA (issued on first need).
+      const subCa = await currentCa(ctx.knex, 'sub_ca', new Date());
+      if (!subCa) return { certificate: 'missing', vault: 'not checked' };
+      // The vault is asked for the issuing CA's key itself: reachable, and the key still there.
       const vault = await check(async () => {
-        await ctx.vault.getKey(chain.leaf.key_name);
+        await ctx.vault.getKey(subCa.key_name);
         return 'ok';
       });
       return { certificate: 'ok', vault };
@@ -86,7 +90,7 @@ export function healthRouter(ctx: AppContext): Router {
    *   get:
    *     tags: [Operations]
    *     summary: "Readiness: whether this process can take sign requests now"
-   *     description: "200 when the database, Redis (for the BullMQ queue), the file store, the key vault (the current signing key) and a valid signing certificate are all there; otherwise 503 with the failing parts named in checks. Use it for load-balancer readiness; /health is the liveness check."
+   *     description: "200 when the database, Redis (for the BullMQ queue), the file store, the key vault (asked for the issuing CA's key) and a valid issuing CA for organisations' signing certificates (signing_certificate) are all there; otherwise 503 with the failing parts named in checks. Use it for load-balancer readiness; /health is the liveness check. Whether one organisation may sign (its own certificate revoked) is answered by POST /v1/media/sign (503 no_signing_certificate) and GET /org/signing-certificate."
    *     responses:
    *       200: { description: Ready, content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }
    *       503: { description: Not ready; checks names what fails, content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }

@@ -1,13 +1,14 @@
 import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import { parseManifestInput, ManifestInputError } from '../../shared/c2pa/manifest-definition.js';
+import { mergeManifest, parseManifestRequest, ManifestInputError } from '../../shared/c2pa/manifest-definition.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
+import { ManifestTemplate } from '../../shared/db/models/manifest-template.js';
 import { JOB_STATUSES, PENDING_STATUSES, SIGNED_STATUSES, SignJob, type JobStatus } from '../../shared/db/models/sign-job.js';
 import { SignedFile } from '../../shared/db/models/signed-file.js';
 import { Upload } from '../../shared/db/models/upload.js';
-import { currentSigningChain } from '../../shared/pki/certificate-store.js';
+import { noCertificateError, orgSigningState } from '../../shared/pki/org-signing.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
@@ -31,6 +32,21 @@ async function viewOf(ctx: AppContext, job: SignJob) {
   return jobView(ctx.config.baseUrl, job, file, file && anchors?.get(file.id));
 }
 
+/** Runs a manifest parse; its ManifestInputError (naming the field) becomes a 400. */
+function manifestFields<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof ManifestInputError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
+function templateIdOf(raw: unknown): string | null {
+  if (raw === undefined || raw === null) return null;
+  return uuidParam(raw, 'template_id');
+}
+
 function waitSeconds(raw: unknown): number {
   if (raw === undefined) return 0;
   if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) > MAX_WAIT_SECONDS) {
@@ -49,7 +65,7 @@ export function signJobsRouter(ctx: AppContext): Router {
    *   post:
    *     tags: [Media]
    *     summary: Queue an upload for C2PA signing; answers 202 at once with the job
-   *     description: Repeating a request with the same Idempotency-Key returns the same job.
+   *     description: Repeating a request with the same Idempotency-Key (same upload_id, template_id and manifest) returns the same job. With template_id, the organisation's manifest template gives the defaults and the request's manifest fields replace the template's (title is always required; creator only when the template gives none); the job records the template version and the merged manifest it applies.
    *     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }]
    *     parameters:
    *       - { name: Idempotency-Key, in: header, required: false, schema: { type: string, maxLength: 200 } }
@@ -67,17 +83,14 @@ export function signJobsRouter(ctx: AppContext): Router {
    */
   router.post('/sign', auth, requirePermission('media:sign'), async (req, res) => {
     const principal = principalOf(req);
-    const body = (req.body ?? {}) as { upload_id?: unknown; manifest?: unknown };
+    const body = (req.body ?? {}) as { upload_id?: unknown; manifest?: unknown; template_id?: unknown };
     if (body.upload_id === undefined) throw badRequest('upload_id is required');
     if (typeof body.upload_id !== 'string') throw badRequest('upload_id must be a string');
-    if (body.manifest === undefined) throw badRequest('manifest is required (an object with title and creator)');
-    let manifest;
-    try {
-      manifest = parseManifestInput(body.manifest);
-    } catch (err) {
-      if (err instanceof ManifestInputError) throw badRequest(err.message);
-      throw err;
-    }
+    if (body.manifest === undefined) throw badRequest('manifest is required (an object with title, and creator unless the template gives one)');
+    const templateId = templateIdOf(body.template_id);
+    const requested = manifestFields(() => parseManifestRequest(body.manifest));
+    // Without a template the request must be complete: say so before anything else.
+    if (templateId === null) manifestFields(() => mergeManifest(requested));
     const idempotencyKey = req.get('idempotency-key');
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw badRequest('Idempotency-Key must be 1-200 visible ASCII characters', 'invalid_parameter');
@@ -88,7 +101,9 @@ export function signJobsRouter(ctx: AppContext): Router {
     const replay = async (): Promise<SignJob | undefined> => {
       if (idempotencyKey === undefined) return undefined;
       const existing = await SignJob.query().findOne({ org_id: principal.orgId, idempotency_key: idempotencyKey });
-      if (existing && (existing.upload_id !== upload.id || !isDeepStrictEqual(existing.manifest, manifest))) {
+      // The request is compared, not the merged manifest: a replay after the template changed is the same request.
+      const sameRequest = existing && existing.upload_id === upload.id && (existing.template_id ?? null) === templateId && isDeepStrictEqual(existing.request_manifest ?? existing.manifest, requested);
+      if (existing && !sameRequest) {
         throw conflict('this Idempotency-Key was used with a different request', 'idempotency_conflict');
       }
       return existing;
@@ -98,14 +113,21 @@ export function signJobsRouter(ctx: AppContext): Router {
       res.status(202).json(await viewOf(ctx, previous));
       return;
     }
-    // A job that can only fail is not queued: without a valid signing certificate the caller hears so at once.
-    if (!(await currentSigningChain(ctx.knex, new Date()))) {
-      throw new ApiError(503, 'no_signing_certificate', 'the service has no valid signing certificate; an operator must issue one (npm run pki -- rotate-leaf)', { 'Retry-After': '60' });
+    // Another organisation's template, or a deleted one, is not found.
+    const template = templateId === null ? undefined : await ManifestTemplate.query().findOne({ id: templateId, org_id: principal.orgId }).whereNull('deleted_at');
+    if (templateId !== null && !template) throw notFound('manifest template');
+    const manifest = manifestFields(() => mergeManifest(requested, template?.manifest));
+    const templateColumns = { template_id: template?.id ?? null, template_version: template?.version ?? null, request_manifest: requested };
+    // A job that can only fail is not queued: without a certificate the organisation may sign with (or one the
+    // worker may issue for it), the caller hears so at once.
+    const signing = await orgSigningState(ctx.knex, principal.orgId);
+    if (signing.state === 'revoked' || signing.state === 'no_ca') {
+      throw new ApiError(503, 'no_signing_certificate', noCertificateError(signing).message, { 'Retry-After': '60' });
     }
     let job: SignJob;
     try {
       job = await SignJob.query()
-        .insert({ id: randomUUID(), org_id: principal.orgId, upload_id: upload.id, ...actorColumns(principal), idempotency_key: idempotencyKey ?? null, manifest, status: 'queued' })
+        .insert({ id: randomUUID(), org_id: principal.orgId, upload_id: upload.id, ...actorColumns(principal), idempotency_key: idempotencyKey ?? null, manifest, ...templateColumns, status: 'queued' })
         .returning('*');
     } catch (err) {
       // Two requests with one key at once: the loser answers with the winner's job.

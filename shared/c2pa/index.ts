@@ -13,18 +13,31 @@ export {
 } from './cose-sign1.js';
 export {
   buildManifestDefinition,
+  mergeManifest,
   opensParentIngredient,
+  parseManifestDefaults,
   parseManifestInput,
+  parseManifestRequest,
   ManifestInputError,
+  CLAIM_THUMBNAIL_ID,
   DEFAULT_DIGITAL_SOURCE_TYPE,
   IPTC_DIGITAL_SOURCE_TYPES,
   MANIFEST_LIMITS,
   PARENT_INGREDIENT_ID,
   SERVICE_NAME,
   SERVICE_VERSION,
+  TEMPLATE_FIELDS,
+  TRAINING_MINING_CHOICES,
+  TRAINING_MINING_LABEL,
+  TRAINING_MINING_USES,
   type ManifestContext,
+  type ManifestDefaults,
   type ManifestDefinition,
   type ManifestInput,
+  type ManifestRequest,
+  type Party,
+  type TrainingMining,
+  type TrainingMiningEntry,
 } from './manifest-definition.js';
 export {
   assertSignableMedia,
@@ -47,5 +60,6 @@ export {
   type VerificationReport,
 } from './read-asset.js';
 export { signAsset, SourceManifestConflictError, type SignAssetInput } from './sign-asset.js';
+export { makeClaimThumbnail, ThumbnailError, THUMBNAIL_LONG_EDGE } from './thumbnail.js';
 export { checkTimeStampToken, TimeStampTokenError, type TimeStampTokenInfo } from './timestamp-token.js';
 export { BytesBlob, c2paWasm } from './wasm.js';

@@ -21,6 +21,21 @@ export interface ManifestSummary {
   /** Action names of the c2pa.actions assertion(s), e.g. ["c2pa.created"]. */
   actions: string[];
   ingredients: IngredientSummary[];
+  /** Labels of the manifest's assertions as c2pa-rs lists them (hash and thumbnail assertions are not listed). */
+  assertions: string[];
+  /** CreativeWork publisher's name. */
+  publisher: string | null;
+  /** CreativeWork copyrightHolder's name. */
+  copyright_holder: string | null;
+  /** CreativeWork copyrightNotice. */
+  copyright_notice: string | null;
+  /**
+   * The AI training and data mining choices: the entries of the cawg.training-mining assertion (or of the C2PA 1.x
+   * c2pa.training-mining one), e.g. {"cawg.ai_generative_training": {"use": "notAllowed"}}; null without one.
+   */
+  training_mining: Record<string, { use: string; constraint_info?: string }> | null;
+  /** The claim thumbnail's format (e.g. image/jpeg); null without a thumbnail. */
+  thumbnail: { format: string } | null;
 }
 
 export interface IngredientSummary {
@@ -88,6 +103,7 @@ interface ReaderManifest {
   claim_generator?: string;
   claim_generator_info?: { name?: string; version?: string }[];
   assertions?: { label: string; data?: unknown }[];
+  thumbnail?: { format?: string; identifier?: string };
   ingredients?: {
     title?: string;
     relationship?: string;
@@ -156,13 +172,40 @@ function statusOf(json: ReaderJson): VerificationReport['status'] {
   return { success: [], informational: [], failure: unique(json.validation_status) };
 }
 
-function creatorOf(manifest: ReaderManifest): string | null {
-  const cw = manifest.assertions?.find((a) => a.label === 'stds.schema-org.CreativeWork')?.data as
-    | { author?: { name?: unknown }[] | { name?: unknown } }
-    | undefined;
-  const authors = cw?.author === undefined ? [] : Array.isArray(cw.author) ? cw.author : [cw.author];
-  const names = authors.map((a) => a?.name).filter((n): n is string => typeof n === 'string');
+type Named = { name?: unknown } | string;
+interface CreativeWork {
+  author?: Named[] | Named;
+  publisher?: Named[] | Named;
+  copyrightHolder?: Named[] | Named;
+  copyrightNotice?: unknown;
+}
+
+function creativeWorkOf(manifest: ReaderManifest): CreativeWork | undefined {
+  const data = manifest.assertions?.find((a) => a.label === 'stds.schema-org.CreativeWork')?.data;
+  return typeof data === 'object' && data !== null ? (data as CreativeWork) : undefined;
+}
+
+/** schema.org Person/Organization name(s) (or plain text), comma separated. */
+function namesOf(value: Named[] | Named | undefined): string | null {
+  const list = value === undefined ? [] : Array.isArray(value) ? value : [value];
+  const names = list.map((v) => (typeof v === 'string' ? v : v?.name)).filter((n): n is string => typeof n === 'string');
   return names.length ? names.join(', ') : null;
+}
+
+const TRAINING_MINING_LABELS = ['cawg.training-mining', 'c2pa.training-mining'];
+
+function trainingMiningOf(manifest: ReaderManifest): ManifestSummary['training_mining'] {
+  const data = manifest.assertions?.find((a) => TRAINING_MINING_LABELS.includes(a.label))?.data as { entries?: unknown } | undefined;
+  // Early drafts of the CAWG assertion put the entries at the top level; read both.
+  const entries = (data && typeof data.entries === 'object' && data.entries !== null ? data.entries : data) as Record<string, unknown> | undefined;
+  if (!entries || typeof entries !== 'object') return null;
+  const out: NonNullable<ManifestSummary['training_mining']> = {};
+  for (const [key, entry] of Object.entries(entries)) {
+    const e = entry as { use?: unknown; constraint_info?: unknown } | null;
+    if (typeof e?.use !== 'string') continue;
+    out[key] = typeof e.constraint_info === 'string' ? { use: e.use, constraint_info: e.constraint_info } : { use: e.use };
+  }
+  return Object.keys(out).length ? out : null;
 }
 
 function actionsOf(manifest: ReaderManifest): string[] {
@@ -176,9 +219,10 @@ function actionsOf(manifest: ReaderManifest): string[] {
 function summaryOf(manifest: ReaderManifest, json: ReaderJson, label: string): ManifestSummary {
   const info = manifest.claim_generator_info?.[0];
   const generator = info?.name ? (info.version ? `${info.name}/${info.version}` : info.name) : null;
+  const cw = creativeWorkOf(manifest);
   return {
     title: manifest.title ?? null,
-    creator: creatorOf(manifest),
+    creator: namesOf(cw?.author),
     claim_generator: generator ?? manifest.claim_generator ?? null,
     signed_at: manifest.signature_info?.time ?? null,
     actions: actionsOf(manifest),
@@ -193,6 +237,12 @@ function summaryOf(manifest: ReaderManifest, json: ReaderJson, label: string): M
         failure: [...new Set([...unique(i.validation_results?.activeManifest?.failure), ...unique(deltas?.validationDeltas?.failure)])],
       };
     }),
+    assertions: (manifest.assertions ?? []).map((a) => a.label),
+    publisher: namesOf(cw?.publisher),
+    copyright_holder: namesOf(cw?.copyrightHolder),
+    copyright_notice: typeof cw?.copyrightNotice === 'string' ? cw.copyrightNotice : null,
+    training_mining: trainingMiningOf(manifest),
+    thumbnail: manifest.thumbnail ? { format: manifest.thumbnail.format ?? 'unknown' } : null,
   };
 }
 

@@ -6,6 +6,7 @@ import { opensParentIngredient, PARENT_INGREDIENT_ID, type ManifestDefinition } 
 import { assertSignableMedia, type SignableMimeType } from './media-type.js';
 import { hasManifest } from './read-asset.js';
 import { trustSettings } from './settings.js';
+import { makeClaimThumbnail } from './thumbnail.js';
 import { BytesBlob, c2paWasm } from './wasm.js';
 
 export interface SignAssetInput {
@@ -22,6 +23,11 @@ export interface SignAssetInput {
    * that judgement in the ingredient; without anchors every parent is recorded as signingCredential.untrusted.
    */
   trustAnchorsPem?: string | readonly string[];
+  /**
+   * Called when the definition asks for a claim thumbnail that cannot be made (an image too large or one the
+   * decoder refuses): the file is then signed without one, as c2pa-rs does by default (thumbnail ignore_errors).
+   */
+  onThumbnailError?: (err: unknown) => void;
 }
 
 /** The definition says created, but the source has a manifest that signing would silently discard. */
@@ -61,10 +67,24 @@ export async function signAsset(input: SignAssetInput): Promise<Uint8Array> {
     },
   };
 
+  // c2pa-rs's WASM build cannot make the claim thumbnail the definition names: it is made here.
+  let definition = input.manifest;
+  let thumbnail: Uint8Array | undefined;
+  if (definition.thumbnail) {
+    try {
+      thumbnail = makeClaimThumbnail(input.bytes, mimeType);
+    } catch (err) {
+      input.onThumbnailError?.(err);
+      const { thumbnail: _omitted, ...rest } = definition;
+      definition = rest;
+    }
+  }
+
   let builder: Builder | undefined;
   try {
     const context = input.trustAnchorsPem === undefined ? undefined : trustSettings(input.trustAnchorsPem);
-    builder = WasmBuilder.fromJson(JSON.stringify({ ...input.manifest, format: mimeType }), context);
+    builder = WasmBuilder.fromJson(JSON.stringify({ ...definition, format: mimeType }), context);
+    if (thumbnail && definition.thumbnail) builder.addResourceFromBlob(definition.thumbnail.identifier, new BytesBlob(thumbnail, 'image/jpeg'));
     const source = new BytesBlob(input.bytes, mimeType);
     if (opensParent) {
       const parent = { title: input.manifest.title, relationship: 'parentOf', label: PARENT_INGREDIENT_ID };

@@ -80,7 +80,7 @@ function subject(config: PkiDeps['config'], commonName: string): SubjectInput {
   return s;
 }
 
-function holdsKey(cert: Certificate, key: VaultKey): boolean {
+export function holdsKey(cert: Certificate, key: VaultKey): boolean {
   return samePublicKey(readCertificate(cert.der).spkiDer, key.publicKeySpki);
 }
 
@@ -96,20 +96,32 @@ const END_ENTITY = {
   tsa: { issueCertificate: issueTimeStampingCertificate, commonName: (c: PkiDeps['config']) => c.pki.tsaCommonName, noun: 'a TSA certificate', rotated: 'TSA certificate rotated' },
 } as const;
 
-/** A leaf or TSA certificate for `key` under the sub-CA; both have the leaf's profile and lifetime. */
-async function issueEndEntity(db: Db, config: PkiDeps['config'], role: 'leaf' | 'tsa', subCa: Certificate, subCaKey: VaultKey, key: VaultKey, now: Date): Promise<Certificate> {
+/**
+ * A leaf or TSA certificate for `key` under the sub-CA; both have the leaf's profile and lifetime. `forOrg`: an
+ * organisation's own signing certificate, with its name as subject.
+ */
+export async function issueEndEntity(
+  db: Db,
+  config: PkiDeps['config'],
+  role: 'leaf' | 'tsa',
+  subCa: Certificate,
+  subCaKey: VaultKey,
+  key: VaultKey,
+  now: Date,
+  forOrg?: { id: string; subject: SubjectInput },
+): Promise<Certificate> {
   const issued = await END_ENTITY[role].issueCertificate({
-    subject: subject(config, END_ENTITY[role].commonName(config)),
+    subject: forOrg?.subject ?? subject(config, END_ENTITY[role].commonName(config)),
     subjectPublicKeySpki: key.publicKeySpki,
     issuer: { certificateDer: subCa.der, key: subCaKey },
     crlUrl: config.crlUrl,
     ocspUrl: config.ocspUrl,
     ...validity(now, new Date(now.getTime() + config.pki.leafValidityDays * DAY_MS), subCa),
   });
-  return insertCertificate(db, { issued, role, issuerId: subCa.id, keyName: key.name });
+  return insertCertificate(db, { issued, role, issuerId: subCa.id, keyName: key.name, orgId: forOrg?.id });
 }
 
-async function announceIssued(deps: PkiDeps, certificates: readonly Certificate[]): Promise<void> {
+export async function announceIssued(deps: PkiDeps, certificates: readonly Certificate[]): Promise<void> {
   for (const c of certificates) await deps.events?.publish({ kind: 'issued', serial: c.serial, role: c.role });
 }
 
@@ -283,6 +295,8 @@ export async function revokeCertificate(
 
 export interface CertificateListing {
   role: CertificateRole;
+  /** The organisation of an organisation's signing certificate; null for the service's own certificates. */
+  org_id: string | null;
   serial: string;
   subject: string;
   issuer: string;
@@ -292,25 +306,36 @@ export interface CertificateListing {
   revoked_at: Date | null;
   revocation_reason: CrlReason | null;
   fingerprint_sha256: string;
-  /** The certificate in use for its role: the current root, sub-CA, signing leaf or TSA certificate. */
+  /** The certificate in use for its role: the current root, sub-CA, signing leaf (service's or organisation's) or TSA certificate. */
   current: boolean;
 }
 
-/** Every certificate issued, CAs first, newest first within a role. */
-export async function listCertificates(deps: Pick<PkiDeps, 'knex'>): Promise<CertificateListing[]> {
+/** Every certificate issued (or only `orgId`'s), CAs first, newest first within a role. */
+export async function listCertificates(deps: Pick<PkiDeps, 'knex'>, filter: { orgId?: string } = {}): Promise<CertificateListing[]> {
   const now = new Date();
+  const query = Certificate.query(deps.knex).orderBy('created_at', 'desc');
+  if (filter.orgId) query.where({ org_id: filter.orgId });
   const [rows, root, chain, tsaChain] = await Promise.all([
-    Certificate.query(deps.knex).orderBy('created_at', 'desc'),
+    query,
     currentCa(deps.knex, 'root', now),
     currentSigningChain(deps.knex, now),
     currentSigningChain(deps.knex, now, 'tsa'),
   ]);
   const current = new Set([root?.id, chain?.subCa.id ?? (await currentCa(deps.knex, 'sub_ca', now))?.id, chain?.leaf.id, tsaChain?.leaf.id]);
+  // Each organisation's current certificate: its newest usable leaf (rows are newest first).
+  const orgsSeen = new Set<string>();
+  for (const c of rows) {
+    if (c.org_id && !orgsSeen.has(c.org_id) && certificateStatus(c, now) === 'valid') {
+      orgsSeen.add(c.org_id);
+      current.add(c.id);
+    }
+  }
   const order = (r: CertificateRole) => CERTIFICATE_ROLES.indexOf(r);
   return rows
     .sort((a, b) => order(a.role) - order(b.role))
     .map((c) => ({
       role: c.role,
+      org_id: c.org_id,
       serial: c.serial,
       subject: c.subject,
       issuer: c.issuer,
@@ -329,7 +354,7 @@ const signingKeys = new WeakMap<KeyVault, Map<string, Promise<VaultKey>>>();
 const MAX_CACHED_SIGNING_KEYS = 16;
 
 /** The leaf's vault key, once checked to hold the certificate's public key (then cached: no vault call per job). */
-function signingKeyFor(vault: KeyVault, leaf: Certificate): Promise<VaultKey> {
+export function signingKeyFor(vault: KeyVault, leaf: Certificate): Promise<VaultKey> {
   let byFingerprint = signingKeys.get(vault);
   if (!byFingerprint) signingKeys.set(vault, (byFingerprint = new Map()));
   let pending = byFingerprint.get(leaf.fingerprint_sha256);
@@ -352,14 +377,15 @@ function signingKeyFor(vault: KeyVault, leaf: Certificate): Promise<VaultKey> {
 }
 
 /**
- * What a sign job signs with: the newest valid, unrevoked leaf (under a valid, unrevoked sub-CA), its chain
- * [leaf DER, sub-CA DER] and its vault key. One query per call; throws NoSigningCertificateError when none.
+ * The service's own signing identity: the newest valid, unrevoked service leaf (LEAF_KEY_NAME, under a valid,
+ * unrevoked sub-CA), its chain [leaf DER, sub-CA DER] and its vault key; throws NoSigningCertificateError when
+ * none. Organisations' files are signed with their own certificates (org-signing.ts).
  */
 export async function loadSigningIdentity(deps: Pick<PkiDeps, 'knex' | 'vault'> & { config?: unknown }): Promise<SigningIdentity> {
   const chain = await currentSigningChain(deps.knex, new Date());
   if (!chain) throw new NoSigningCertificateError();
   const key = await signingKeyFor(deps.vault, chain.leaf);
-  return { key, chainDer: [new Uint8Array(chain.leaf.der), new Uint8Array(chain.subCa.der)], serial: chain.leaf.serial };
+  return { key, chainDer: [new Uint8Array(chain.leaf.der), new Uint8Array(chain.subCa.der)], serial: chain.leaf.serial, subject: chain.leaf.subject };
 }
 
 /**

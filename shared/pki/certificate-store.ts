@@ -16,6 +16,7 @@ const COLUMNS = [
   'serial',
   'role',
   'issuer_id',
+  'org_id',
   'key_name',
   'subject',
   'issuer',
@@ -30,7 +31,7 @@ const COLUMNS = [
 
 export async function insertCertificate(
   db: Db,
-  input: { issued: IssuedCertificate; role: CertificateRole; issuerId: string | null; keyName: string },
+  input: { issued: IssuedCertificate; role: CertificateRole; issuerId: string | null; keyName: string; orgId?: string },
 ): Promise<Certificate> {
   const f = input.issued.facts;
   return Certificate.query(db)
@@ -39,6 +40,7 @@ export async function insertCertificate(
       serial: f.serialHex,
       role: input.role,
       issuer_id: input.issuerId,
+      org_id: input.orgId ?? null,
       key_name: input.keyName,
       subject: f.subject,
       issuer: f.issuer,
@@ -58,7 +60,7 @@ function whereUsable<Q extends Knex.QueryBuilder>(query: Q, prefix: string, now:
     .where(`${prefix}not_after`, '>', now) as Q;
 }
 
-/** The newest usable certificate of `role` (optionally: issued by `issuerId`). */
+/** The newest usable certificate of `role` (optionally: issued by `issuerId`); never an organisation's leaf. */
 export async function newestUsable(
   db: Db,
   role: CertificateRole,
@@ -67,6 +69,7 @@ export async function newestUsable(
 ): Promise<Certificate | undefined> {
   const query = Certificate.query(db)
     .where({ role })
+    .whereNull('org_id')
     .whereNull('revoked_at')
     .where('not_before', '<=', now)
     .where('not_after', '>', now)
@@ -86,14 +89,15 @@ export interface SigningChain {
 }
 
 /**
- * The certificate that signs: the newest usable leaf whose sub-CA is usable too, with that sub-CA.
- * One query, cheap enough to run for every sign job. With role 'tsa': the same for the time-stamping
- * certificate (returned as `leaf`: the end-entity certificate of the chain).
+ * The certificate that signs: the newest usable leaf of `orgId` (the organisation's signing certificate; none: the
+ * service's own leaf) whose sub-CA is usable too, with that sub-CA. One query, cheap enough to run for every sign
+ * job. With role 'tsa': the same for the time-stamping certificate (returned as `leaf`: the end-entity certificate).
  */
-export async function currentSigningChain(db: Db, now: Date, role: 'leaf' | 'tsa' = 'leaf'): Promise<SigningChain | undefined> {
+export async function currentSigningChain(db: Db, now: Date, role: 'leaf' | 'tsa' = 'leaf', orgId?: string): Promise<SigningChain | undefined> {
   const query = db('certificates as l')
     .join('certificates as s', 's.id', 'l.issuer_id')
     .where('l.role', role)
+    .where((q) => (orgId === undefined ? q.whereNull('l.org_id') : q.where('l.org_id', orgId)))
     .where('s.role', 'sub_ca')
     .orderBy('l.created_at', 'desc')
     .first([...COLUMNS.map((c) => `l.${c} as l_${c}`), ...COLUMNS.map((c) => `s.${c} as s_${c}`)]);

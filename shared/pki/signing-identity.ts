@@ -6,11 +6,13 @@ export interface SigningIdentity {
   chainDer: Uint8Array[];
   /** Serial (hex) of the leaf certificate, recorded with every signed file. */
   serial: string;
+  /** Subject of the leaf (names the organisation), recorded with every signed file. */
+  subject: string;
 }
 
 export class NoSigningCertificateError extends Error {
-  constructor() {
-    super('no valid signing certificate: run `npm run pki -- init` (or rotate-leaf)');
+  constructor(message = 'no valid signing certificate: run `npm run pki -- init` (or rotate-leaf)') {
+    super(message);
     this.name = 'NoSigningCertificateError';
   }
 }

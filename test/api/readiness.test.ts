@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { createApp } from '../../api/app.js';
 import { createLogger } from '../../shared/logger.js';
-import { initPki, revokeCertificate, rotateLeaf } from '../../shared/pki/authority.js';
+import { initPki, revokeCertificate } from '../../shared/pki/authority.js';
+import { ensureOrgCertificate } from '../../shared/pki/org-signing.js';
 import { createPkiEvents } from '../../shared/pki/pki-events.js';
 import { createFileStore } from '../../shared/storage/index.js';
 import { createKeyVault } from '../../shared/vault/index.js';
@@ -31,7 +32,7 @@ describe('readiness and sign requests without a signing certificate', function (
   };
   const jobCount = async () => Number((await api.db.knex('sign_jobs').count('* as n'))[0]!.n);
 
-  it('before the PKI exists: not ready (signing_certificate missing), and sign answers 503 without recording a job', async () => {
+  it('before the PKI exists: not ready (signing_certificate: no issuing CA), and sign answers 503 without recording a job', async () => {
     const ready = await request(api.app).get('/health/ready').expect(503);
     expect(ready.body.status).to.equal('not_ready');
     expect(ready.body.failing).to.deep.equal(['signing_certificate']);
@@ -56,23 +57,23 @@ describe('readiness and sign requests without a signing certificate', function (
     expect((await sign()).status).to.equal(202);
   });
 
-  it('after the only signing certificate is revoked: not ready, and sign answers 503 at once', async () => {
-    const leaf = (await api.db.knex('certificates').where({ role: 'leaf' }).first('serial')) as { serial: string };
+  it("after the organisation's certificate is revoked: its sign requests answer 503 at once; the service stays ready for the others", async () => {
+    const deps = { knex: api.db.knex, vault: createKeyVault(api.config), config: api.config };
+    // Registered before the PKI existed: the organisation gets its certificate now (or with its first signature).
+    const cert = await ensureOrgCertificate(deps, acc.orgId);
     const events = createPkiEvents(api.config, api.db.knex, createLogger('silent', 'test'));
-    await revokeCertificate({ knex: api.db.knex, vault: createKeyVault(api.config), config: api.config, events }, leaf.serial, 'keyCompromise');
+    await revokeCertificate({ ...deps, events }, cert.serial, 'keyCompromise');
     await events.close();
     const before = await jobCount();
     const res = await sign();
     expect(res.status).to.equal(503);
     expect(res.body.error.code).to.equal('no_signing_certificate');
+    expect(res.body.error.message).to.contain('revoked');
     expect(await jobCount()).to.equal(before);
-    const ready = await request(api.app).get('/health/ready').expect(503);
-    expect(ready.body.failing).to.deep.equal(['signing_certificate']);
+    await request(api.app).get('/health/ready').expect(200);
   });
 
   it('names the vault when it cannot be reached, and Redis when it does not answer', async () => {
-    // A valid certificate again, so that readiness goes on to ask the vault for its key.
-    await rotateLeaf({ knex: api.db.knex, vault: createKeyVault(api.config), config: api.config });
     const down: KeyVault = {
       kind: 'test-down',
       ensureKey: () => Promise.reject(new VaultUnavailableError('the key vault could not be reached')),

@@ -119,7 +119,7 @@ describe('trust: CLI, ocsp and scheduler processes', function () {
     expect(init.stdout).to.include('leaf.crl: issued CRL number 1');
     const list = await pki('list');
     const lines = list.stdout.trim().split('\n');
-    expect(lines[0]).to.match(/^ROLE +SERIAL +SUBJECT +NOT_AFTER +STATUS$/);
+    expect(lines[0]).to.match(/^ROLE +ORGANISATION +SERIAL +SUBJECT +NOT_AFTER +STATUS$/);
     expect(lines.slice(1).map((l) => l.split(/\s+/)[0])).to.deep.equal(['root', 'sub_ca', 'leaf', 'tsa']);
     for (const l of lines.slice(1)) expect(l).to.match(/valid \*current$/);
   });
@@ -163,6 +163,28 @@ describe('trust: CLI, ocsp and scheduler processes', function () {
     expect([await stop(scheduler), await stop(ocsp)]).to.deep.equal([0, 0]);
     expect(published.stdout).to.include('leaf.crl: issued CRL number 3');
     expect(published.stdout).to.include('sub-ca.crl: issued CRL number 2');
+  });
+
+  it("rotates, lists and revokes an organisation's signing certificate; bad organisation ids exit 2", async function () {
+    const orgId = '2f0c6a52-3c55-4c1e-9d7e-0a2b3c4d5e6f';
+    await db.knex('organisations').insert({ id: orgId, name: 'Daily Planet' });
+    const rotated = await pki('rotate-org', orgId);
+    expect(rotated.code, rotated.stderr).to.equal(0);
+    expect(rotated.stdout).to.match(/^leaf +[0-9a-f]{32} {2}issued {2}CN=Daily Planet,O=Daily Planet/m);
+    const list = await pki('list', '--org', orgId);
+    const rows = list.stdout.trim().split('\n').slice(1);
+    expect(rows).to.have.length(1);
+    expect(rows[0]).to.include(orgId).and.to.match(/valid \*current$/);
+    const revoked = await pki('revoke-org', orgId, '--reason', 'keyCompromise');
+    expect(revoked.code, revoked.stderr).to.equal(0);
+    expect(revoked.stdout).to.match(/revoked \(keyCompromise/);
+    expect((await pki('list', '--org', orgId)).stdout).to.match(/revoked \(keyCompromise\)/);
+    // Nothing left to revoke: exit 1 with the reason; malformed ids are usage errors.
+    const again = await pki('revoke-org', orgId, '--reason', 'keyCompromise');
+    expect(again.code).to.equal(1);
+    expect(again.stderr).to.include('has no valid signing certificate');
+    const [badId, noReason] = await Promise.all([pki('rotate-org', 'not-a-uuid'), pki('revoke-org', orgId)]);
+    expect([badId.code, noReason.code]).to.deep.equal([2, 2]);
   });
 
   it('never prints key material', function () {

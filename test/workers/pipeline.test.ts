@@ -7,6 +7,7 @@ import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { startTsaService, type TsaService } from '../../ocsp/tsa-service.js';
 import { createLogger } from '../../shared/logger.js';
 import { initPki } from '../../shared/pki/authority.js';
+import { orgKeyName } from '../../shared/pki/org-signing.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
@@ -179,7 +180,8 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
   });
 
   it('a job whose vault key is missing is retried and then failed with a reason', async () => {
-    const keyFile = path.join(api.config.dataDir, 'vault', `${api.config.leafKeyName}.pem`);
+    // The organisation's own key (issued with its registration, generation 1).
+    const keyFile = path.join(api.config.dataDir, 'vault', `${orgKeyName(acc.orgId, 1)}.pem`);
     const saved = readFileSync(keyFile);
     rmSync(keyFile);
     try {

@@ -16,6 +16,8 @@ export class Certificate extends Model {
   declare role: CertificateRole;
   /** The issuing CA's row; null for a root. */
   declare issuer_id: string | null;
+  /** The organisation a leaf signs for; null for CAs, the TSA and the service's own leaf. */
+  declare org_id: string | null;
   /** Name of the subject key in the vault. */
   declare key_name: string;
   declare subject: string;

@@ -1,5 +1,5 @@
 import { Model } from 'objection';
-import type { ManifestInput } from '../../c2pa/manifest-definition.js';
+import type { ManifestInput, ManifestRequest } from '../../c2pa/manifest-definition.js';
 
 /**
  * queued -> processing -> signed -> anchoring -> anchored, or failed. The signed file exists from `signed` on;
@@ -23,7 +23,13 @@ export class SignJob extends Model {
   declare user_id: string | null;
   declare api_key_id: string | null;
   declare idempotency_key: string | null;
+  /** The manifest the job applies: the template's defaults (if any) with the request's fields over them. */
   declare manifest: ManifestInput;
+  /** The manifest as the request gave it (null for jobs made before templates existed: then as `manifest`). */
+  declare request_manifest: ManifestRequest | null;
+  /** The template and version the job used, or both null. */
+  declare template_id: string | null;
+  declare template_version: number | null;
   declare status: JobStatus;
   declare attempts: number;
   declare error_code: string | null;
@@ -32,6 +38,6 @@ export class SignJob extends Model {
   declare updated_at: Date;
 
   static override get jsonAttributes(): string[] {
-    return ['manifest'];
+    return ['manifest', 'request_manifest'];
   }
 }

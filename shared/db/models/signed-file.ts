@@ -12,5 +12,7 @@ export class SignedFile extends Model {
   declare sha256: string;
   declare storage_key: string;
   declare certificate_serial: string;
+  /** Subject of the signing certificate (names the organisation); null for files signed before per-organisation certificates. */
+  declare certificate_subject: string | null;
   declare created_at: Date;
 }

@@ -1,0 +1,104 @@
+import { Router } from 'express';
+import { Certificate, certificateStatus } from '../../shared/db/models/certificate.js';
+import { orgSigningState, rotateOrgCertificate } from '../../shared/pki/org-signing.js';
+import { authenticate, requirePermission } from '../auth/authenticate.js';
+import { principalOf } from '../auth/principal.js';
+import type { AppContext } from '../context.js';
+import { ApiError } from '../errors.js';
+import { signingChainView } from './certificates.js';
+
+/** Words for the organisation's state, as the API names it. */
+const STATE = { ready: 'valid', issuable: 'not_issued', revoked: 'revoked', no_ca: 'no_issuing_ca' } as const;
+
+/** Admins: the organisation's own signing certificate (GET) and a new one (POST .../rotate). Mount at /org/signing-certificate. */
+export function orgSigningCertificateRouter(ctx: AppContext): Router {
+  const router = Router();
+  const auth = authenticate(ctx.passport);
+  const pki = () => ({ knex: ctx.knex, vault: ctx.vault, config: ctx.config });
+
+  /**
+   * @openapi
+   * /org/signing-certificate:
+   *   get:
+   *     tags: [Organisation]
+   *     summary: "The organisation's signing certificate (with its chain) and every certificate it had"
+   *     description: "status: valid (it signs), not_issued (the next signature issues one: an organisation from before per-organisation certificates, or its certificate expired), revoked (rotate to sign again), no_issuing_ca (the operator has to run pki init)."
+   *     security: [{ bearerAuth: [] }]
+   *     responses:
+   *       200:
+   *         description: The certificate state
+   *         content:
+   *           application/json:
+   *             schema:
+   *               type: object
+   *               properties:
+   *                 status: { type: string, enum: [valid, not_issued, revoked, no_issuing_ca] }
+   *                 current: { nullable: true, allOf: [{ $ref: '#/components/schemas/SigningCertificate' }] }
+   *                 certificates:
+   *                   type: array
+   *                   description: newest first
+   *                   items:
+   *                     type: object
+   *                     properties:
+   *                       serial: { type: string }
+   *                       subject: { type: string }
+   *                       not_before: { type: string, format: date-time }
+   *                       not_after: { type: string, format: date-time }
+   *                       status: { type: string, enum: [valid, revoked, expired, not_yet_valid] }
+   *                       revoked_at: { type: string, format: date-time, nullable: true }
+   *                       revocation_reason: { type: string, nullable: true }
+   *       401: { $ref: '#/components/responses/Unauthenticated' }
+   *       403: { $ref: '#/components/responses/Forbidden' }
+   */
+  router.get('/', auth, requirePermission('org:signing-certificate'), async (req, res) => {
+    const { orgId } = principalOf(req);
+    const [state, rows] = await Promise.all([
+      orgSigningState(ctx.knex, orgId),
+      Certificate.query(ctx.knex).where({ org_id: orgId, role: 'leaf' }).orderBy('created_at', 'desc').limit(100),
+    ]);
+    res.set('Cache-Control', 'private, no-cache');
+    res.json({
+      status: STATE[state.state],
+      current: state.state === 'ready' ? await signingChainView(ctx, state.chain) : null,
+      certificates: rows.map((c) => ({
+        serial: c.serial,
+        subject: c.subject,
+        not_before: c.not_before.toISOString(),
+        not_after: c.not_after.toISOString(),
+        status: certificateStatus(c),
+        revoked_at: c.revoked_at?.toISOString() ?? null,
+        revocation_reason: c.revocation_reason,
+      })),
+    });
+  });
+
+  /**
+   * @openapi
+   * /org/signing-certificate/rotate:
+   *   post:
+   *     tags: [Organisation]
+   *     summary: "Issue the organisation a new signing certificate with a new vault key; it signs from now on"
+   *     description: "The previous certificate is not revoked: files signed with it stay valid (an operator revokes a compromised one with the pki CLI). The subject carries the organisation's current name."
+   *     security: [{ bearerAuth: [] }]
+   *     responses:
+   *       201: { description: The new certificate, content: { application/json: { schema: { $ref: '#/components/schemas/SigningCertificate' } } } }
+   *       401: { $ref: '#/components/responses/Unauthenticated' }
+   *       403: { $ref: '#/components/responses/Forbidden' }
+   *       503: { description: "No issuing CA, or the key vault is unavailable", content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } } }
+   */
+  router.post('/rotate', auth, requirePermission('org:signing-certificate'), async (req, res) => {
+    const { orgId } = principalOf(req);
+    try {
+      await rotateOrgCertificate({ ...pki(), logger: req.log }, orgId);
+    } catch (err) {
+      if (err instanceof Error && err.name === 'PkiError') throw new ApiError(503, 'no_issuing_ca', err.message, { 'Retry-After': '60' });
+      if (err instanceof Error && err.name === 'VaultUnavailableError') throw new ApiError(503, 'vault_unavailable', 'the key vault could not be reached; try again shortly', { 'Retry-After': '5' });
+      throw err;
+    }
+    const state = await orgSigningState(ctx.knex, orgId);
+    if (state.state !== 'ready') throw new ApiError(503, 'no_signing_certificate', 'the new certificate is not usable');
+    res.status(201).json(await signingChainView(ctx, state.chain));
+  });
+
+  return router;
+}
