@@ -10,6 +10,7 @@ import { createRateLimiters } from './rate-limit.js';
 import { apiKeysRouter } from './routes/api-keys.js';
 import { manifestTemplatesRouter } from './routes/manifest-templates.js';
 import { orgSigningCertificateRouter } from './routes/org-signing-certificate.js';
+import { organisationRouter } from './routes/organisation.js';
 import { authRouter } from './routes/auth.js';
 import { healthRouter } from './routes/health.js';
 import { orgUsersRouter } from './routes/org-users.js';
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/org/users', orgUsersRouter(ctx));
   app.use('/org/api-keys', apiKeysRouter(ctx));
   app.use('/org/signing-certificate', orgSigningCertificateRouter(ctx));
+  app.use('/org', organisationRouter(ctx));
   app.use('/v1/media', uploadsRouter(ctx), signJobsRouter(ctx), verifyRouter(ctx));
   app.use('/v1/manifest-templates', manifestTemplatesRouter(ctx));
   app.use('/v1/media', anchorsRouter(ctx)); // public: anchor proofs by file SHA-256

@@ -96,7 +96,7 @@ export interface OcspResponderOptions<I extends OcspIssuer = OcspIssuer> {
    * never fill. Size it from the vault's throttling limit shared by all responder processes. Default 50.
    */
   nonceSignaturesPerSecond?: number;
-  /** Cached responses kept (least recently used dropped first). Default 100000. */
+  /** Cached responses kept (when full, one not served for longest is dropped: CLOCK, close to LRU). Default 100000. */
   maxCachedResponses?: number;
   /** CertIDs accepted in one request; more -> malformedRequest. Default 20. */
   maxCertIdsPerRequest?: number;

@@ -1,13 +1,19 @@
 import { expect } from 'chai';
 import {
   buildManifestDefinition,
+  CLAIM_THUMBNAIL_ID,
   DEFAULT_DIGITAL_SOURCE_TYPE,
   ManifestInputError,
+  mergeManifest,
   opensParentIngredient,
+  parseManifestDefaults,
   parseManifestInput,
+  parseManifestRequest,
   PARENT_INGREDIENT_ID,
   SERVICE_NAME,
   SERVICE_VERSION,
+  TEMPLATE_FIELDS,
+  TRAINING_MINING_LABEL,
 } from '../../shared/c2pa/manifest-definition.js';
 
 function inputError(fn: () => unknown): ManifestInputError {
@@ -121,5 +127,110 @@ describe('c2pa: manifest definition', function () {
   it('validates typed callers too (buildManifestDefinition does not trust its input)', function () {
     const err = inputError(() => buildManifestDefinition({ title: '', creator: 'C' }, { sourceHasManifest: false }));
     expect(err.field).to.equal('title');
+  });
+
+  describe('publisher, copyright, AI training and data mining, thumbnail', function () {
+    const full = {
+      title: 'T',
+      creator: 'Jane Doe',
+      publisher: { name: 'Daily Planet', url: 'https://planet.example/' },
+      copyrightHolder: { name: 'Jane Doe', type: 'Person' as const },
+      copyrightNotice: '© 2025 Jane Doe\nAll rights reserved',
+      trainingMining: {
+        'cawg.ai_generative_training': { use: 'notAllowed' as const },
+        'cawg.data_mining': { use: 'constrained' as const, constraint_info: 'ask licensing@planet.example' },
+      },
+      thumbnail: true,
+    };
+
+    it('writes publisher and copyright into the CreativeWork, the choices as cawg.training-mining, and names the thumbnail resource', function () {
+      const def = buildManifestDefinition(full, { sourceHasManifest: false });
+      expect(def.assertions.map((a) => a.label)).to.deep.equal(['c2pa.actions.v2', 'stds.schema-org.CreativeWork', 'cawg.training-mining']);
+      expect(TRAINING_MINING_LABEL).to.equal('cawg.training-mining');
+      expect(def.assertions[1]!.data).to.deep.equal({
+        '@context': 'https://schema.org',
+        '@type': 'CreativeWork',
+        author: [{ '@type': 'Person', name: 'Jane Doe' }],
+        publisher: { '@type': 'Organization', name: 'Daily Planet', url: 'https://planet.example/' },
+        copyrightHolder: { '@type': 'Person', name: 'Jane Doe' },
+        copyrightNotice: '© 2025 Jane Doe\nAll rights reserved',
+      });
+      expect(def.assertions[2]!.data).to.deep.equal({ entries: full.trainingMining });
+      expect(def.thumbnail).to.deep.equal({ format: 'image/jpeg', identifier: CLAIM_THUMBNAIL_ID });
+    });
+
+    it('leaves out what is not given, and the thumbnail when false', function () {
+      const def = buildManifestDefinition({ title: 'T', creator: 'C', thumbnail: false }, { sourceHasManifest: false });
+      expect(def).not.to.have.property('thumbnail');
+      expect(def.assertions).to.have.length(2);
+      expect(def.assertions[1]!.data).to.have.all.keys('@context', '@type', 'author');
+    });
+
+    it('a request may leave creator to a template; its fields replace the template’s whole values', function () {
+      const request = parseManifestRequest({ title: ' Harbour ', publisher: { name: 'Override Press' }, thumbnail: false });
+      expect(request).to.deep.equal({ title: 'Harbour', publisher: { name: 'Override Press' }, thumbnail: false });
+      const defaults = parseManifestDefaults({ creator: 'Template Author', publisher: { name: 'Daily Planet', url: 'https://planet.example/' }, thumbnail: true, copyrightNotice: '© Planet' });
+      expect(mergeManifest(request, defaults)).to.deep.equal({
+        title: 'Harbour',
+        creator: 'Template Author',
+        publisher: { name: 'Override Press' },
+        thumbnail: false,
+        copyrightNotice: '© Planet',
+      });
+      const own = mergeManifest(parseManifestRequest({ title: 'T', creator: 'Request Author' }), defaults);
+      expect(own.creator).to.equal('Request Author');
+    });
+
+    it('creator is still required when neither the request nor the template gives one', function () {
+      expect(inputError(() => mergeManifest(parseManifestRequest({ title: 'T' }))).message).to.equal('manifest.creator: is required');
+      const err = inputError(() => mergeManifest(parseManifestRequest({ title: 'T' }), parseManifestDefaults({ copyrightNotice: 'x' })));
+      expect(err.field).to.equal('creator');
+      expect(err.message).to.contain('template gives no creator');
+    });
+
+    it('templates take every manifest field but title and dateCreated, with the same rules', function () {
+      expect(TEMPLATE_FIELDS).to.have.members(['creator', 'description', 'digitalSourceType', 'publisher', 'copyrightHolder', 'copyrightNotice', 'trainingMining', 'thumbnail']);
+      expect(parseManifestDefaults({})).to.deep.equal({});
+      for (const field of ['title', 'dateCreated']) {
+        const err = inputError(() => parseManifestDefaults({ [field]: 'x' }));
+        expect(err.field).to.equal(field);
+        expect(err.message).to.contain('per sign request');
+      }
+      // The same rule as in a sign request, with the same words.
+      const fromTemplate = inputError(() => parseManifestDefaults({ digitalSourceType: 'digitalCapture' }));
+      const fromRequest = inputError(() => parseManifestInput({ title: 'T', creator: 'C', digitalSourceType: 'digitalCapture' }));
+      expect(fromTemplate.message).to.equal(fromRequest.message);
+      expect(inputError(() => parseManifestDefaults([])).field).to.equal('(root)');
+    });
+
+    const badNew: [string, Record<string, unknown>, string][] = [
+      ['publisher', { publisher: 'Daily Planet' }, 'must be an object'],
+      ['publisher.name', { publisher: {} }, 'is required'],
+      ['publisher.name', { publisher: { name: ' ' } }, 'must not be empty'],
+      ['publisher.url', { publisher: { name: 'P', url: 'ftp://planet.example/' } }, 'http or https'],
+      ['publisher.url', { publisher: { name: 'P', url: 'not a url' } }, 'http or https'],
+      ['publisher.url', { publisher: { name: 'P', url: 'https://user:pw@planet.example/' } }, 'without credentials'],
+      ['publisher.type', { publisher: { name: 'P', type: 'Company' } }, 'one of Organization, Person'],
+      ['publisher.logo', { publisher: { name: 'P', logo: 'x' } }, 'not a supported field'],
+      ['copyrightHolder.name', { copyrightHolder: { name: 'x'.repeat(257) } }, 'at most 256'],
+      ['copyrightNotice', { copyrightNotice: 7 }, 'must be a string'],
+      ['copyrightNotice', { copyrightNotice: 'c'.repeat(1001) }, 'at most 1000'],
+      ['trainingMining', { trainingMining: {} }, 'at least one of'],
+      ['trainingMining', { trainingMining: 'notAllowed' }, 'at least one of'],
+      ['trainingMining.c2pa.ai_training', { trainingMining: { 'c2pa.ai_training': { use: 'notAllowed' } } }, 'not a supported use'],
+      ['trainingMining.cawg.ai_training', { trainingMining: { 'cawg.ai_training': 'notAllowed' } }, 'must be an object'],
+      ['trainingMining.cawg.ai_training.use', { trainingMining: { 'cawg.ai_training': { use: 'no' } } }, 'allowed, notAllowed, constrained'],
+      ['trainingMining.cawg.ai_training.constraint_info', { trainingMining: { 'cawg.ai_training': { use: 'allowed', constraint_info: 'x' } } }, 'only applies when use is constrained'],
+      ['trainingMining.cawg.ai_training.constraints_info', { trainingMining: { 'cawg.ai_training': { use: 'constrained', constraints_info: 'x' } } }, 'not a supported field'],
+      ['thumbnail', { thumbnail: 'yes' }, 'true or false'],
+    ];
+    for (const [field, extra, message] of badNew) {
+      it(`rejects ${JSON.stringify(extra).slice(0, 70)} naming ${field}, in requests and templates alike`, function () {
+        const inRequest = inputError(() => parseManifestInput({ title: 'T', creator: 'C', ...extra }));
+        expect(inRequest.field).to.equal(field);
+        expect(inRequest.message).to.contain(`manifest.${field}: `).and.contain(message);
+        expect(inputError(() => parseManifestDefaults(extra)).message).to.equal(inRequest.message);
+      });
+    }
   });
 });

@@ -155,6 +155,24 @@ describe('trust: every organisation signs with its own certificate', function ()
     expect(row.key_name).to.equal(`org-${planet.orgId}-2`);
   });
 
+  it('a rename reissues the signing certificate with the new name; files signed before keep theirs', async () => {
+    const before = (await request(api.app).get('/v1/certificates/signing').set(bearer(bugle.access)).expect(200)).body;
+    const viewer = await addOrgUser(api.app, bugle, 'viewer');
+    await request(api.app).patch('/org').set(bearer(viewer.access)).send({ name: 'Bugle' }).expect(403);
+    const bad = await request(api.app).patch('/org').set(bearer(bugle.access)).send({ name: '' }).expect(400);
+    expect(bad.body.error.message).to.match(/^name/);
+    const renamed = await request(api.app).patch('/org').set(bearer(bugle.access)).send({ name: 'Bugle Media' }).expect(200);
+    expect(renamed.body.name).to.equal('Bugle Media');
+    expect((await request(api.app).get('/org').set(bearer(viewer.access)).expect(200)).body.name).to.equal('Bugle Media');
+    const after = (await request(api.app).get('/v1/certificates/signing').set(bearer(bugle.access)).expect(200)).body;
+    expect(after.serial).to.not.equal(before.serial);
+    expect(after.subject).to.equal('CN=Bugle Media,O=Bugle Media');
+    const job = await signJpeg(bugle);
+    expect(job.body.signed_file.certificate_subject).to.equal('CN=Bugle Media,O=Bugle Media');
+    // The old certificate is superseded, not revoked: what it signed stays valid.
+    expect(await ocspStatus(before.certificate_pem)).to.equal('good');
+  });
+
   it('an organisation without a certificate gets exactly one from concurrent first jobs; a failed issuance leaves no row and no extra key', async () => {
     const orgId = 'b7e1c0de-0000-4000-8000-000000000001';
     await api.db.knex('organisations').insert({ id: orgId, name: 'Older Org' });
