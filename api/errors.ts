@@ -23,7 +23,8 @@ export const conflict = (message: string, code = 'conflict') => new ApiError(409
 
 /** Parses a request body with a zod schema; the 400 names the first offending field. */
 export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  const result = schema.safeParse(body ?? {});
+  // reportInput: zod 4 leaves issue.input out otherwise, and every wrong type would read as "is required".
+  const result = schema.safeParse(body ?? {}, { reportInput: true });
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
   const field = issue.path.join('.') || 'body';

@@ -72,7 +72,7 @@ export async function signAsset(input: SignAssetInput): Promise<Uint8Array> {
   let thumbnail: Uint8Array | undefined;
   if (definition.thumbnail) {
     try {
-      thumbnail = makeClaimThumbnail(input.bytes, mimeType);
+      thumbnail = await makeClaimThumbnail(input.bytes, mimeType);
     } catch (err) {
       input.onThumbnailError?.(err);
       const { thumbnail: _omitted, ...rest } = definition;

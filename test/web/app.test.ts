@@ -163,7 +163,7 @@ describe('web app in headless Chromium', function () {
     expect(access).to.match(/^eyJ/);
     expect(refresh).to.match(/^eyJ/);
     expect(await s.page.locator('.account__email').textContent()).to.equal(account.email);
-    expect(await s.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Sign', 'Verify', 'History', 'API keys', 'Users']);
+    expect(await s.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Sign', 'Verify', 'History', 'Templates', 'API keys', 'Users']);
     // The app shell is served with the web app's strict CSP.
     const res = await s.page.request.get('/');
     const csp = res.headers()['content-security-policy']!;
@@ -216,7 +216,9 @@ describe('web app in headless Chromium', function () {
       const details = await result.locator('.details').first().textContent();
       expect(details).to.contain(['Harbour at dawn', 'Lighthouse'][i]).and.contain(['Jane Doe', 'John Roe'][i]);
       const text = await result.textContent();
-      expect(text).to.contain('C2PA Signing').and.contain('Not revoked').and.contain('attested by a trusted time-stamp authority');
+      // Signed by the organisation's own certificate, not the service's.
+      expect(text).to.contain('Daily Planet').and.contain('Not revoked').and.contain('attested by a trusted time-stamp authority');
+      expect(text).to.not.contain('C2PA Signing');
       // Signed moments ago and not yet anchored (no chain in this suite): said so.
       expect(text).to.contain('Waiting for the next batch');
     }

@@ -293,6 +293,7 @@ export async function publicRequest(method, path, options = {}) {
 export const api = {
   get: (path, options) => request('GET', path, options),
   post: (path, json, options = {}) => request('POST', path, { ...options, json }),
+  put: (path, json, options = {}) => request('PUT', path, { ...options, json }),
   patch: (path, json, options = {}) => request('PATCH', path, { ...options, json }),
   delete: (path, options) => request('DELETE', path, options),
   /** Multipart upload of one file part named `file`. */

@@ -7,6 +7,7 @@ import { historyPage } from './history.js';
 import { keysPage } from './keys.js';
 import { describeError } from './messages.js';
 import { signPage } from './sign.js';
+import { templatesPage } from './templates.js';
 import { ROLE_LABELS, usersPage } from './users.js';
 import { verifyPage } from './verify.js';
 
@@ -16,6 +17,7 @@ const ROUTES = {
   sign: { title: 'Sign', page: signPage, roles: ['admin', 'signer'], nav: 'Sign' },
   verify: { title: 'Verify', page: verifyPage, nav: 'Verify' },
   history: { title: 'History', page: historyPage, nav: 'History' },
+  templates: { title: 'Templates', page: templatesPage, roles: ['admin'], nav: 'Templates' },
   keys: { title: 'API keys', page: keysPage, roles: ['admin'], nav: 'API keys' },
   users: { title: 'Users', page: usersPage, roles: ['admin'], nav: 'Users' },
 };

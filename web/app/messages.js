@@ -33,6 +33,7 @@ const BY_CODE = {
   queue_unavailable: () => 'Signing is unavailable for a moment. Nothing was recorded; please try again shortly.',
   idempotency_conflict: () => 'This request clashed with an earlier one. Please start again.',
   last_admin: () => 'An organisation needs at least one admin. Make another user an admin first.',
+  template_name_taken: () => 'Your organisation already has a template with this name. Choose another name.',
   internal_error: () => 'Something went wrong on the service. Please try again; if it keeps happening, contact support.',
   bad_response: () => 'The service gave an unexpected answer. Please try again.',
 };

@@ -1,4 +1,5 @@
-// Sign: pick or drop a JPEG/PNG, give a title and creator, then follow the job from upload to signed (and
+// Sign: pick or drop a JPEG/PNG, give a title and creator (or choose one of the organisation's manifest
+// templates, whose defaults the entered fields replace), then follow the job from upload to signed (and
 // anchored, where the service anchors) and download the result.
 import { api, seg } from './api.js';
 import { dropZone } from './drop-zone.js';
@@ -6,6 +7,7 @@ import { announce, field, formatBytes, h, messageBox, pageTitle } from './dom.js
 import { refusalFor } from './files.js';
 import { anchorDetails, anchorInfo, downloadButton, hasAnchoring, isSettled, statusLabel } from './jobs.js';
 import { describeError, describeJobError } from './messages.js';
+import { loadAllTemplates, templateSummary } from './templates.js';
 
 /** How long the page keeps following an anchor that is still pending once the file is signed. */
 const ANCHOR_FOLLOW_MS = 10 * 60_000;
@@ -111,10 +113,30 @@ export function signPage(ctx) {
   });
   const chosen = h('div', { class: 'chosen', hidden: true });
   const title = field('Title', { type: 'text', name: 'title', required: true, maxlength: '256' }, 'The title written into the image’s Content Credentials.');
-  const creator = field('Creator', { type: 'text', name: 'creator', required: true, maxlength: '256', autocomplete: 'name' }, 'The author: a person or organisation.');
+  const CREATOR_HINT = 'The author: a person or organisation.';
+  const creator = field('Creator', { type: 'text', name: 'creator', required: true, maxlength: '256', autocomplete: 'name' }, CREATOR_HINT);
+  const creatorHint = creator.querySelector('.hint');
+  // The organisation's templates, offered when there are any. Choosing one fills nothing in: it is sent as
+  // template_id, and what is entered here replaces the template's values.
+  let templates = [];
+  const TEMPLATE_HINT = 'Your organisation’s defaults (publisher, copyright, AI training choices…). What you enter below replaces them.';
+  const templateSelect = h('select', { class: 'input', name: 'template' }, h('option', { value: '' }, 'No template'));
+  const template = field('Template', templateSelect, TEMPLATE_HINT);
+  const templateHint = template.querySelector('.hint');
+  template.hidden = true;
+  const chosenTemplate = () => templates.find((t) => t.template_id === templateSelect.value);
+  function templateChanged() {
+    const t = chosenTemplate();
+    const summary = t ? templateSummary(t.manifest) : [];
+    templateHint.textContent = t ? (summary.length ? `From the template: ${summary.join('; ')}. What you enter below replaces it.` : 'This template sets nothing.') : TEMPLATE_HINT;
+    const input = form.elements.creator;
+    input.required = !t?.manifest.creator;
+    creatorHint.textContent = t?.manifest.creator ? `Optional: the template gives “${t.manifest.creator}”. What you enter replaces it.` : CREATOR_HINT;
+  }
+  templateSelect.addEventListener('change', templateChanged);
   const description = field('Description (optional)', h('textarea', { class: 'input', name: 'description', rows: '2', maxlength: '2000' }));
   const submit = h('button', { type: 'submit', class: 'button button--primary' }, 'Sign image');
-  const form = h('form', { class: 'form sign-form', novalidate: true }, zone.el, fileError.el, chosen, title, creator, description, formError.el, h('div', { class: 'actions' }, submit));
+  const form = h('form', { class: 'form sign-form', novalidate: true }, zone.el, fileError.el, chosen, template, title, creator, description, formError.el, h('div', { class: 'actions' }, submit));
   const formCard = h('section', { class: 'card', 'aria-label': 'Image and details' }, form);
 
   const progressTitle = h('h2', { tabindex: '-1' }, 'Signing');
@@ -171,15 +193,18 @@ export function signPage(ctx) {
       zone.input.focus();
       return;
     }
-    const manifest = { title: form.elements.title.value.trim(), creator: form.elements.creator.value.trim() };
+    const t = chosenTemplate();
+    const manifest = { title: form.elements.title.value.trim() };
+    const who = form.elements.creator.value.trim();
+    if (who) manifest.creator = who;
     const desc = form.elements.description.value.trim();
     if (desc) manifest.description = desc;
-    if (!manifest.title || !manifest.creator) {
+    if (!manifest.title || (!manifest.creator && !t?.manifest.creator)) {
       formError.show(!manifest.title ? 'Enter a title.' : 'Enter the creator.');
       (manifest.title ? form.elements.creator : form.elements.title).focus();
       return;
     }
-    await run(file, manifest);
+    await run(file, manifest, t?.template_id);
   });
 
   let running = null; // AbortController of the job being followed
@@ -188,10 +213,11 @@ export function signPage(ctx) {
     progress.hidden = true;
     formCard.hidden = false;
     form.reset();
+    templateChanged();
     reset(true);
   });
 
-  async function run(f, manifest) {
+  async function run(f, manifest, templateId) {
     const controller = new AbortController();
     running = controller;
     const stop = () => controller.abort();
@@ -217,7 +243,9 @@ export function signPage(ctx) {
         },
       });
       uploadBar.hidden = true;
-      job = await api.post('/v1/media/sign', { upload_id: upload.upload_id, manifest }, { signal: runSignal, headers: { 'Idempotency-Key': newIdempotencyKey() } });
+      const body = { upload_id: upload.upload_id, manifest };
+      if (templateId) body.template_id = templateId;
+      job = await api.post('/v1/media/sign', body, { signal: runSignal, headers: { 'Idempotency-Key': newIdempotencyKey() } });
       show(job);
       job = await followJob(job.job_id, {
         signal: runSignal,
@@ -275,4 +303,13 @@ export function signPage(ctx) {
     formCard,
     progress,
   );
+  // Without templates (or when they cannot be read) the page signs as before.
+  loadAllTemplates(signal)
+    .then((list) => {
+      if (signal.aborted || list.length === 0) return;
+      templates = list;
+      templateSelect.append(...list.map((t) => h('option', { value: t.template_id }, t.name)));
+      template.hidden = false;
+    })
+    .catch(() => undefined);
 }

@@ -5,6 +5,7 @@ import { dropZone } from './drop-zone.js';
 import { formatBytes, formatDate, h, messageBox, pageTitle } from './dom.js';
 import { anchorDetails, definitionList } from './jobs.js';
 import { describeError } from './messages.js';
+import { CHOICE_WORDS, TRAINING_USES } from './templates.js';
 
 const VERDICTS = {
   Trusted: {
@@ -86,6 +87,23 @@ function signedAtWords(report) {
   return `${formatDate(time)} (the timestamp could not be trusted)`;
 }
 
+function copyrightWords(m) {
+  if (m.copyright_notice && m.copyright_holder && !m.copyright_notice.includes(m.copyright_holder)) return `${m.copyright_notice} (holder: ${m.copyright_holder})`;
+  return m.copyright_notice ?? m.copyright_holder ?? undefined;
+}
+
+/** The AI training and data mining choices, one line per use; constrained ones with their conditions. */
+function trainingList(entries) {
+  if (!entries) return undefined;
+  return h(
+    'ul',
+    { class: 'plain' },
+    Object.entries(entries).map(([use, e]) =>
+      h('li', {}, `${TRAINING_USES[use] ?? TRAINING_USES[use.replace(/^c2pa\./, 'cawg.')] ?? use}: ${CHOICE_WORDS[e.use] ?? e.use}${e.constraint_info ? ` (${e.constraint_info})` : ''}`),
+    ),
+  );
+}
+
 function failureList(codes) {
   if (!codes?.length) return null;
   const words = [...new Set(codes.map((c) => FAILURES[c] ?? null).filter(Boolean))];
@@ -121,6 +139,9 @@ export function verdictView(report) {
         ['Signed at', signedAtWords(report)],
         ['Actions', m.actions?.length ? m.actions.map((a) => ACTIONS[a] ?? a).join(', ') : undefined],
         ['Made with', m.claim_generator ?? undefined],
+        ['Publisher', m.publisher ?? undefined],
+        ['Copyright', copyrightWords(m)],
+        ['AI training and data mining', trainingList(m.training_mining)],
         [
           'Ingredients',
           m.ingredients?.length
