@@ -11,23 +11,38 @@ import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import {
   AuthorityKeyIdentifier,
   CRLReason,
-  CertificateList,
   Extension,
+  Extensions,
   KeyIdentifier,
-  RevokedCertificate,
-  TBSCertList,
-  Time,
-  Version,
   id_ce_authorityKeyIdentifier,
   id_ce_cRLNumber,
   id_ce_cRLReasons,
 } from '@peculiar/asn1-x509';
 import type { VaultKey } from '../vault/types.js';
-import { authorityKeyIdFor, nameFromDer, nameToString, readCertificate } from './certificate.js';
+import { authorityKeyIdFor, nameToString, readCertificate } from './certificate.js';
 import { CRL_REASON_CODES, crlReasonFromCode, isCrlReason, type CrlReason } from './crl-reasons.js';
-import { TAG, bytesEqual, contentBytes, decodeUnsignedInteger, encodeUnsignedInteger, readChildren, readSingle, tlvBytes, toArrayBuffer, toHex } from './der.js';
-import { integerBytesToSerialHex, normalizeSerialHex, serialHexToIntegerBytes } from './serial.js';
-import { ECDSA_WITH_SHA384_ALGORITHM_DER, ecdsaWithSha384Algorithm, p384PublicKey, samePublicKey, signAndAssemble, verifyEs384Der } from './tbs-signer.js';
+import {
+  TAG,
+  bytesEqual,
+  contentBytes,
+  decodeUnsignedInteger,
+  encodeTime,
+  encodeTlv,
+  encodeUnsignedInteger,
+  headerLength,
+  readChildren,
+  readSingle,
+  readTime,
+  timeLength,
+  tlvBytes,
+  toArrayBuffer,
+  toHex,
+  writeHeader,
+  writeTime,
+  type Tlv,
+} from './der.js';
+import { integerBytesToSerialHex, normalizeSerialHex } from './serial.js';
+import { ECDSA_WITH_SHA384_ALGORITHM_DER, p384PublicKey, samePublicKey, signAndAssemble, verifyEs384Der } from './tbs-signer.js';
 
 export { CRL_REASONS, CRL_REASON_CODES, CRL_REASON_NAMES, crlReasonCode, crlReasonFromCode, isCrlReason, type CrlReason, type CrlReasonCode } from './crl-reasons.js';
 
@@ -94,6 +109,10 @@ export interface CrlFacts {
   revoked: RevokedEntry[];
 }
 
+/** 1950-01-01 and 10000-01-01 UTC: the years wholeSeconds accepts. */
+const MIN_TIME_MS = Date.UTC(1950, 0, 1);
+const MAX_TIME_MS = Date.UTC(10000, 0, 1);
+
 function wholeSeconds(d: Date, what: string): Date {
   if (!(d instanceof Date) || Number.isNaN(d.getTime())) throw new CrlError(`${what} is not a valid date`);
   const out = new Date(Math.floor(d.getTime() / 1000) * 1000);
@@ -113,9 +132,94 @@ function extension(extnID: string, value: ArrayBuffer | Uint8Array, critical = f
   return new Extension({ extnID, critical, extnValue: new OctetString(value instanceof Uint8Array ? toArrayBuffer(value) : value) });
 }
 
+/** DER of `Version v2` (INTEGER 1). */
+const VERSION_V2_DER = Uint8Array.of(TAG.INTEGER, 0x01, 0x01);
+
+/**
+ * The crlEntryExtensions of an entry per reason (a reasonCode extension; none for `unspecified`), encoded once by
+ * asn1-schema: every entry of a reason carries the same bytes.
+ */
+const ENTRY_EXTENSIONS: ReadonlyMap<CrlReason, Uint8Array> = new Map(
+  (Object.keys(CRL_REASON_CODES) as CrlReason[])
+    .filter((reason) => reason !== 'unspecified' && reason !== 'removeFromCRL')
+    .map((reason) => [
+      reason,
+      new Uint8Array(AsnConvert.serialize(new Extensions([extension(id_ce_cRLReasons, AsnConvert.serialize(new CRLReason(CRL_REASON_CODES[reason])))]))),
+    ]),
+);
+
+/** A serial already in canonical form (see serial.ts): lowercase hex, whole octets, no leading 00, 1..20 octets. */
+const CANONICAL_SERIAL = /^(?!00)(?:[0-9a-f]{2}){1,20}$/;
+
+interface PreparedEntry {
+  serialHex: string;
+  revokedAt: Date;
+  extensions: Uint8Array | undefined;
+}
+
+/** Checked, normalised and sorted by serial value (each entry is a few primitive fields: no ASN.1 objects). */
+function prepareEntries(revoked: readonly RevokedEntry[]): PreparedEntry[] {
+  const entries = new Array<PreparedEntry>(revoked.length);
+  for (let i = 0; i < revoked.length; i++) {
+    const e = revoked[i]!;
+    if (!isCrlReason(e.reason)) throw new CrlError(`unknown revocation reason "${String(e.reason)}"`);
+    if (e.reason === 'removeFromCRL') throw new CrlError('removeFromCRL is only valid in delta CRLs; leave the entry out of a full CRL');
+    const serialHex = typeof e.serialHex === 'string' && CANONICAL_SERIAL.test(e.serialHex) ? e.serialHex : normalizeSerialHex(e.serialHex);
+    const t = e.revokedAt instanceof Date ? e.revokedAt.getTime() : NaN;
+    // wholeSeconds, without building its error message for every valid entry
+    const revokedAt = t >= MIN_TIME_MS && t < MAX_TIME_MS ? new Date(Math.floor(t / 1000) * 1000) : wholeSeconds(e.revokedAt, `revokedAt of ${serialHex}`);
+    entries[i] = { serialHex, revokedAt, extensions: ENTRY_EXTENSIONS.get(e.reason) };
+  }
+  // Deterministic order: by serial value. Canonical hex has no leading zero octet, so a longer one is larger
+  // and equal lengths compare as strings.
+  entries.sort((a, b) => a.serialHex.length - b.serialHex.length || (a.serialHex < b.serialHex ? -1 : a.serialHex > b.serialHex ? 1 : 0));
+  for (let i = 1; i < entries.length; i++) {
+    if (entries[i]!.serialHex === entries[i - 1]!.serialHex) throw new CrlError(`serial ${entries[i]!.serialHex} is listed twice`);
+  }
+  return entries;
+}
+
+/**
+ * `revokedCertificates`: SEQUENCE OF SEQUENCE { userCertificate INTEGER, revocationDate Time, crlEntryExtensions },
+ * written straight into one buffer (asn1-schema objects cost about 30 us and several allocations per entry, most
+ * of the time of a 100,000-entry CRL).
+ */
+function encodeRevokedCertificates(entries: readonly PreparedEntry[]): Uint8Array {
+  const sizes = new Array<number>(entries.length);
+  let total = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    const serialOctets = e.serialHex.length / 2 + (e.serialHex.charCodeAt(0) >= 0x38 ? 1 : 0); // '8'..'f': sign octet
+    const size = 2 + serialOctets + timeLength(e.revokedAt) + (e.extensions?.length ?? 0);
+    sizes[i] = size;
+    total += headerLength(size) + size;
+  }
+  const out = Buffer.allocUnsafe(headerLength(total) + total);
+  let pos = writeHeader(out, 0, TAG.SEQUENCE, total);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    pos = writeHeader(out, pos, TAG.SEQUENCE, sizes[i]!);
+    const signOctet = e.serialHex.charCodeAt(0) >= 0x38;
+    pos = writeHeader(out, pos, TAG.INTEGER, e.serialHex.length / 2 + (signOctet ? 1 : 0));
+    if (signOctet) out[pos++] = 0;
+    pos += out.write(e.serialHex, pos, 'hex');
+    pos = writeTime(out, pos, e.revokedAt);
+    if (e.extensions) {
+      out.set(e.extensions, pos);
+      pos += e.extensions.length;
+    }
+  }
+  if (pos !== out.length) throw new CrlError('internal error: revokedCertificates length mismatch');
+  return new Uint8Array(out.buffer, out.byteOffset, out.length);
+}
+
 /**
  * The DER TBSCertList for `content`, ready for signTbs. Exposed for callers that sign elsewhere and for
  * tests (e.g. a CRL deliberately signed with the wrong key); normal callers use createCrl.
+ *
+ * Written with the DER writers of der.ts, not as asn1-schema objects: the entries are most of a large CRL. The
+ * issuer Name is the issuer certificate's subject, byte for byte; the extensions (two per CRL, one per entry
+ * reason) are still encoded by asn1-schema.
  */
 export function buildTbsCertList(content: CrlContent): BuiltTbsCertList {
   const issuer = readCertificate(content.issuerCertificateDer);
@@ -123,51 +227,35 @@ export function buildTbsCertList(content: CrlContent): BuiltTbsCertList {
   const nextUpdate = wholeSeconds(content.nextUpdate ?? new Date(thisUpdate.getTime() + CRL_NEXT_UPDATE_MS), 'nextUpdate');
   if (nextUpdate.getTime() <= thisUpdate.getTime()) throw new CrlError('nextUpdate must be after thisUpdate');
   const crlNumber = toCrlNumber(content.crlNumber);
+  const entries = prepareEntries(content.revoked);
 
-  const seen = new Set<string>();
-  const entries = content.revoked.map((e) => {
-    if (!isCrlReason(e.reason)) throw new CrlError(`unknown revocation reason "${String(e.reason)}"`);
-    if (e.reason === 'removeFromCRL') throw new CrlError('removeFromCRL is only valid in delta CRLs; leave the entry out of a full CRL');
-    const serialHex = normalizeSerialHex(e.serialHex);
-    if (seen.has(serialHex)) throw new CrlError(`serial ${serialHex} is listed twice`);
-    seen.add(serialHex);
-    return { serialHex, revokedAt: wholeSeconds(e.revokedAt, `revokedAt of ${serialHex}`), reason: e.reason };
-  });
-  // Deterministic order: by serial value.
-  entries.sort((a, b) => {
-    const x = BigInt(`0x${a.serialHex}`);
-    const y = BigInt(`0x${b.serialHex}`);
-    return x < y ? -1 : x > y ? 1 : 0;
-  });
-
-  const revokedCertificates = entries.map((e) => {
-    const entry = new RevokedCertificate({
-      userCertificate: toArrayBuffer(serialHexToIntegerBytes(e.serialHex)),
-      revocationDate: new Time(e.revokedAt),
-    });
-    if (e.reason !== 'unspecified') {
-      entry.crlEntryExtensions = [extension(id_ce_cRLReasons, AsnConvert.serialize(new CRLReason(CRL_REASON_CODES[e.reason])))];
-    }
-    return entry;
-  });
-
-  const tbs = new TBSCertList({
-    version: Version.v2,
-    signature: ecdsaWithSha384Algorithm(),
-    issuer: nameFromDer(issuer.subjectNameDer),
-    thisUpdate: new Time(thisUpdate),
-    nextUpdate: new Time(nextUpdate),
-    crlExtensions: [
-      extension(
-        id_ce_authorityKeyIdentifier,
-        AsnConvert.serialize(new AuthorityKeyIdentifier({ keyIdentifier: new KeyIdentifier(authorityKeyIdFor(issuer)) })),
+  const crlExtensions = encodeTlv(
+    0xa0, // [0] EXPLICIT Extensions
+    encodeTlv(
+      TAG.SEQUENCE,
+      new Uint8Array(
+        AsnConvert.serialize(
+          extension(
+            id_ce_authorityKeyIdentifier,
+            AsnConvert.serialize(new AuthorityKeyIdentifier({ keyIdentifier: new KeyIdentifier(authorityKeyIdFor(issuer)) })),
+          ),
+        ),
       ),
-      extension(id_ce_cRLNumber, encodeUnsignedInteger(crlNumber)),
-    ],
-  });
-  // RFC 5280 5.1.2.6: with no revoked certificates the list MUST be absent (not an empty SEQUENCE).
-  if (revokedCertificates.length > 0) tbs.revokedCertificates = revokedCertificates;
-  return { tbsDer: new Uint8Array(AsnConvert.serialize(tbs)), thisUpdate, nextUpdate, crlNumber };
+      new Uint8Array(AsnConvert.serialize(extension(id_ce_cRLNumber, encodeUnsignedInteger(crlNumber)))),
+    ),
+  );
+  const tbsDer = encodeTlv(
+    TAG.SEQUENCE,
+    VERSION_V2_DER,
+    ECDSA_WITH_SHA384_ALGORITHM_DER,
+    issuer.subjectNameDer,
+    encodeTime(thisUpdate),
+    encodeTime(nextUpdate),
+    // RFC 5280 5.1.2.6: with no revoked certificates the list MUST be absent (not an empty SEQUENCE).
+    ...(entries.length > 0 ? [encodeRevokedCertificates(entries)] : []),
+    crlExtensions,
+  );
+  return { tbsDer, thisUpdate, nextUpdate, crlNumber };
 }
 
 /** Builds and signs a CRL through the issuer's vault key. */
@@ -195,37 +283,84 @@ export function parseCrl(der: Uint8Array): CrlFacts {
   }
 }
 
+/** Contents of the OIDs read here: cRLReasons, cRLNumber, authorityKeyIdentifier (2.5.29.21 / 20 / 35). */
+const OID_CRL_REASONS = Uint8Array.of(0x55, 0x1d, 0x15);
+const OID_CRL_NUMBER = Uint8Array.of(0x55, 0x1d, 0x14);
+const OID_AUTHORITY_KEY_ID = Uint8Array.of(0x55, 0x1d, 0x23);
+const BOOLEAN_TAG = 0x01;
+const CONTEXT_0_CONSTRUCTED = 0xa0;
+const CONTEXT_0_PRIMITIVE = 0x80;
+
+function isTime(tlv: Tlv | undefined): tlv is Tlv {
+  return tlv !== undefined && (tlv.tag === TAG.UTC_TIME || tlv.tag === TAG.GENERALIZED_TIME);
+}
+
+function expectTag(tlv: Tlv | undefined, tag: number, what: string): Tlv {
+  if (!tlv || tlv.tag !== tag) throw new CrlError(`${what}: expected DER tag 0x${tag.toString(16)}`);
+  return tlv;
+}
+
+/** Extensions ::= SEQUENCE OF Extension { extnID, critical BOOLEAN DEFAULT FALSE, extnValue OCTET STRING }. */
+function readExtensions(der: Uint8Array, list: Tlv): { oid: Uint8Array; value: Uint8Array }[] {
+  return readChildren(der, expectTag(list, TAG.SEQUENCE, 'Extensions')).map((ext) => {
+    const parts = readChildren(der, expectTag(ext, TAG.SEQUENCE, 'Extension'));
+    const oid = expectTag(parts[0], TAG.OID, 'extnID');
+    const valueTlv = parts[1]?.tag === BOOLEAN_TAG ? parts[2] : parts[1];
+    if (parts.length !== (parts[1]?.tag === BOOLEAN_TAG ? 3 : 2)) throw new CrlError('Extension: unexpected fields');
+    return { oid: contentBytes(der, oid), value: contentBytes(der, expectTag(valueTlv, TAG.OCTET_STRING, 'extnValue')) };
+  });
+}
+
+/**
+ * Reads a CertificateList with the strict DER reader of der.ts (one pass, no ASN.1 objects per entry: asn1-schema
+ * refuses structures of more than 10,000 nodes, about 2,000 entries).
+ */
 function readCrl(der: Uint8Array): CrlFacts {
   const outer = readSingle(der, TAG.SEQUENCE);
-  const [tbsTlv] = readChildren(der, outer);
-  if (!tbsTlv) throw new CrlError('CRL has no TBSCertList');
-  const fields = readChildren(der, tbsTlv);
-  const issuerTlv = fields[fields[0]?.tag === TAG.INTEGER ? 2 : 1];
-  if (!issuerTlv) throw new CrlError('TBSCertList has no issuer');
-
-  const list = AsnConvert.parse(der, CertificateList);
-  const tbs = list.tbsCertList;
-  const facts: CrlFacts = {
-    issuer: nameToString(tlvBytes(der, issuerTlv)),
-    thisUpdate: tbs.thisUpdate.getTime(),
-    revoked: (tbs.revokedCertificates ?? []).map((r) => {
-      const reasonExt = r.crlEntryExtensions?.find((e) => e.extnID === id_ce_cRLReasons);
-      const reason = reasonExt ? crlReasonFromCode(AsnConvert.parse(reasonExt.extnValue, CRLReason).reason) : 'unspecified';
-      return {
-        serialHex: integerBytesToSerialHex(new Uint8Array(r.userCertificate)),
-        revokedAt: r.revocationDate.getTime(),
+  const parts = readChildren(der, outer);
+  if (parts.length !== 3 || parts[2]!.tag !== TAG.BIT_STRING) throw new CrlError('not a CertificateList (tbsCertList, signatureAlgorithm, signature)');
+  expectTag(parts[1], TAG.SEQUENCE, 'signatureAlgorithm');
+  const fields = readChildren(der, expectTag(parts[0], TAG.SEQUENCE, 'TBSCertList'));
+  let i = 0;
+  if (fields[i]?.tag === TAG.INTEGER) i++; // version (v2); absent in v1
+  expectTag(fields[i++], TAG.SEQUENCE, 'TBSCertList signature');
+  const issuerTlv = expectTag(fields[i++], TAG.SEQUENCE, 'TBSCertList issuer');
+  if (!isTime(fields[i])) throw new CrlError('TBSCertList has no thisUpdate');
+  const facts: CrlFacts = { issuer: nameToString(tlvBytes(der, issuerTlv)), thisUpdate: readTime(der, fields[i++]!), revoked: [] };
+  if (isTime(fields[i])) facts.nextUpdate = readTime(der, fields[i++]!);
+  if (fields[i]?.tag === TAG.SEQUENCE) {
+    for (const entry of readChildren(der, fields[i++]!)) {
+      const [serial, date, extensions, ...rest] = readChildren(der, expectTag(entry, TAG.SEQUENCE, 'revoked certificate'));
+      if (!isTime(date) || rest.length > 0) throw new CrlError('revoked certificate: expected userCertificate, revocationDate, crlEntryExtensions');
+      let reason: CrlReason = 'unspecified';
+      if (extensions) {
+        const reasonCode = readExtensions(der, extensions).find((e) => bytesEqual(e.oid, OID_CRL_REASONS));
+        if (reasonCode) {
+          const enumerated = readSingle(reasonCode.value, TAG.ENUMERATED);
+          const code = contentBytes(reasonCode.value, enumerated);
+          if (code.length !== 1) throw new CrlError('reasonCode: expected a one-octet ENUMERATED');
+          reason = crlReasonFromCode(code[0]!);
+        }
+      }
+      facts.revoked.push({
+        serialHex: integerBytesToSerialHex(contentBytes(der, expectTag(serial, TAG.INTEGER, 'userCertificate'))),
+        revokedAt: readTime(der, date),
         reason,
-      };
-    }),
-  };
-  if (tbs.nextUpdate) facts.nextUpdate = tbs.nextUpdate.getTime();
-  for (const ext of tbs.crlExtensions ?? []) {
-    if (ext.extnID === id_ce_cRLNumber) facts.crlNumber = decodeUnsignedInteger(new Uint8Array(ext.extnValue.buffer));
-    if (ext.extnID === id_ce_authorityKeyIdentifier) {
-      const aki = AsnConvert.parse(ext.extnValue, AuthorityKeyIdentifier);
-      if (aki.keyIdentifier) facts.authorityKeyIdHex = toHex(aki.keyIdentifier.buffer);
+      });
     }
   }
+  if (fields[i]?.tag === CONTEXT_0_CONSTRUCTED) {
+    const [list, ...rest] = readChildren(der, fields[i++]!);
+    if (rest.length > 0) throw new CrlError('crlExtensions: unexpected fields');
+    for (const ext of readExtensions(der, expectTag(list, TAG.SEQUENCE, 'crlExtensions'))) {
+      if (bytesEqual(ext.oid, OID_CRL_NUMBER)) facts.crlNumber = decodeUnsignedInteger(ext.value);
+      if (bytesEqual(ext.oid, OID_AUTHORITY_KEY_ID)) {
+        const keyId = readChildren(ext.value, readSingle(ext.value, TAG.SEQUENCE)).find((t) => t.tag === CONTEXT_0_PRIMITIVE);
+        if (keyId) facts.authorityKeyIdHex = toHex(contentBytes(ext.value, keyId));
+      }
+    }
+  }
+  if (i !== fields.length) throw new CrlError('TBSCertList: unexpected field');
   return facts;
 }
 

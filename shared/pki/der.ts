@@ -32,6 +32,8 @@ export const TAG = {
   NULL: 0x05,
   OID: 0x06,
   ENUMERATED: 0x0a,
+  UTC_TIME: 0x17,
+  GENERALIZED_TIME: 0x18,
   SEQUENCE: 0x30,
   SET: 0x31,
 } as const;
@@ -107,6 +109,109 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
     out.set(p, pos);
     pos += p.length;
   }
+  return out;
+}
+
+/** Octets taken by a TLV's identifier and length octets when its content is `length` octets long. */
+export function headerLength(length: number): number {
+  if (length < 0x80) return 2;
+  let octets = 0;
+  for (let n = length; n > 0; n = Math.floor(n / 256)) octets++;
+  return 2 + octets;
+}
+
+/**
+ * Writes a TLV's identifier and length octets at `offset` (room checked by the caller: headerLength) and returns
+ * the offset of the first content octet. For writers that fill one preallocated buffer instead of concatenating
+ * many small ones (a CRL with 100,000 entries).
+ */
+export function writeHeader(buf: Uint8Array, offset: number, tag: number, length: number): number {
+  if (!Number.isSafeInteger(length) || length < 0) throw new DerError(`invalid DER length ${length}`);
+  buf[offset++] = tag;
+  if (length < 0x80) {
+    buf[offset++] = length;
+    return offset;
+  }
+  const octets = headerLength(length) - 2;
+  buf[offset++] = 0x80 | octets;
+  for (let i = octets - 1; i >= 0; i--) {
+    buf[offset + i] = length % 256;
+    length = Math.floor(length / 256);
+  }
+  return offset + octets;
+}
+
+/** UTCTime for the years 1950..2049, GeneralizedTime otherwise (RFC 5280 4.1.2.5 / 5.1.2.4). */
+function usesUtcTime(year: number): boolean {
+  return year >= 1950 && year <= 2049;
+}
+
+/** Octets of the X.509 Time TLV for `date` (15 for UTCTime, 17 for GeneralizedTime). */
+export function timeLength(date: Date): number {
+  return usesUtcTime(date.getUTCFullYear()) ? 15 : 17;
+}
+
+function writeDigits(buf: Uint8Array, offset: number, value: number, digits: number): number {
+  for (let i = digits - 1; i >= 0; i--) {
+    buf[offset + i] = 0x30 + (value % 10);
+    value = Math.floor(value / 10);
+  }
+  return offset + digits;
+}
+
+/**
+ * Writes an X.509 Time (RFC 5280 4.1.2.5: UTCTime YYMMDDHHMMSSZ through 2049, GeneralizedTime YYYYMMDDHHMMSSZ
+ * from 2050; whole seconds, milliseconds dropped) at `offset`; returns the offset after it.
+ */
+export function writeTime(buf: Uint8Array, offset: number, date: Date): number {
+  const year = date.getUTCFullYear();
+  if (!Number.isFinite(year) || year < 0 || year > 9999) throw new DerError('time outside the years 0000..9999');
+  const utc = usesUtcTime(year);
+  buf[offset++] = utc ? TAG.UTC_TIME : TAG.GENERALIZED_TIME;
+  buf[offset++] = utc ? 13 : 15;
+  offset = utc ? writeDigits(buf, offset, year % 100, 2) : writeDigits(buf, offset, year, 4);
+  offset = writeDigits(buf, offset, date.getUTCMonth() + 1, 2);
+  offset = writeDigits(buf, offset, date.getUTCDate(), 2);
+  offset = writeDigits(buf, offset, date.getUTCHours(), 2);
+  offset = writeDigits(buf, offset, date.getUTCMinutes(), 2);
+  offset = writeDigits(buf, offset, date.getUTCSeconds(), 2);
+  buf[offset++] = 0x5a; // Z
+  return offset;
+}
+
+const UTC_TIME_TEXT = /^(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})Z$/;
+const GENERALIZED_TIME_TEXT = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d*[1-9]))?Z$/;
+
+/**
+ * Reads a UTCTime (YYMMDDHHMMSSZ; YY below 50 is 20YY, RFC 5280 4.1.2.5.1) or GeneralizedTime (YYYYMMDDHHMMSS[.f]Z)
+ * TLV; throws DerError for any other tag or form.
+ */
+export function readTime(buf: Uint8Array, tlv: Tlv): Date {
+  const text = Buffer.from(buf.buffer, buf.byteOffset + tlv.contentStart, tlv.end - tlv.contentStart).toString('latin1');
+  let m: RegExpExecArray | null;
+  let year: number;
+  if (tlv.tag === TAG.UTC_TIME && (m = UTC_TIME_TEXT.exec(text))) {
+    const yy = Number(m[1]);
+    year = yy < 50 ? 2000 + yy : 1900 + yy;
+  } else if (tlv.tag === TAG.GENERALIZED_TIME && (m = GENERALIZED_TIME_TEXT.exec(text))) {
+    year = Number(m[1]);
+  } else {
+    throw new DerError(`not a DER UTCTime or GeneralizedTime (tag 0x${tlv.tag.toString(16)})`);
+  }
+  const [month, day, hours, minutes, seconds] = [m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number];
+  const ms = m[7] ? Math.floor(Number(`0.${m[7]}`) * 1000) : 0;
+  const date = new Date(Date.UTC(2000, month - 1, day, hours, minutes, seconds, ms));
+  date.setUTCFullYear(year); // Date.UTC maps the years 0..99 to 1900..1999
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hours > 23 || minutes > 59 || seconds > 59) {
+    throw new DerError(`invalid date in DER time "${text}"`);
+  }
+  return date;
+}
+
+/** The X.509 Time TLV for `date` (see writeTime). */
+export function encodeTime(date: Date): Uint8Array {
+  const out = new Uint8Array(timeLength(date));
+  writeTime(out, 0, date);
   return out;
 }
 
