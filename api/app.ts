@@ -19,6 +19,8 @@ import { uploadsRouter } from './routes/uploads.js';
 import { verifyRouter } from './routes/verify.js';
 import { anchorsRouter } from './routes/anchors.js';
 import { certificatesRouter } from './routes/certificates.js';
+import { manifestRepositoryRouter } from './routes/manifest-repository.js';
+import { publicVerifyRouter } from './routes/public-verify.js';
 import { webAppRouter } from './web-app.js';
 import { UploadStaging } from '../shared/storage/index.js';
 
@@ -53,7 +55,8 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(healthRouter(ctx));
   app.use(docsRouter(ctx.config));
-  app.use('/auth', authRouter(ctx, createRateLimiters(ctx.config)));
+  const limiters = createRateLimiters(ctx.config);
+  app.use('/auth', authRouter(ctx, limiters));
   app.use('/org/users', orgUsersRouter(ctx));
   app.use('/org/api-keys', apiKeysRouter(ctx));
   app.use('/org/signing-certificate', orgSigningCertificateRouter(ctx));
@@ -61,6 +64,8 @@ export function createApp(deps: AppDeps): Express {
   app.use('/v1/media', uploadsRouter(ctx), signJobsRouter(ctx), verifyRouter(ctx));
   app.use('/v1/manifest-templates', manifestTemplatesRouter(ctx));
   app.use('/v1/media', anchorsRouter(ctx)); // public: anchor proofs by file SHA-256
+  // Public, rate limited: verification with recovery, and the manifest repository (C2PA Soft Binding Resolution API).
+  app.use('/v1', publicVerifyRouter(ctx, limiters), manifestRepositoryRouter(ctx, limiters));
   app.use(certificatesRouter(ctx));
   // The browser app (web/) at / and /app/, with its own stricter Content-Security-Policy.
   app.use(webAppRouter(ctx.config));

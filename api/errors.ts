@@ -32,6 +32,13 @@ export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
   throw badRequest(message);
 }
 
+/** The optional `discoverable` choice of a sign request or template: true, false, or absent/null (follow the organisation). */
+export function discoverableField(value: unknown): boolean | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'boolean') throw badRequest('discoverable must be true, false or null (follow the organisation)');
+  return value;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Path parameters that must be UUIDs: a malformed one is the client's mistake (400), not a miss (404). */

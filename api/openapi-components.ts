@@ -175,6 +175,7 @@ export const openApiComponents = {
         upload_id: { type: 'string', format: 'uuid' },
         template_id: { type: 'string', format: 'uuid', nullable: true, description: "one of the organisation's manifest templates: its defaults apply under the manifest's fields" },
         manifest: { $ref: '#/components/schemas/ManifestInput' },
+        discoverable: { type: 'boolean', nullable: true, description: 'whether the signed file (over the template choice) is discoverable in the public manifest repository (lookup by content or binding, GET /v1/manifests/{id}); null or absent follows the organisation (GET/PATCH /org)' },
       },
     },
     ManifestTemplateInput: {
@@ -184,6 +185,7 @@ export const openApiComponents = {
       properties: {
         name: { type: 'string', minLength: 1, maxLength: 100, description: "unique among the organisation's templates" },
         manifest: { $ref: '#/components/schemas/ManifestDefaults' },
+        discoverable: { type: 'boolean', nullable: true, description: 'whether files signed with it are discoverable in the public manifest repository (lookup by content or binding, GET /v1/manifests/{id}); null or absent follows the organisation (GET/PATCH /org)' },
       },
     },
     ManifestTemplate: {
@@ -193,6 +195,7 @@ export const openApiComponents = {
         name: { type: 'string' },
         version: { type: 'integer', minimum: 1, description: 'starts at 1; every update adds one' },
         manifest: { $ref: '#/components/schemas/ManifestDefaults' },
+        discoverable: { type: 'boolean', nullable: true },
         created_at: { type: 'string', format: 'date-time' },
         updated_at: { type: 'string', format: 'date-time' },
       },
@@ -309,6 +312,43 @@ export const openApiComponents = {
           },
         },
       },
+    },
+    RecoveredManifest: {
+      type: 'object',
+      description: 'A manifest recovered by fingerprint: it belongs to a similar signed image and is NOT bound to the bytes sent (bound_to_file false).',
+      properties: {
+        manifest_id: { type: 'string' },
+        manifest_url: { type: 'string', format: 'uri' },
+        thumbnail_url: { type: 'string', format: 'uri', description: 'a small JPEG of the signed image, for side-by-side comparison' },
+        recovered_by: { type: 'string', enum: ['fingerprint'] },
+        bound_to_file: { type: 'boolean', enum: [false] },
+        note: { type: 'string' },
+        distance: { type: 'integer', minimum: 0, maximum: 64, description: 'Hamming distance between the ISCC Image-Codes' },
+        similarity_score: { type: 'integer', minimum: 0, maximum: 100 },
+        alg: { type: 'string', enum: ['io.iscc.v0'] },
+        fingerprint: { type: 'string', description: "the signed image's ISCC Image-Code" },
+        manifest: { type: 'object', nullable: true },
+        signer: { type: 'object', nullable: true },
+        signature_state: { type: 'string', description: "c2pa-rs's state for the stored manifest on its own (its hard binding needs the original)" },
+        revocation: { type: 'object' },
+        signed_sha256: { type: 'string' },
+        anchor: { type: 'object', nullable: true },
+      },
+    },
+    PublicVerification: {
+      allOf: [
+        { $ref: '#/components/schemas/Verification' },
+        {
+          type: 'object',
+          properties: {
+            fingerprint: { type: 'string', nullable: true, description: "the file's ISCC Image-Code, computed when it has no manifest" },
+            recovered: { type: 'array', items: { $ref: '#/components/schemas/RecoveredManifest' }, description: 'empty for a file with an embedded manifest' },
+            recovered_note: { type: 'string', nullable: true },
+            checked_at: { type: 'string', format: 'date-time' },
+            permalink: { type: 'string', format: 'uri' },
+          },
+        },
+      ],
     },
     Verification: {
       type: 'object',

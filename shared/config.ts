@@ -70,6 +70,8 @@ export interface Config {
   ocspUnissuedStatus: 'good' | 'unknown';
   /** Requests per client per 15 minutes on login, register and refresh. */
   authRateLimit: number;
+  /** Requests per client per minute on the public endpoints (verify, manifest repository, lookups). */
+  publicRateLimit: number;
   bcryptRounds: number;
   /** Number of reverse proxies in front of the API whose X-Forwarded-For is believed (rate limits, logs). */
   trustProxyHops: number;
@@ -338,6 +340,7 @@ export function loadConfig(env: Env = process.env): Config {
     pki: pkiSubjects(env),
     ocspUnissuedStatus: oneOf(env, 'OCSP_UNISSUED_STATUS', 'good', ['good', 'unknown'] as const),
     authRateLimit: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
+    publicRateLimit: int(env, 'PUBLIC_RATE_LIMIT', 30, 1, 1_000_000),
     // bcryptjs is pure JS: 12 rounds is about a quarter second; production may not go below 10.
     bcryptRounds: int(env, 'BCRYPT_ROUNDS', 12, nodeEnv === 'production' ? 10 : 4, 15),
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),

@@ -2,7 +2,9 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { buildManifestDefinition, hasManifest, signAsset, type Timestamper } from '../shared/c2pa/index.js';
+import { buildManifestDefinition, hasManifest, signAssetWithManifest, type Timestamper } from '../shared/c2pa/index.js';
+import { softBindingAssertion } from '../shared/softbinding/binding-value.js';
+import { effectiveDiscoverable, fingerprintImage, recordInRepository } from '../shared/softbinding/repository.js';
 import { C2paError } from '../shared/c2pa/errors.js';
 import { TimeStampTokenError } from '../shared/c2pa/timestamp-token.js';
 import { TimestampUnavailableError } from '../shared/tsa/client.js';
@@ -71,9 +73,16 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     if (!upload) throw new Error(`upload ${job.upload_id} of job ${jobId} is gone`);
     const bytes = await deps.files.read(upload.storage_key);
     const identity = await deps.signingIdentity(job.org_id);
-    const manifest = buildManifestDefinition(job.manifest, { sourceHasManifest: await hasManifest(bytes, upload.mime_type) });
+    // The fingerprint goes into the manifest (c2pa.soft-binding) and the index, so a stripped copy can be found again.
+    const fingerprint = await fingerprintImage(bytes);
+    if (!fingerprint) log.warn('no ISCC fingerprint could be computed; signing without a soft binding');
+    const manifest = buildManifestDefinition(job.manifest, {
+      sourceHasManifest: await hasManifest(bytes, upload.mime_type),
+      contentAssertions: fingerprint ? [softBindingAssertion(fingerprint.iscc)] : [],
+    });
+    const discoverable = await effectiveDiscoverable(deps.knex, job.org_id, job.discoverable);
     const prepared = performance.now();
-    const signed = await signAsset({
+    const { asset: signed, manifestStore } = await signAssetWithManifest({
       bytes,
       mimeType: upload.mime_type,
       manifest,
@@ -106,8 +115,11 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
         .onConflict('job_id')
         .ignore()
         .returning('id');
-      // The signed file's hash joins the pending anchor batch in the same transaction: no file is left out.
-      if (inserted.length > 0) await addAnchorLeaf(trx, { signedFileId: inserted[0]!.id, sha256 });
+      if (inserted.length > 0) {
+        // The signed file's hash joins the pending anchor batch in the same transaction: no file is left out.
+        await addAnchorLeaf(trx, { signedFileId: inserted[0]!.id, sha256 });
+        await recordInRepository(trx, { signedFileId: inserted[0]!.id, orgId: job.org_id, manifestStore, fingerprint, discoverable });
+      }
       // A duplicate run (its insert ignored) must not move a job whose anchoring went on back to signed.
       const status = inserted.length > 0 ? 'signed' : await statusAfterSigning(trx, jobId);
       await setStatus(deps, jobId, { status, error_code: null, error_message: null }, trx);

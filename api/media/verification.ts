@@ -15,12 +15,12 @@ export type RevocationView =
  * Trust anchors are every root CA the service has issued and not revoked, expired or not: a file signed
  * (and timestamped) under an older root still validates.
  */
-async function trustAnchorsPem(knex: Knex): Promise<string[]> {
+export async function trustAnchorsPem(knex: Knex): Promise<string[]> {
   const roots = await Certificate.query(knex).where({ role: 'root' }).whereNull('revoked_at');
   return roots.map((r) => derToPem(r.der));
 }
 
-async function revocationOf(knex: Knex, serial: string | null | undefined): Promise<RevocationView> {
+export async function revocationOf(knex: Knex, serial: string | null | undefined): Promise<RevocationView> {
   if (!serial) return { status: 'no_signer' };
   const cert = await Certificate.query(knex).findOne({ serial: normalizeSerialHex(serial) });
   if (!cert) return { status: 'not_issued_by_service' };

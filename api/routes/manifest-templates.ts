@@ -7,7 +7,7 @@ import { ManifestTemplate, ManifestTemplateVersion } from '../../shared/db/model
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf, type Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
-import { badRequest, conflict, notFound, parseBody, uuidParam } from '../errors.js';
+import { badRequest, conflict, discoverableField, notFound, parseBody, uuidParam } from '../errors.js';
 import { applyPage, pageRequest, pageResult } from '../pagination.js';
 import { nameField } from '../validation.js';
 
@@ -15,18 +15,19 @@ export const TEMPLATE_NAME_MAX = 100;
 const nameBody = z.object({ name: nameField(TEMPLATE_NAME_MAX) });
 
 /** A create or update body: `{ name, manifest }`, the manifest checked by the sign request's own field rules. */
-function parseTemplateBody(body: unknown): { name: string; manifest: ManifestDefaults } {
+function parseTemplateBody(body: unknown): { name: string; manifest: ManifestDefaults; discoverable: boolean | null } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('the body must be a JSON object with name and manifest');
   const obj = body as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (key === 'name' || key === 'manifest') continue;
+    if (key === 'name' || key === 'manifest' || key === 'discoverable') continue;
     const hint = (TEMPLATE_FIELDS as readonly string[]).includes(key) ? `; manifest defaults go inside manifest (manifest.${key})` : '';
     throw badRequest(`${key} is not a template field${hint}`);
   }
   const { name } = parseBody(nameBody, { name: obj.name });
   if (obj.manifest === undefined) throw badRequest('manifest is required (the defaults; {} for none)');
+  const discoverable = discoverableField(obj.discoverable);
   try {
-    return { name, manifest: parseManifestDefaults(obj.manifest) };
+    return { name, manifest: parseManifestDefaults(obj.manifest), discoverable };
   } catch (err) {
     if (err instanceof ManifestInputError) throw badRequest(err.message);
     throw err;
@@ -85,16 +86,16 @@ export function manifestTemplatesRouter(ctx: AppContext): Router {
    */
   router.post('/', requirePermission('templates:manage'), async (req, res) => {
     const principal = principalOf(req);
-    const { name, manifest } = parseTemplateBody(req.body);
+    const { name, manifest, discoverable } = parseTemplateBody(req.body);
     const id = randomUUID();
     const author = userOf(principal);
     let template: ManifestTemplate;
     try {
       template = await ctx.knex.transaction(async (trx) => {
         const row = await ManifestTemplate.query(trx)
-          .insert({ id, org_id: principal.orgId, name, version: 1, manifest, created_by: author, updated_by: author })
+          .insert({ id, org_id: principal.orgId, name, version: 1, manifest, discoverable, created_by: author, updated_by: author })
           .returning('*');
-        await ManifestTemplateVersion.query(trx).insert({ template_id: id, version: 1, org_id: principal.orgId, name, manifest, created_by: author });
+        await ManifestTemplateVersion.query(trx).insert({ template_id: id, version: 1, org_id: principal.orgId, name, manifest, discoverable, created_by: author });
         return row;
       });
     } catch (err) {
@@ -165,7 +166,7 @@ export function manifestTemplatesRouter(ctx: AppContext): Router {
   router.put('/:template_id', requirePermission('templates:manage'), async (req, res) => {
     const principal = principalOf(req);
     const id = uuidParam(req.params.template_id, 'template_id');
-    const { name, manifest } = parseTemplateBody(req.body);
+    const { name, manifest, discoverable } = parseTemplateBody(req.body);
     const author = userOf(principal);
     let template: ManifestTemplate;
     try {
@@ -175,10 +176,10 @@ export function manifestTemplatesRouter(ctx: AppContext): Router {
         if (!current) throw notFound('manifest template');
         const version = current.version + 1;
         const [row] = (await ManifestTemplate.query(trx)
-          .patch({ name, manifest, version, updated_by: author, updated_at: new Date() })
+          .patch({ name, manifest, discoverable, version, updated_by: author, updated_at: new Date() })
           .where({ id })
           .returning('*')) as unknown as ManifestTemplate[];
-        await ManifestTemplateVersion.query(trx).insert({ template_id: id, version, org_id: principal.orgId, name, manifest, created_by: author });
+        await ManifestTemplateVersion.query(trx).insert({ template_id: id, version, org_id: principal.orgId, name, manifest, discoverable, created_by: author });
         return row!;
       });
     } catch (err) {

@@ -7,11 +7,15 @@ import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { ApiError, notFound, parseBody } from '../errors.js';
 import { nameField } from '../validation.js';
+import { applyOrgDiscoverability } from '../../shared/softbinding/repository.js';
 
-const renameBody = z.object({ name: nameField(200) }).strict();
+const settingsBody = z
+  .object({ name: nameField(200).optional(), discoverable: z.boolean().optional() })
+  .strict()
+  .refine((b) => b.name !== undefined || b.discoverable !== undefined, { message: 'give name or discoverable' });
 
 function view(org: Organisation) {
-  return { org_id: org.id, name: org.name, created_at: org.created_at.toISOString() };
+  return { org_id: org.id, name: org.name, discoverable: org.discoverable, created_at: org.created_at.toISOString() };
 }
 
 /** The caller's organisation: its name for every member; a rename for admins. Mount at /org. */
@@ -31,12 +35,12 @@ export function organisationRouter(ctx: AppContext): Router {
    *       401: { $ref: '#/components/responses/Unauthenticated' }
    *   patch:
    *     tags: [Organisation]
-   *     summary: "Rename the organisation; its signing certificate is reissued with the new name"
-   *     description: "Signatures name the organisation, so a rename issues a new signing certificate (and key) at once with the new name in its subject; files signed before keep the old name, which was right when they were signed (the old certificate is not revoked). If the new certificate cannot be issued (vault or CA unavailable), nothing changes and the answer is 503."
+   *     summary: "Change the organisation's settings: its name (the signing certificate is reissued with it) and whether its signed files are discoverable"
+   *     description: "name: signatures name the organisation, so a rename issues a new signing certificate (and key) at once with the new name in its subject; files signed before keep the old name, which was right when they were signed (the old certificate is not revoked). If the new certificate cannot be issued (vault or CA unavailable), nothing changes and the answer is 503. discoverable (default true): whether the organisation's signed files can be found in the public manifest repository (lookup by content or binding, GET /v1/manifests/{id}); files whose sign request or template chose for themselves keep that choice, all others follow the setting at once."
    *     security: [{ bearerAuth: [] }]
    *     requestBody:
    *       required: true
-   *       content: { application/json: { schema: { type: object, required: [name], properties: { name: { type: string, maxLength: 200 } } } } }
+   *       content: { application/json: { schema: { type: object, properties: { name: { type: string, maxLength: 200 }, discoverable: { type: boolean } } } } }
    *     responses:
    *       200: { description: Renamed, content: { application/json: { schema: { $ref: '#/components/schemas/Organisation' } } } }
    *       400: { $ref: '#/components/responses/ValidationError' }
@@ -50,6 +54,7 @@ export function organisationRouter(ctx: AppContext): Router {
    *       properties:
    *         org_id: { type: string, format: uuid }
    *         name: { type: string }
+   *         discoverable: { type: boolean, description: 'whether its signed files are discoverable in the public manifest repository (unless a request or template chose otherwise)' }
    *         created_at: { type: string, format: date-time }
    */
   router.get('/', auth, async (req, res) => {
@@ -59,12 +64,18 @@ export function organisationRouter(ctx: AppContext): Router {
   });
 
   router.patch('/', auth, requirePermission('org:settings'), async (req, res) => {
-    const { name } = parseBody(renameBody, req.body);
+    const { name, discoverable } = parseBody(settingsBody, req.body);
     const { orgId } = principalOf(req);
     const org = await Organisation.query(ctx.knex).findById(orgId);
     if (!org) throw notFound('organisation');
-    if (org.name === name) {
-      res.json(view(org));
+    if (discoverable !== undefined && discoverable !== org.discoverable) {
+      await ctx.knex.transaction(async (trx) => {
+        await Organisation.query(trx).patch({ discoverable }).where({ id: orgId });
+        await applyOrgDiscoverability(trx, orgId, discoverable);
+      });
+    }
+    if (name === undefined || org.name === name) {
+      res.json(view((await Organisation.query(ctx.knex).findById(orgId))!));
       return;
     }
     const previous = org.name;

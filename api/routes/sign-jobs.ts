@@ -12,7 +12,7 @@ import { noCertificateError, orgSigningState } from '../../shared/pki/org-signin
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
-import { ApiError, badRequest, conflict, notFound, uuidParam } from '../errors.js';
+import { ApiError, badRequest, conflict, discoverableField, notFound, uuidParam } from '../errors.js';
 import { jobView } from '../media/job-view.js';
 import { applyPage, pageRequest, pageResult } from '../pagination.js';
 import { actorColumns } from './uploads.js';
@@ -83,7 +83,8 @@ export function signJobsRouter(ctx: AppContext): Router {
    */
   router.post('/sign', auth, requirePermission('media:sign'), async (req, res) => {
     const principal = principalOf(req);
-    const body = (req.body ?? {}) as { upload_id?: unknown; manifest?: unknown; template_id?: unknown };
+    const body = (req.body ?? {}) as { upload_id?: unknown; manifest?: unknown; template_id?: unknown; discoverable?: unknown };
+    const requestedDiscoverable = discoverableField(body.discoverable);
     if (body.upload_id === undefined) throw badRequest('upload_id is required');
     if (typeof body.upload_id !== 'string') throw badRequest('upload_id must be a string');
     if (body.manifest === undefined) throw badRequest('manifest is required (an object with title, and creator unless the template gives one)');
@@ -102,7 +103,7 @@ export function signJobsRouter(ctx: AppContext): Router {
       if (idempotencyKey === undefined) return undefined;
       const existing = await SignJob.query().findOne({ org_id: principal.orgId, idempotency_key: idempotencyKey });
       // The request is compared, not the merged manifest: a replay after the template changed is the same request.
-      const sameRequest = existing && existing.upload_id === upload.id && (existing.template_id ?? null) === templateId && isDeepStrictEqual(existing.request_manifest ?? existing.manifest, requested);
+      const sameRequest = existing && existing.upload_id === upload.id && (existing.template_id ?? null) === templateId && isDeepStrictEqual(existing.request_manifest ?? existing.manifest, requested) && (existing.discoverable === (requestedDiscoverable ?? existing.discoverable));
       if (existing && !sameRequest) {
         throw conflict('this Idempotency-Key was used with a different request', 'idempotency_conflict');
       }
@@ -117,7 +118,13 @@ export function signJobsRouter(ctx: AppContext): Router {
     const template = templateId === null ? undefined : await ManifestTemplate.query().findOne({ id: templateId, org_id: principal.orgId }).whereNull('deleted_at');
     if (templateId !== null && !template) throw notFound('manifest template');
     const manifest = manifestFields(() => mergeManifest(requested, template?.manifest));
-    const templateColumns = { template_id: template?.id ?? null, template_version: template?.version ?? null, request_manifest: requested };
+    const templateColumns = {
+      template_id: template?.id ?? null,
+      template_version: template?.version ?? null,
+      request_manifest: requested,
+      // The request's choice, else the template's; null follows the organisation's setting.
+      discoverable: requestedDiscoverable ?? template?.discoverable ?? null,
+    };
     // A job that can only fail is not queued: without a certificate the organisation may sign with (or one the
     // worker may issue for it), the caller hears so at once.
     const signing = await orgSigningState(ctx.knex, principal.orgId);

@@ -49,8 +49,11 @@ export {
   type SignableMimeType,
 } from './media-type.js';
 export {
+  activeManifestId,
   hasManifest,
   readAsset,
+  readManifestStore,
+  MANIFEST_STORE_TYPE,
   type IngredientSummary,
   type ManifestSummary,
   type ReadOptions,
@@ -59,7 +62,7 @@ export {
   type ValidationState,
   type VerificationReport,
 } from './read-asset.js';
-export { signAsset, SourceManifestConflictError, type SignAssetInput } from './sign-asset.js';
+export { signAsset, signAssetWithManifest, SourceManifestConflictError, type SignAssetInput, type SignedAsset } from './sign-asset.js';
 export { makeClaimThumbnail, ThumbnailError, THUMBNAIL_LONG_EDGE } from './thumbnail.js';
 export { checkTimeStampToken, TimeStampTokenError, type TimeStampTokenInfo } from './timestamp-token.js';
 export { BytesBlob, c2paWasm } from './wasm.js';

@@ -313,6 +313,8 @@ export const CLAIM_THUMBNAIL_ID = 'claim-thumbnail.jpg';
 export interface ManifestContext {
   /** The source already carries a C2PA manifest: record c2pa.opened with it as the parent ingredient. */
   sourceHasManifest: boolean;
+  /** Assertions computed from the content (the c2pa.soft-binding fingerprint), added as they are. */
+  contentAssertions?: { label: string; data: Record<string, unknown> }[];
 }
 
 /**
@@ -342,6 +344,7 @@ export function buildManifestDefinition(input: ManifestInput, context: ManifestC
     { label: 'stds.schema-org.CreativeWork', data: creativeWork },
   ];
   if (valid.trainingMining !== undefined) assertions.push({ label: TRAINING_MINING_LABEL, data: { entries: valid.trainingMining } });
+  assertions.push(...(context.contentAssertions ?? []));
   const definition: ManifestDefinition = {
     claim_generator_info: [{ name: SERVICE_NAME, version: SERVICE_VERSION }],
     title: valid.title,

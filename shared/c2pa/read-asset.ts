@@ -139,7 +139,10 @@ const NO_MANIFEST_KINDS = new Set(['JumbfNotFound', 'ProvenanceMissing']);
 type Reader = Awaited<ReturnType<ReturnType<typeof c2paWasm>['WasmReader']['fromBytes']>>;
 
 /** Opens a reader; undefined when the file has no manifest. */
-async function openReader(bytes: Uint8Array, mimeType: SignableMimeType, settings: string): Promise<Reader | undefined> {
+/** The media type of a detached C2PA manifest store (JUMBF). */
+export const MANIFEST_STORE_TYPE = 'application/c2pa';
+
+async function openReader(bytes: Uint8Array, mimeType: SignableMimeType | typeof MANIFEST_STORE_TYPE, settings: string): Promise<Reader | undefined> {
   const { WasmReader } = c2paWasm();
   try {
     return await WasmReader.fromBytes(mimeType, bytes, settings);
@@ -292,7 +295,28 @@ function timestampOf(manifest: ReaderManifest | undefined, status: VerificationR
  */
 export async function readAsset(bytes: Uint8Array, mimeType: SignableMimeType, options: ReadOptions): Promise<VerificationReport> {
   assertSignableMedia(bytes, mimeType);
-  const reader = await openReader(bytes, mimeType, trustSettings(options.trustAnchorsPem));
+  return reportOf(await openReader(bytes, mimeType, trustSettings(options.trustAnchorsPem)));
+}
+
+/**
+ * Reads a detached manifest store (application/c2pa, as the manifest repository keeps it). Without the asset its
+ * hard binding cannot be checked, so the report is about the manifest and its signature: the validation state says
+ * so (c2pa-rs reports the data hash as unverifiable), the summary and signer are what the asset would show.
+ */
+export async function readManifestStore(store: Uint8Array, options: ReadOptions): Promise<VerificationReport> {
+  return reportOf(await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem)));
+}
+
+/** The id of a manifest store's active manifest (urn:c2pa:...), from its structure alone. */
+export async function activeManifestId(store: Uint8Array): Promise<string> {
+  const reader = await openReader(store, MANIFEST_STORE_TYPE, structureOnlySettings());
+  const label = reader?.activeLabel();
+  reader?.free();
+  if (!label) throw new C2paError('the manifest store has no active manifest');
+  return label;
+}
+
+function reportOf(reader: Reader | undefined): VerificationReport {
   if (!reader) {
     return { validation_state: 'none', active_manifest: null, manifest: null, signer: null, status: { success: [], informational: [], failure: [] }, timestamp: null };
   }

@@ -46,6 +46,17 @@ export class SourceManifestConflictError extends C2paError {
  * in one process are safe: each uses its own builder in the shared WASM instance.
  */
 export async function signAsset(input: SignAssetInput): Promise<Uint8Array> {
+  return (await signAssetWithManifest(input)).asset;
+}
+
+/** What signing produced: the signed file and its manifest store on its own (JUMBF, application/c2pa). */
+export interface SignedAsset {
+  asset: Uint8Array;
+  manifestStore: Uint8Array;
+}
+
+/** signAsset, also handing back the manifest store it embedded (for the manifest repository). */
+export async function signAssetWithManifest(input: SignAssetInput): Promise<SignedAsset> {
   const mimeType = assertSignableMedia(input.bytes, input.mimeType);
   const opensParent = opensParentIngredient(input.manifest);
   if (!opensParent && (await hasManifest(input.bytes, mimeType))) throw new SourceManifestConflictError();
@@ -90,7 +101,8 @@ export async function signAsset(input: SignAssetInput): Promise<Uint8Array> {
       const parent = { title: input.manifest.title, relationship: 'parentOf', label: PARENT_INGREDIENT_ID };
       await builder.addIngredientFromBlob(JSON.stringify(parent), mimeType, source);
     }
-    return await builder.sign(capturingSigner, [], mimeType, source);
+    const { asset, manifest } = (await builder.signAndGetManifestBytes(capturingSigner, [], mimeType, source)) as { asset: Uint8Array; manifest: Uint8Array };
+    return { asset, manifestStore: manifest };
   } catch (err) {
     if (signFailure !== undefined) throw signFailure;
     throw new C2paError(`c2pa-rs could not sign the ${mimeType} file: ${describeWasmError(err)}`, { cause: err });

@@ -35,7 +35,7 @@ export async function makeClaimThumbnail(bytes: Uint8Array, _mimeType: SignableM
     return new Uint8Array(out);
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    if (/pixel limit/i.test(message)) throw new ThumbnailError(`the image is larger than ${THUMBNAIL_MAX_MEGAPIXELS} megapixels`, { cause: err });
+    if (/pixel limit/i.test(message)) throw new ThumbnailError(`the image is over ${THUMBNAIL_MAX_MEGAPIXELS} megapixels`, { cause: err });
     throw new ThumbnailError(`the image could not be decoded (${message.split('\n')[0]})`, { cause: err });
   }
 }

@@ -101,7 +101,7 @@ describe('chain: npm start with the embedded chain', function () {
     anchoredSha256 = anchored.signed_file.sha256;
 
     // One operator listener serves every role's metrics: the signature, its timestamp, an OCSP answer, the anchor.
-    const signing = (await call('/v1/certificates/signing')).body;
+    const signing = (await call('/v1/certificates/signing', { token })).body;
     const dir = mkdtempSync(path.join(tmpdir(), 'ocsp-req-'));
     writeFileSync(path.join(dir, 'leaf.pem'), signing.certificate_pem);
     writeFileSync(path.join(dir, 'sub.pem'), signing.chain[1].pem);

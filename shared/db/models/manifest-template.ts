@@ -9,6 +9,8 @@ export class ManifestTemplate extends Model {
   declare name: string;
   declare version: number;
   declare manifest: ManifestDefaults;
+  /** Whether files signed with it are discoverable in the manifest repository; null follows the organisation. */
+  declare discoverable: boolean | null;
   declare created_by: string | null;
   declare updated_by: string | null;
   declare created_at: Date;
@@ -26,6 +28,7 @@ export class ManifestTemplate extends Model {
       name: this.name,
       version: this.version,
       manifest: this.manifest,
+      discoverable: this.discoverable ?? null,
       created_at: this.created_at.toISOString(),
       updated_at: this.updated_at.toISOString(),
     };
@@ -37,6 +40,7 @@ export interface ManifestTemplateView {
   name: string;
   version: number;
   manifest: ManifestDefaults;
+  discoverable: boolean | null;
   created_at: string;
   updated_at: string;
 }
@@ -52,6 +56,7 @@ export class ManifestTemplateVersion extends Model {
   declare org_id: string;
   declare name: string;
   declare manifest: ManifestDefaults;
+  declare discoverable: boolean | null;
   declare created_by: string | null;
   declare created_at: Date;
 

@@ -4,5 +4,7 @@ export class Organisation extends Model {
   static override tableName = 'organisations';
   declare id: string;
   declare name: string;
+  /** Whether its signed files are discoverable in the public manifest repository by default (migration 008). */
+  declare discoverable: boolean;
   declare created_at: Date;
 }

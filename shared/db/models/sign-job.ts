@@ -30,6 +30,8 @@ export class SignJob extends Model {
   /** The template and version the job used, or both null. */
   declare template_id: string | null;
   declare template_version: number | null;
+  /** The request's or template's discoverability choice; null follows the organisation's setting (migration 008). */
+  declare discoverable: boolean | null;
   declare status: JobStatus;
   declare attempts: number;
   declare error_code: string | null;

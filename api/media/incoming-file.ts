@@ -1,0 +1,26 @@
+import type { Request } from 'express';
+import type { StagedFile, UploadStaging } from '../../shared/storage/index.js';
+import { FileTooLargeError } from '../../shared/storage/index.js';
+import { ApiError } from '../errors.js';
+import { receiveFile } from './multipart-file.js';
+
+/**
+ * A file sent as multipart/form-data (part `file`, as the web app and the media API send it) or as the raw body
+ * (`Content-Type: image/...`, as the C2PA Soft Binding Resolution API's byContent sends it), staged on this
+ * process's disk, hashed and size-limited as it arrives.
+ */
+export async function receiveAnyFile(req: Request, staging: UploadStaging, maxBytes: number): Promise<StagedFile> {
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (type.startsWith('multipart/form-data')) return (await receiveFile(req, staging, maxBytes)).staged;
+  if (!/^(image\/|application\/octet-stream)/.test(type)) {
+    throw new ApiError(415, 'unsupported_media_type', 'send the file as the body (Content-Type: image/...) or as multipart/form-data with a part named "file"');
+  }
+  // Refused before reading when the length is declared; a chunked body past the limit is cut off.
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw new ApiError(413, 'payload_too_large', `the file exceeds the limit of ${maxBytes} bytes`);
+  try {
+    return await staging.stage(req, maxBytes);
+  } catch (err) {
+    if (err instanceof FileTooLargeError) throw new ApiError(413, 'payload_too_large', `the file exceeds the limit of ${maxBytes} bytes`);
+    throw err;
+  }
+}

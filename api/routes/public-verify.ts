@@ -1,0 +1,105 @@
+import { readFile } from 'node:fs/promises';
+import { Router } from 'express';
+import { chainReaderFor } from '../../shared/chain/readers.js';
+import { identifyImage, ImageRejectedError } from '../../shared/media/image-structure.js';
+import { imageCodeFromFile } from '../../shared/softbinding/iscc-image.js';
+import type { AppContext } from '../context.js';
+import { badRequest, notFound } from '../errors.js';
+import { verifyAnchor } from '../media/anchor-verification.js';
+import { receiveAnyFile } from '../media/incoming-file.js';
+import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
+import { verifyFile } from '../media/verification.js';
+import type { RateLimiters } from '../rate-limit.js';
+import { imageRejection } from './uploads.js';
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+/**
+ * Verification for everyone, no account: the embedded manifest's verdict (what the file itself says, checked against
+ * the service's roots and revocation data, and its on-chain anchor) or, for a file without one, the manifests
+ * recovered by its fingerprint. The result is kept by the file's SHA-256 for its permalink; the file is not kept.
+ * `ownOrgId`: a signed-in caller also finds its own organisation's non-discoverable files.
+ */
+export async function verifyWithRecovery(ctx: AppContext, tempPath: string, sha256: string, ownOrgId?: string) {
+  const mimeType = await identifyImage(tempPath, { checkStructure: false });
+  const bytes = new Uint8Array(await readFile(tempPath));
+  const [verdict, anchor] = await Promise.all([
+    verifyFile(ctx.knex, bytes, mimeType, sha256),
+    verifyAnchor(ctx.knex, ctx.config.baseUrl, sha256, chainReaderFor(ctx.config)),
+  ]);
+  let fingerprint: string | null = null;
+  let recovered: Awaited<ReturnType<typeof recoverByFingerprint>> = [];
+  if (verdict.validation_state === 'none') {
+    const code = await imageCodeFromFile(tempPath).catch(() => undefined);
+    if (code) {
+      fingerprint = code.iscc;
+      recovered = await recoverByFingerprint(ctx.knex, ctx.config.baseUrl, code, { ownOrgId });
+    }
+  }
+  return { ...verdict, anchor, fingerprint, recovered, recovered_note: recovered.length ? RECOVERY_NOTE : null, checked_at: new Date().toISOString() };
+}
+
+export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Router {
+  const router = Router();
+
+  /**
+   * @openapi
+   * /v1/verify:
+   *   post:
+   *     tags: [Public verification]
+   *     summary: "Verify any image without an account: its embedded Content Credentials, or the ones recovered by its fingerprint"
+   *     description: "For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For a file without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}); nothing else about the file is kept. Rate limited per client (PUBLIC_RATE_LIMIT per minute)."
+   *     requestBody:
+   *       required: true
+   *       content:
+   *         multipart/form-data: { schema: { type: object, required: [file], properties: { file: { type: string, format: binary } } } }
+   *         image/*: { schema: { type: string, format: binary } }
+   *     responses:
+   *       200: { description: The verdict, content: { application/json: { schema: { $ref: '#/components/schemas/PublicVerification' } } } }
+   *       400: { $ref: '#/components/responses/ValidationError' }
+   *       413: { $ref: '#/components/responses/TooLarge' }
+   *       415: { $ref: '#/components/responses/UnsupportedType' }
+   *       429: { $ref: '#/components/responses/RateLimited' }
+   */
+  router.post('/verify', limits.publicApi, async (req, res) => {
+    const staged = await receiveAnyFile(req, ctx.staging, ctx.config.maxUploadBytes);
+    try {
+      const result = await verifyWithRecovery(ctx, staged.tempPath, staged.sha256);
+      await ctx.knex('public_verifications')
+        .insert({ sha256: staged.sha256, result: JSON.stringify(result), updated_at: new Date() })
+        .onConflict('sha256')
+        .merge(['result', 'updated_at']);
+      res.json({ ...result, permalink: `${ctx.config.baseUrl}/verify#${staged.sha256}` });
+    } catch (err) {
+      throw err instanceof ImageRejectedError ? imageRejection(err) : err;
+    } finally {
+      await ctx.staging.discard(staged);
+    }
+  });
+
+  /**
+   * @openapi
+   * /v1/verify/{sha256}:
+   *   get:
+   *     tags: [Public verification]
+   *     summary: "The last public verification of a file, by its SHA-256 (the permalink of the verify page)"
+   *     description: "What POST /v1/verify answered for a file with this hash, and when (checked_at). Only files someone verified publicly are known here."
+   *     parameters:
+   *       - { name: sha256, in: path, required: true, schema: { type: string, pattern: '^[0-9a-f]{64}$' } }
+   *     responses:
+   *       200: { description: The stored verdict, content: { application/json: { schema: { $ref: '#/components/schemas/PublicVerification' } } } }
+   *       400: { $ref: '#/components/responses/ValidationError' }
+   *       404: { $ref: '#/components/responses/NotFound' }
+   *       429: { $ref: '#/components/responses/RateLimited' }
+   */
+  router.get('/verify/:sha256', limits.publicApi, async (req, res) => {
+    const sha256 = String(req.params.sha256).toLowerCase();
+    if (!SHA256.test(sha256)) throw badRequest('sha256 must be 64 hexadecimal digits', 'invalid_parameter');
+    const row = (await ctx.knex('public_verifications').where({ sha256 }).first('result')) as { result: unknown } | undefined;
+    if (!row) throw notFound('verification');
+    const result = typeof row.result === 'string' ? (JSON.parse(row.result) as Record<string, unknown>) : (row.result as Record<string, unknown>);
+    res.json({ ...result, permalink: `${ctx.config.baseUrl}/verify#${sha256}` });
+  });
+
+  return router;
+}

@@ -1,0 +1,67 @@
+/**
+ * The manifest repository's side of signing: each signed file's manifest store, kept by its active manifest id,
+ * and its fingerprint (ISCC Image-Code) in the soft-binding index, both with the discoverability in force.
+ */
+import type { Knex } from 'knex';
+import { activeManifestId } from '../c2pa/read-asset.js';
+import { insertSoftBinding } from './code-index.js';
+import { hashToInt64, imageCodeFromFile, type ImageCode } from './iscc-image.js';
+
+type Db = Knex | Knex.Transaction;
+
+/** The ISCC Image-Code of an image; undefined when it cannot be decoded (the file is signed without one). */
+export async function fingerprintImage(bytes: Uint8Array): Promise<ImageCode | undefined> {
+  try {
+    return await imageCodeFromFile(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  } catch {
+    return undefined;
+  }
+}
+
+/** A job's own choice (from its request or template) or, without one, its organisation's setting. */
+export async function effectiveDiscoverable(db: Db, orgId: string, jobChoice: boolean | null): Promise<boolean> {
+  if (jobChoice !== null) return jobChoice;
+  const org = (await db('organisations').where({ id: orgId }).first('discoverable')) as { discoverable: boolean } | undefined;
+  return org?.discoverable ?? true;
+}
+
+export interface RepositoryEntry {
+  signedFileId: string;
+  orgId: string;
+  /** The manifest store signing produced (application/c2pa). */
+  manifestStore: Uint8Array;
+  fingerprint: ImageCode | undefined;
+  discoverable: boolean;
+}
+
+/** Stores the manifest (and the fingerprint) of a signed file, in the caller's transaction; returns the manifest id. */
+export async function recordInRepository(trx: Db, entry: RepositoryEntry): Promise<string> {
+  const manifestId = await activeManifestId(entry.manifestStore);
+  await trx('manifest_stores').insert({
+    manifest_id: manifestId,
+    signed_file_id: entry.signedFileId,
+    org_id: entry.orgId,
+    store: Buffer.from(entry.manifestStore),
+    discoverable: entry.discoverable,
+  });
+  if (entry.fingerprint) {
+    await insertSoftBinding(trx, {
+      signedFileId: entry.signedFileId,
+      orgId: entry.orgId,
+      code: hashToInt64(entry.fingerprint.hash),
+      value: entry.fingerprint.iscc,
+      discoverable: entry.discoverable,
+    });
+  }
+  return manifestId;
+}
+
+/**
+ * An organisation changed its setting: files without a choice of their own follow it (those whose job chose stay
+ * as they are). Runs in the caller's transaction, with the organisation's row update.
+ */
+export async function applyOrgDiscoverability(trx: Db, orgId: string, discoverable: boolean): Promise<void> {
+  const following = trx('signed_files as f').join('sign_jobs as j', 'j.id', 'f.job_id').where('f.org_id', orgId).whereNull('j.discoverable').select('f.id');
+  await trx('manifest_stores').where({ org_id: orgId }).whereIn('signed_file_id', following.clone()).update({ discoverable });
+  await trx('soft_bindings').where({ org_id: orgId }).whereIn('signed_file_id', following.clone()).update({ discoverable });
+}
