@@ -12,6 +12,8 @@ export interface RateLimiters {
   auth: RequestHandler;
   /** The public endpoints (verify, manifest repository, soft-binding lookups): per client address. */
   publicApi: RequestHandler;
+  /** Thumbnails of recovered manifests: a result page shows up to ten, so ten times the public limit. */
+  publicImages: RequestHandler;
 }
 
 function limiter(windowMs: number, limit: number): RequestHandler {
@@ -26,5 +28,9 @@ function limiter(windowMs: number, limit: number): RequestHandler {
 }
 
 export function createRateLimiters(config: Pick<Config, 'authRateLimit' | 'publicRateLimit'>): RateLimiters {
-  return { auth: limiter(AUTH_WINDOW_MS, config.authRateLimit), publicApi: limiter(PUBLIC_WINDOW_MS, config.publicRateLimit) };
+  return {
+    auth: limiter(AUTH_WINDOW_MS, config.authRateLimit),
+    publicApi: limiter(PUBLIC_WINDOW_MS, config.publicRateLimit),
+    publicImages: limiter(PUBLIC_WINDOW_MS, config.publicRateLimit * 10),
+  };
 }

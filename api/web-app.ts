@@ -11,9 +11,10 @@ export const WEB_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)
  * The web app's Content-Security-Policy, stricter than helmet's default that the rest of the API keeps
  * (Swagger UI at /docs needs inline styles): scripts and styles from this origin only, no inline script or
  * style, no plugins, no framing, requests to this origin only. `blob:` images are the previews of files the
- * user picked. Trusted Types are required with no policy allowed, so the browser itself refuses any
- * HTML-string sink (innerHTML, outerHTML, insertAdjacentHTML, document.write): pages build DOM nodes and set
- * text with textContent only.
+ * user picked; the thumbnails of recovered signed images on the public verify page are loaded from this
+ * origin's API (`/v1/manifests/{id}/thumbnail`), which `'self'` covers. Trusted Types are required with no
+ * policy allowed, so the browser itself refuses any HTML-string sink (innerHTML, outerHTML,
+ * insertAdjacentHTML, document.write): pages build DOM nodes and set text with textContent only.
  *
  * upgrade-insecure-requests is sent only when BASE_URL is https. On a plain-http deployment (local
  * development, or a phone on the LAN reaching http://<machine>:3000) it would rewrite every same-origin
@@ -41,7 +42,10 @@ export function webCspDirectives(config: Pick<Config, 'baseUrl'>): Record<string
   return directives;
 }
 
-/** Serves the app shell at `/` and its assets under `/app/`; everything else falls through to the API. */
+/**
+ * Serves the app shell at `/`, the public verify page (no sign-in) at `/verify` and their assets under `/app/`;
+ * everything else falls through to the API.
+ */
 export function webAppRouter(config: Pick<Config, 'baseUrl'>): Router {
   const router = Router();
   const csp: RequestHandler = helmet.contentSecurityPolicy({ useDefaults: false, directives: webCspDirectives(config) });
@@ -52,6 +56,10 @@ export function webAppRouter(config: Pick<Config, 'baseUrl'>): Router {
   };
   router.get(['/', '/index.html'], csp, noCache, (_req, res) => {
     res.sendFile(path.join(WEB_ROOT, 'index.html'));
+  });
+  // The public verify page: its own shell, so nothing of the signed-in app (routes, session) loads there.
+  router.get(['/verify', '/verify.html'], csp, noCache, (_req, res) => {
+    res.sendFile(path.join(WEB_ROOT, 'verify.html'));
   });
   router.use('/app', csp, noCache, express.static(path.join(WEB_ROOT, 'app'), { index: false, redirect: false, dotfiles: 'ignore', cacheControl: false }));
   return router;

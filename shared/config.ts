@@ -51,8 +51,23 @@ export interface Config {
   anchor: AnchorConfig;
   /** Azure Blob Storage for uploaded and signed files; undefined keeps them in DATA_DIR/files. */
   blobStorage: BlobStorageConfig | undefined;
+  /** Largest image upload (MAX_UPLOAD_BYTES), and the fallback for any kind without a limit of its own. */
   maxUploadBytes: number;
+  /**
+   * Largest video upload (MAX_UPLOAD_BYTES_VIDEO) and audio upload (MAX_UPLOAD_BYTES_AUDIO). Signing holds a file
+   * several times over in memory (c2pa-wasm: an MP4 about 5x, a WAV about 6x, see the README), so these bound what
+   * one sign job can take from a worker: WORKER_CONCURRENCY x that must fit the worker's memory.
+   */
+  maxUploadBytesVideo: number;
+  maxUploadBytesAudio: number;
   workerConcurrency: number;
+  /**
+   * A sandbox process whose C2PA WASM memory grew past this (WORKER_RECYCLE_WASM_BYTES) is ended once it has been
+   * idle for workerRecycleIdleMs (WORKER_RECYCLE_IDLE_MS; 0: right after its job): WebAssembly memory never shrinks,
+   * so one large video would otherwise stay resident in that process for good.
+   */
+  workerRecycleWasmBytes: number;
+  workerRecycleIdleMs: number;
   /** Attempts per sign job before it is marked failed, and the first retry delay (doubling after). */
   signAttempts: number;
   signBackoffMs: number;
@@ -284,6 +299,42 @@ function blobStorage(env: Env): BlobStorageConfig | undefined {
   return { connectionString, accountUrl, container };
 }
 
+const MiB = 1024 * 1024;
+
+/**
+ * Per-kind upload limits. The defaults keep a worker with WORKER_CONCURRENCY=2 inside a 4 GiB container: a sign job's
+ * peak is about 1.3 GB for a 256 MiB MP4 and for a 200 MiB WAV (measured, bench/formats/memory.ts), so two at once
+ * plus the worker process stay under 3 GB. The ceiling is what c2pa-wasm can sign at all (MAX_WASM_SIGN_BYTES,
+ * shared/c2pa/sign-asset.ts): beyond it signing runs out of WASM memory, so a larger limit would only accept files
+ * that can never be signed.
+ */
+function mediaUploadLimits(env: Env): Pick<Config, 'maxUploadBytesVideo' | 'maxUploadBytesAudio'> {
+  const ceiling = 600 * MiB;
+  const limit = (name: string, fallback: number) => {
+    const raw = optional(env, name);
+    if (raw !== undefined && /^\d+$/.test(raw) && Number(raw) > ceiling) {
+      throw new ConfigError(name, `must be at most ${ceiling} (600 MiB): c2pa-wasm cannot sign larger files, got ${raw}`);
+    }
+    return int(env, name, fallback, 1, ceiling);
+  };
+  return {
+    maxUploadBytesVideo: limit('MAX_UPLOAD_BYTES_VIDEO', 256 * MiB),
+    maxUploadBytesAudio: limit('MAX_UPLOAD_BYTES_AUDIO', 200 * MiB),
+  };
+}
+
+/** The upload limit for a kind of media (images, and anything unknown, keep MAX_UPLOAD_BYTES). */
+export function uploadLimitFor(config: Pick<Config, 'maxUploadBytes' | 'maxUploadBytesVideo' | 'maxUploadBytesAudio'>, kind: string): number {
+  if (kind === 'video') return config.maxUploadBytesVideo;
+  if (kind === 'audio') return config.maxUploadBytesAudio;
+  return config.maxUploadBytes;
+}
+
+/** The largest of the upload limits: how much an upload may stream to disk before its format is known. */
+export function largestUploadLimit(config: Pick<Config, 'maxUploadBytes' | 'maxUploadBytesVideo' | 'maxUploadBytesAudio'>): number {
+  return Math.max(config.maxUploadBytes, config.maxUploadBytesVideo, config.maxUploadBytesAudio);
+}
+
 function host(env: Env, name: string, fallback: string): string {
   const v = str(env, name, fallback);
   if (!/^[A-Za-z0-9.:-]+$/.test(v)) throw new ConfigError(name, `must be a host name or IP address, got "${v}"`);
@@ -329,7 +380,10 @@ export function loadConfig(env: Env = process.env): Config {
     anchor: anchorSettings(env),
     blobStorage: blobStorage(env),
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1, 2 ** 40),
+    ...mediaUploadLimits(env),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 256),
+    workerRecycleWasmBytes: int(env, 'WORKER_RECYCLE_WASM_BYTES', 512 * MiB, 0, 4 * 1024 * MiB),
+    workerRecycleIdleMs: int(env, 'WORKER_RECYCLE_IDLE_MS', 30_000, 0, 24 * 3600_000),
     signAttempts: int(env, 'SIGN_ATTEMPTS', 5, 1, 50),
     signBackoffMs: int(env, 'SIGN_BACKOFF_MS', 2000, 0, 600_000),
     workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 2000, 600_000),

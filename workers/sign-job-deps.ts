@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
@@ -26,5 +27,13 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     signingIdentity: (orgId) => loadOrgSigningIdentity({ knex, vault, config, logger }, orgId),
     timestamper: config.signWithoutTimestamp ? undefined : httpTimestamper({ url: config.tsaUrl, timeoutMs: config.tsaTimeoutMs }),
     logger,
+    // Each job's copy of its upload and its signed file: on the data disk (as API uploads are staged), never a
+    // memory-backed /tmp, and beside DATA_DIR/files so a local store hands the upload over as a hard link.
+    tempDir: signTempDir(config),
   };
+}
+
+/** Where sign jobs keep their temp files: DATA_DIR/signing (the API stages uploads in DATA_DIR/tmp). */
+export function signTempDir(config: Pick<Config, 'dataDir'>): string {
+  return path.join(config.dataDir, 'signing');
 }

@@ -1,8 +1,12 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { buildManifestDefinition, hasManifest, signAssetWithManifest, type Timestamper } from '../shared/c2pa/index.js';
+import { buildManifestDefinition, type Timestamper } from '../shared/c2pa/index.js';
+import { signFile } from '../shared/c2pa/sign-asset.js';
+import { extensionFor, formatFor } from '../shared/media/formats.js';
 import { softBindingAssertion } from '../shared/softbinding/binding-value.js';
 import { effectiveDiscoverable, fingerprintImage, recordInRepository } from '../shared/softbinding/repository.js';
 import { C2paError } from '../shared/c2pa/errors.js';
@@ -26,9 +30,16 @@ export interface SignJobDeps {
   signingIdentity: (orgId: string) => Promise<SigningIdentity>;
   timestamper?: Timestamper;
   logger: Logger;
+  /**
+   * Where a job keeps its copy of the upload and the signed file while it works (a directory of its own inside,
+   * removed when the job ends, signed or not). Default: the OS temp directory; the worker uses DATA_DIR/tmp, on the
+   * same disk as a local file store (no copy, see FileStore.readToFile) and never a memory-backed /tmp.
+   */
+  tempDir?: string;
 }
 
-const EXTENSIONS = { 'image/jpeg': 'jpg', 'image/png': 'png' } as const;
+/** Prefix of a job's own directory in the temp directory (see sweepSignTempDirs). */
+const JOB_DIR_PREFIX = 'sign-';
 
 /** The code and words a failed job shows its owner; internals stay in the log. */
 function errorColumns(err: unknown): { error_code: string; error_message: string } {
@@ -68,36 +79,48 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     .returning('*')) as unknown as SignJob[];
   if (!job) return;
   const log = deps.logger.child({ jobId, attempt: attempt.number });
+  // The upload and the signed file stay on disk: c2pa-rs reads the source from its file (FileBlob), the signed
+  // file is written to a file and streamed into the store. Removed at the end, whatever happens.
+  let workDir: string | undefined;
   try {
     const upload = await Upload.query(deps.knex).findById(job.upload_id);
     if (!upload) throw new Error(`upload ${job.upload_id} of job ${jobId} is gone`);
-    const bytes = await deps.files.read(upload.storage_key);
+    const tempDir = deps.tempDir ?? tmpdir();
+    await mkdir(tempDir, { recursive: true, mode: 0o700 });
+    workDir = await mkdtemp(path.join(tempDir, `${JOB_DIR_PREFIX}${jobId}-`));
+    const sourcePath = path.join(workDir, 'source');
+    const signedPath = path.join(workDir, 'signed');
+    await deps.files.readToFile(upload.storage_key, sourcePath);
     const identity = await deps.signingIdentity(job.org_id);
-    // The fingerprint goes into the manifest (c2pa.soft-binding) and the index, so a stripped copy can be found again.
-    const fingerprint = await fingerprintImage(bytes);
-    if (!fingerprint) log.warn('no ISCC fingerprint could be computed; signing without a soft binding');
-    const manifest = buildManifestDefinition(job.manifest, {
-      sourceHasManifest: await hasManifest(bytes, upload.mime_type),
-      contentAssertions: fingerprint ? [softBindingAssertion(fingerprint.iscc)] : [],
-    });
+    // The fingerprint goes into the manifest (c2pa.soft-binding) and the index, so a stripped copy can be found
+    // again. ISCC image codes are of images (bounded by MAX_UPLOAD_BYTES, so read whole); video and audio get none.
+    const isImage = formatFor(upload.mime_type)?.kind === 'image';
+    const fingerprint = isImage ? await fingerprintImage(await readFile(sourcePath)) : undefined;
+    if (isImage && !fingerprint) log.warn('no ISCC fingerprint could be computed; signing without a soft binding');
     const discoverable = await effectiveDiscoverable(deps.knex, job.org_id, job.discoverable);
     const prepared = performance.now();
-    const { asset: signed, manifestStore } = await signAssetWithManifest({
-      bytes,
+    const signed = await signFile({
+      sourcePath,
+      outputPath: signedPath,
       mimeType: upload.mime_type,
-      manifest,
+      // Built once signFile has looked for a manifest in the source: opened (parent ingredient) or created.
+      manifest: (sourceHasManifest) => buildManifestDefinition(job.manifest, {
+        sourceHasManifest,
+        contentAssertions: fingerprint ? [softBindingAssertion(fingerprint.iscc)] : [],
+      }),
       key: identity.key,
       chainDer: identity.chainDer,
       timestamper: deps.timestamper,
       onThumbnailError: (err) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),
     });
+    const { manifestStore, sha256 } = signed;
 
     const signedAt = performance.now();
-    const ext = EXTENSIONS[upload.mime_type];
+    const ext = extensionFor(upload.mime_type);
     // A fresh name per attempt: a concurrent duplicate run can never overwrite the file a row points to.
     const storageKey = `signed/${job.org_id}/${jobId}-${randomBytes(4).toString('hex')}.${ext}`;
-    await deps.files.write(storageKey, signed);
-    const sha256 = createHash('sha256').update(signed).digest('hex');
+    // Streamed from the signed file (a hard link for a local store on the same disk).
+    await deps.files.putFile(storageKey, signedPath);
     const record = () => deps.knex.transaction(async (trx) => {
       const inserted: Array<{ id: string }> = await trx('signed_files')
         .insert({
@@ -106,7 +129,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
           job_id: jobId,
           filename: signedFilename(upload.filename, ext),
           mime_type: upload.mime_type,
-          size: signed.length,
+          size: signed.size,
           sha256,
           storage_key: storageKey,
           certificate_serial: identity.serial,
@@ -139,7 +162,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
       log.warn({ serial: identity.serial }, 'signed by a duplicate run of the job; this copy was discarded');
       return;
     }
-    log.info({ serial: identity.serial, bytes: signed.length, ms: { prepare: ms(started, prepared), sign: ms(prepared, signedAt), store: ms(signedAt, stored) } }, 'signed');
+    log.info({ serial: identity.serial, bytes: signed.size, ms: { prepare: ms(started, prepared), sign: ms(prepared, signedAt), store: ms(signedAt, stored) } }, 'signed');
     signJobs.inc({ outcome: 'signed', error_code: '' });
     signStageSeconds.observe({ stage: 'prepare' }, (prepared - started) / 1000);
     signStageSeconds.observe({ stage: 'sign' }, (signedAt - prepared) / 1000);
@@ -151,8 +174,31 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     await setStatus(deps, jobId, attempt.final ? { status: 'failed', ...errorColumns(err) } : { status: 'queued' });
     throw err;
   } finally {
+    if (workDir) await rm(workDir, { recursive: true, force: true }).catch((err: unknown) => log.warn({ err, workDir }, 'could not remove the job\'s temp files'));
     await deps.events.publish(jobId).catch(() => undefined);
   }
+}
+
+/**
+ * Removes job directories left in `tempDir` by sign jobs that never reached their clean-up (a worker killed
+ * mid-job): those older than `olderThanMs`, so a job still running in another process keeps its files. Returns how
+ * many it removed. Never throws.
+ */
+export async function sweepSignTempDirs(tempDir: string, olderThanMs: number): Promise<number> {
+  let removed = 0;
+  const entries = await readdir(tempDir, { withFileTypes: true }).catch(() => []);
+  for (const entry of entries) {
+    if (!entry.isDirectory() || !entry.name.startsWith(JOB_DIR_PREFIX)) continue;
+    const dir = path.join(tempDir, entry.name);
+    try {
+      if (Date.now() - (await stat(dir)).mtimeMs < olderThanMs) continue;
+      await rm(dir, { recursive: true, force: true });
+      removed += 1;
+    } catch {
+      // Gone already, or not ours to remove: the next sweep tries again.
+    }
+  }
+  return removed;
 }
 
 

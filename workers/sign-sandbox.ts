@@ -1,13 +1,14 @@
 import type { SandboxedJob } from 'bullmq';
-import { c2paWasm } from '../shared/c2pa/wasm.js';
+import { c2paWasm, c2paWasmMemoryBytes } from '../shared/c2pa/wasm.js';
 import { loadConfig } from '../shared/config.js';
 import { connectDatabase } from '../shared/db/index.js';
 import { createLogger } from '../shared/logger.js';
 import { RedisJobEvents } from '../shared/queue/job-events.js';
 import { createKeyVault } from '../shared/vault/index.js';
-import { processSignJob, type SignJobDeps } from './sign-job.js';
-import { signJobDeps } from './sign-job-deps.js';
+import { processSignJob, sweepSignTempDirs, type SignJobDeps } from './sign-job.js';
+import { signJobDeps, signTempDir } from './sign-job-deps.js';
 import { sendMetricsSnapshot } from './sandbox-metrics.js';
+import { WASM_MEMORY_MESSAGE, type WasmMemoryMessage } from './bullmq-sign-worker.js';
 
 // If the worker process dies (even by SIGKILL) its IPC channel closes: leave too, rather than linger as an
 // orphan. A job cut short here is taken over by another worker once its BullMQ lock expires.
@@ -20,8 +21,12 @@ c2paWasm();
 // One set of connections per sandbox process, reused for every job it runs.
 let deps: Promise<SignJobDeps> | undefined;
 
+/** Job directories older than this are left over from a killed worker (a job takes seconds, a 600 MiB WAV about 20 s). */
+const STALE_TEMP_MS = 3600_000;
+
 async function createDeps(): Promise<SignJobDeps> {
   const config = loadConfig();
+  void sweepSignTempDirs(signTempDir(config), STALE_TEMP_MS);
   // The worker process migrated before it started taking jobs.
   const knex = connectDatabase(config);
   const events = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: false });
@@ -41,5 +46,19 @@ export default async function signSandbox(job: SandboxedJob<{ jobId: string }>):
     await processSignJob(await deps, job.data.jobId, { number, final: number >= attempts });
   } finally {
     await sendMetricsSnapshot();
+    reportWasmMemory();
+  }
+}
+
+/**
+ * Tells the worker how much WASM memory this process now holds: it never shrinks, so after a large file the worker
+ * ends this process once it is idle rather than let it keep gigabytes (bullmq-sign-worker.ts). Sent before BullMQ's
+ * own completion message, over the same ordered channel.
+ */
+function reportWasmMemory(): void {
+  try {
+    process.send?.({ cmd: WASM_MEMORY_MESSAGE, bytes: c2paWasmMemoryBytes() } satisfies WasmMemoryMessage);
+  } catch {
+    // The worker is gone; nothing to tell.
   }
 }

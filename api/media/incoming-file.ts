@@ -12,8 +12,8 @@ import { receiveFile } from './multipart-file.js';
 export async function receiveAnyFile(req: Request, staging: UploadStaging, maxBytes: number): Promise<StagedFile> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   if (type.startsWith('multipart/form-data')) return (await receiveFile(req, staging, maxBytes)).staged;
-  if (!/^(image\/|application\/octet-stream)/.test(type)) {
-    throw new ApiError(415, 'unsupported_media_type', 'send the file as the body (Content-Type: image/...) or as multipart/form-data with a part named "file"');
+  if (!/^(image|video|audio)\/|^application\/octet-stream/.test(type)) {
+    throw new ApiError(415, 'unsupported_media_type', 'send the file as the body (Content-Type: image/..., video/... or audio/...) or as multipart/form-data with a part named "file"');
   }
   // Refused before reading when the length is declared; a chunked body past the limit is cut off.
   if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw new ApiError(413, 'payload_too_large', `the file exceeds the limit of ${maxBytes} bytes`);

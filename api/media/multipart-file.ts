@@ -1,5 +1,7 @@
 import type { Request } from 'express';
 import busboy from 'busboy';
+import { largestUploadLimit, uploadLimitFor, type Config } from '../../shared/config.js';
+import { formatFor } from '../../shared/media/formats.js';
 import { FileTooLargeError, type StagedFile, type UploadStaging } from '../../shared/storage/index.js';
 import { ApiError, badRequest } from '../errors.js';
 
@@ -71,4 +73,28 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
     req.on('aborted', () => fail(badRequest('the upload was interrupted', 'upload_aborted')));
     req.pipe(parser);
   });
+}
+
+type UploadLimits = Pick<Config, 'maxUploadBytes' | 'maxUploadBytesVideo' | 'maxUploadBytesAudio'>;
+
+/**
+ * How much an upload may stream to the staging disk: the largest of the per-kind limits, since the kind is only known
+ * once the file is there. assertWithinUploadLimit then applies the limit of the kind it turned out to be.
+ */
+export function stagingLimit(config: UploadLimits): number {
+  return largestUploadLimit(config);
+}
+
+const mib = (bytes: number) => `${Number((bytes / 2 ** 20).toFixed(1))} MiB`;
+
+/**
+ * 413 unless a staged file of `mimeType` (identified by content) is within the limit of its kind: MAX_UPLOAD_BYTES_VIDEO,
+ * MAX_UPLOAD_BYTES_AUDIO, MAX_UPLOAD_BYTES for images. Signing holds a file several times over in memory, so
+ * video and audio have limits of their own.
+ */
+export function assertWithinUploadLimit(config: UploadLimits, mimeType: string, size: number): void {
+  const kind = formatFor(mimeType)?.kind ?? 'image';
+  const limit = uploadLimitFor(config, kind);
+  if (size <= limit) return;
+  throw new ApiError(413, 'payload_too_large', `${kind} files may be at most ${limit} bytes (${mib(limit)}); this one is ${size} bytes (${mib(size)})`);
 }

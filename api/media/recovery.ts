@@ -6,7 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { anchorViewForHash, type AnchorView } from '../../shared/anchoring/views.js';
-import { readManifestStore, type ManifestSummary, type SignerInfo, type ValidationState } from '../../shared/c2pa/read-asset.js';
+import { readManifestStore, type ManifestSummary, type SignerInfo, type VerificationReport } from '../../shared/c2pa/read-asset.js';
 import { findNearCodes, findNearCodesInOrg, type SoftBindingMatch } from '../../shared/softbinding/code-index.js';
 import { hashToInt64, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import { revocationOf, trustAnchorsPem, type RevocationView } from './verification.js';
@@ -36,7 +36,13 @@ export interface RecoveredCandidate {
   /** The recovered manifest, read from the repository (its signature is checked; its hard binding cannot be without the original). */
   manifest: ManifestSummary | null;
   signer: SignerInfo | null;
-  signature_state: ValidationState;
+  /**
+   * The stored manifest's signature judged on its own: trusted (valid, and its certificate chains to the service's
+   * root), valid (intact, not trusted), or invalid. Its hard binding (the data hash of the original bytes) cannot be
+   * checked without the original, so that failure is left out here; `status` keeps every code c2pa-rs gave.
+   */
+  signature: 'trusted' | 'valid' | 'invalid';
+  status: VerificationReport['status'];
   revocation: RevocationView;
   /** SHA-256 of the signed original, and its on-chain anchor. */
   signed_sha256: string;
@@ -64,6 +70,15 @@ async function storesOf(knex: Knex, matches: SoftBindingMatch[], ownOrgId?: stri
     .select('m.manifest_id', 'm.signed_file_id', 'm.store', 'f.sha256');
   const rows = (await query) as StoredManifest[];
   return new Map(rows.map((r) => [r.signed_file_id, r]));
+}
+
+/** Hard-binding codes a detached manifest store always fails: they judge the asset, which is not there. */
+const HARD_BINDING = /^assertion\.(dataHash|bmffHash|boxesHash|collectionHash)\./;
+
+/** A detached manifest's signature, its hard binding left out (see RecoveredCandidate.signature). */
+export function signatureOf(report: VerificationReport): 'trusted' | 'valid' | 'invalid' {
+  if (report.status.failure.some((code) => !HARD_BINDING.test(code))) return 'invalid';
+  return report.status.success.includes('signingCredential.trusted') ? 'trusted' : 'valid';
 }
 
 /** What a stored manifest says, for a candidate or the repository's JSON view. */
@@ -106,7 +121,8 @@ export async function recoverByFingerprint(knex: Knex, baseUrl: string, code: Im
       fingerprint: match.value,
       manifest: report.manifest,
       signer: report.signer,
-      signature_state: report.validation_state,
+      signature: signatureOf(report),
+      status: report.status,
       revocation,
       signed_sha256: stored.sha256,
       anchor: (await anchorViewForHash(knex, baseUrl, stored.sha256)) ?? null,

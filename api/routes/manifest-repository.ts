@@ -2,15 +2,15 @@ import { Router, type Request } from 'express';
 import sharp from 'sharp';
 import { anchorViewForHash } from '../../shared/anchoring/views.js';
 import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
-import { identifyImage, ImageRejectedError } from '../../shared/media/image-structure.js';
+import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import { isccFromBindingValue } from '../../shared/softbinding/binding-value.js';
 import { decodeImageCode, imageCodeFromFile, ISCC_IMAGE_SOFT_BINDING_ALG, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
-import { describeStoredManifest, recoverByFingerprint } from '../media/recovery.js';
+import { describeStoredManifest, recoverByFingerprint, signatureOf } from '../media/recovery.js';
 import type { RateLimiters } from '../rate-limit.js';
-import { imageRejection } from './uploads.js';
+import { mediaRejection } from './uploads.js';
 
 const MANIFEST_ID = /^[\x21-\x7e]{1,200}$/;
 const THUMBNAIL_EDGE = 320;
@@ -155,13 +155,14 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
     const limit = maxResults(req.query.maxResults);
     const staged = await receiveAnyFile(req, ctx.staging, ctx.config.maxUploadBytes);
     try {
-      await identifyImage(staged.tempPath, { checkStructure: false });
+      const format = await identifyMedia(staged.tempPath, { checkStructure: false });
+      if (format.kind !== 'image') throw new MediaRejectedError('unsupported', `fingerprint queries take images; this is ${format.label}`);
       const code = await imageCodeFromFile(staged.tempPath).catch((err: unknown) => {
         throw badRequest(`the image could not be decoded: ${(err as Error).message.split('\n')[0]}`, 'corrupt_image');
       });
       res.json(matchesOf(await lookup(code, limit)));
     } catch (err) {
-      throw err instanceof ImageRejectedError ? imageRejection(err) : err;
+      throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {
       await ctx.staging.discard(staged);
     }
@@ -173,7 +174,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
    *   get:
    *     tags: [Manifest repository]
    *     summary: "A signed file's C2PA manifest store (application/c2pa), or its JSON view with Accept: application/json"
-   *     description: "Public for discoverable files; any other id is 404. The JSON view shows what the manifest says (title, creator, actions, assertions), its signer and the signer's revocation status, the signature state c2pa-rs gives the store on its own (its hard binding needs the original file), the SHA-256 of the signed file and its on-chain anchor."
+   *     description: "Public for discoverable files; any other id is 404. The JSON view shows what the manifest says (title, creator, actions, assertions), its signer and the signer's revocation status, its signature (trusted, valid or invalid; the hard binding cannot be checked without the original file, so it is left out), c2pa-rs's status codes, the SHA-256 of the signed file and its on-chain anchor."
    *     parameters:
    *       - { name: manifestId, in: path, required: true, schema: { type: string, example: 'urn:c2pa:5bd2e1a8-9c3f-4b1e-8e0f-3c2d1b0a9f8e' } }
    *       - { name: returnActiveManifest, in: query, required: false, schema: { type: boolean, default: false }, description: 'accepted; the store holds the active manifest (and, for a file that already had one, its parent)' }
@@ -197,7 +198,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
         manifest_id: row.manifest_id,
         manifest: report.manifest,
         signer: report.signer,
-        signature_state: report.validation_state,
+        signature: signatureOf(report),
         status: report.status,
         timestamp: report.timestamp,
         revocation,
@@ -225,7 +226,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
    *       404: { $ref: '#/components/responses/NotFound' }
    *       429: { $ref: '#/components/responses/RateLimited' }
    */
-  router.get('/manifests/:manifestId/thumbnail', limits.publicApi, async (req, res) => {
+  router.get('/manifests/:manifestId/thumbnail', limits.publicImages, async (req, res) => {
     const row = await discoverableManifest(ctx, req);
     const original = await ctx.files.read(row.storage_key);
     const jpeg = await sharp(original, { limitInputPixels: 100_000_000 })

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Router } from 'express';
 import { chainReaderFor } from '../../shared/chain/readers.js';
-import { identifyImage, ImageRejectedError } from '../../shared/media/image-structure.js';
+import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import { imageCodeFromFile } from '../../shared/softbinding/iscc-image.js';
 import type { AppContext } from '../context.js';
 import { badRequest, notFound } from '../errors.js';
@@ -10,7 +10,7 @@ import { receiveAnyFile } from '../media/incoming-file.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
 import { verifyFile } from '../media/verification.js';
 import type { RateLimiters } from '../rate-limit.js';
-import { imageRejection } from './uploads.js';
+import { mediaRejection } from './uploads.js';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
@@ -21,7 +21,7 @@ const SHA256 = /^[0-9a-f]{64}$/;
  * `ownOrgId`: a signed-in caller also finds its own organisation's non-discoverable files.
  */
 export async function verifyWithRecovery(ctx: AppContext, tempPath: string, sha256: string, ownOrgId?: string) {
-  const mimeType = await identifyImage(tempPath, { checkStructure: false });
+  const { mimeType } = await identifyMedia(tempPath, { checkStructure: false });
   const bytes = new Uint8Array(await readFile(tempPath));
   const [verdict, anchor] = await Promise.all([
     verifyFile(ctx.knex, bytes, mimeType, sha256),
@@ -71,7 +71,7 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
         .merge(['result', 'updated_at']);
       res.json({ ...result, permalink: `${ctx.config.baseUrl}/verify#${staged.sha256}` });
     } catch (err) {
-      throw err instanceof ImageRejectedError ? imageRejection(err) : err;
+      throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {
       await ctx.staging.discard(staged);
     }

@@ -241,7 +241,7 @@ export function signJobsRouter(ctx: AppContext): Router {
    *     parameters:
    *       - { name: file_id, in: path, required: true, schema: { type: string, format: uuid } }
    *     responses:
-   *       200: { description: The signed image, content: { image/jpeg: { schema: { type: string, format: binary } }, image/png: { schema: { type: string, format: binary } } } }
+   *       200: { description: 'The signed file, in its own media type (image, video or audio; Content-Type as stored)', content: { application/octet-stream: { schema: { type: string, format: binary } }, image/*: { schema: { type: string, format: binary } }, video/*: { schema: { type: string, format: binary } }, audio/*: { schema: { type: string, format: binary } } } }
    *       400: { $ref: '#/components/responses/ValidationError' }
    *       401: { $ref: '#/components/responses/Unauthenticated' }
    *       404: { $ref: '#/components/responses/NotFound' }

@@ -1,21 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { Upload } from '../../shared/db/models/upload.js';
-import { identifyImage, ImageRejectedError } from '../../shared/media/image-structure.js';
+import { extensionFor, identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf, type Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest } from '../errors.js';
-import { receiveFile } from '../media/multipart-file.js';
+import { assertWithinUploadLimit, receiveFile, stagingLimit } from '../media/multipart-file.js';
 import { applyPage, pageRequest, pageResult } from '../pagination.js';
 
-export const EXTENSION: Record<string, string> = { 'image/jpeg': 'jpg', 'image/png': 'png' };
-
-/** The API's answer to a file that is not an acceptable JPEG or PNG. */
-export function imageRejection(err: ImageRejectedError): ApiError {
+/**
+ * The API's answer to a file that is not acceptable media: 415 for content of no supported format, 400 for an empty
+ * file or a damaged one (corrupt_image for images, corrupt_media for video, audio and a damaged file whose format
+ * cannot be told), 413 for an SVG over its bound.
+ */
+export function mediaRejection(err: MediaRejectedError): ApiError {
   if (err.reason === 'unsupported') return new ApiError(415, 'unsupported_media_type', err.message);
   if (err.reason === 'empty') return badRequest(err.message, 'empty_file');
-  return badRequest(err.message, 'corrupt_image');
+  if (err.reason === 'too_large') return new ApiError(413, 'payload_too_large', err.message);
+  return badRequest(err.message, err.mimeType?.startsWith('image/') ? 'corrupt_image' : 'corrupt_media');
 }
 
 export function actorColumns(p: Principal): { user_id: string | null; api_key_id: string | null } {
@@ -31,7 +34,8 @@ export function uploadsRouter(ctx: AppContext): Router {
    * /v1/media/upload:
    *   post:
    *     tags: [Media]
-   *     summary: Upload a JPEG or PNG image (recognised by content, not by name)
+   *     summary: Upload an image, video or audio file to sign (recognised by content, not by name)
+   *     description: "Accepted formats (shared/media/formats.ts): JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL (container) and SVG images; MP4, M4V, MOV and AVI video; M4A, MP3, WAV and FLAC audio. The content decides the format (magic numbers and a walk over the file's structure), never the name or the declared type: other content is 415, an empty, damaged or truncated file 400."
    *     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }]
    *     requestBody:
    *       required: true
@@ -48,18 +52,20 @@ export function uploadsRouter(ctx: AppContext): Router {
    */
   router.post('/upload', auth, requirePermission('media:upload'), async (req, res) => {
     const principal = principalOf(req);
-    const { staged, filename } = await receiveFile(req, ctx.staging, ctx.config.maxUploadBytes);
+    const { staged, filename } = await receiveFile(req, ctx.staging, stagingLimit(ctx.config));
     const id = randomUUID();
     let storageKey: string;
     let mimeType;
     try {
       try {
-        mimeType = await identifyImage(staged.tempPath);
+        mimeType = (await identifyMedia(staged.tempPath)).mimeType;
       } catch (err) {
-        throw err instanceof ImageRejectedError ? imageRejection(err) : err;
+        throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
       }
+      // The limit of the kind it turned out to be (video, audio, image): 413, and the staged copy is discarded.
+      assertWithinUploadLimit(ctx.config, mimeType, staged.size);
       // Only a checked file reaches the store, streamed from the staged copy.
-      storageKey = `uploads/${principal.orgId}/${id}.${EXTENSION[mimeType]}`;
+      storageKey = `uploads/${principal.orgId}/${id}.${extensionFor(mimeType)}`;
       await ctx.files.putFile(storageKey, staged.tempPath);
     } finally {
       await ctx.staging.discard(staged);

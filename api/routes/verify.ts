@@ -1,11 +1,11 @@
 import { Router } from 'express';
-import { ImageRejectedError } from '../../shared/media/image-structure.js';
+import { MediaRejectedError } from '../../shared/media/formats.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import type { AppContext } from '../context.js';
 import { receiveFile } from '../media/multipart-file.js';
 import { principalOf } from '../auth/principal.js';
 import { verifyWithRecovery } from './public-verify.js';
-import { imageRejection } from './uploads.js';
+import { mediaRejection } from './uploads.js';
 
 export function verifyRouter(ctx: AppContext): Router {
   const router = Router();
@@ -36,7 +36,7 @@ export function verifyRouter(ctx: AppContext): Router {
       // Signed in: recovery also finds the organisation's own non-discoverable files.
       res.json(await verifyWithRecovery(ctx, staged.tempPath, staged.sha256, principalOf(req).orgId));
     } catch (err) {
-      throw err instanceof ImageRejectedError ? imageRejection(err) : err;
+      throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {
       await ctx.staging.discard(staged);
     }

@@ -14,12 +14,13 @@
  *   (`ARRAY(SELECT band # m FROM unnest(masks))`): the planner then does not estimate thousands of array elements
  *   one by one (about 2 ms of planning at T = 16, 7 ms at T = 20 with literal arrays).
  *
- * Why four bands of 16 bits (bench/softbinding/lookup.ts measures it): the cost is index probes (one btree descent
- * per band value, about 2 us in Postgres 15) plus candidates (index tuples whose distance is checked, about
- * 0.1 us each). With N = 1M random codes, 16-bit bands hold about 15 codes per value, and at T = 16 the probes
- * number 2517 + 3 * 697 = 4608 for about 70k candidates. Wider bands (3 x 21-22 bits) need 65k probes at T = 16;
- * narrower ones (5 x 13, 6 x 11, 8 x 8 bits) cut the probes but multiply the candidates (134k, 196k, 391k): on
- * this machine 5 x 13 ties with 4 x 16 at T = 16 and loses below, 6 x 11 and 8 x 8 lose at T = 16.
+ * Why four bands of 16 bits (bench/softbinding/lookup.ts measures them): a lookup costs index probes (one btree
+ * descent per band value looked up, about 0.7 us in Postgres 15) plus candidates (index tuples read and checked,
+ * about 0.08 us each). With 1M random codes a 16-bit band value holds about 15 codes; at T = 16 the probes number
+ * 2517 + 3 * 697 = 4608 for about 73k candidates, about 13 ms of backend CPU. Measured side by side on 1M codes
+ * (backend CPU per lookup): 5 bands of 13 bits (1019 probes, 134k candidates) is 7% cheaper at T = 16 and 20% at
+ * T = 20 but 8% dearer at T = 12; 6 x 11 and 8 x 8 bits (fewer probes, 196k and 391k candidates) are 1.2x and 2x
+ * dearer at T = 16; 3 x 21-22 bits (70k probes) 4x. Not worth a second set of indexes for large T.
  *
  * The public lookups only ever see discoverable rows: the band and code indexes are partial on discoverable, and
  * every query says so. findNearCodesInOrg is the organisation's own view, which may include its hidden rows.
@@ -37,7 +38,7 @@ export type Db = Knex | Knex.Transaction;
 export const SOFT_BINDING_ALG = ISCC_IMAGE_SOFT_BINDING_ALG;
 export const BAND_COUNT = 4;
 export const BAND_BITS = 16;
-/** The largest maxDistance a lookup accepts (at 20 a lookup over 1M codes takes about 50 ms on 2 cores). */
+/** The largest maxDistance a lookup accepts (at 20, a lookup over 1M codes takes about 50 ms of CPU). */
 export const MAX_DISTANCE = 20;
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;

@@ -1,5 +1,6 @@
 import type { TokenCredential } from '@azure/core-auth';
 import { BlobServiceClient, type ContainerClient, type StoragePipelineOptions } from '@azure/storage-blob';
+import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { checkStorageKey, StorageUnavailableError, StoredFileMissingError, type FileStore } from './types.js';
 
@@ -79,6 +80,16 @@ export class AzureBlobFileStore implements FileStore {
 
   async read(key: string): Promise<Buffer> {
     return this.call(key, 'read', () => this.blob(key).downloadToBuffer());
+  }
+
+  /** Streamed to disk by the SDK (downloadToFile); a partial file is removed. */
+  async readToFile(key: string, localPath: string): Promise<void> {
+    try {
+      await this.call(key, 'read', () => this.blob(key).downloadToFile(localPath));
+    } catch (err) {
+      await rm(localPath, { force: true });
+      throw err;
+    }
   }
 
   async openRead(key: string) {

@@ -62,6 +62,24 @@ export class LocalFileStore implements FileStore {
     }
   }
 
+  /**
+   * A hard link when `localPath` is on the same disk (no copy: stored files are never changed in place, only
+   * replaced by rename), a copy across file systems.
+   */
+  async readToFile(key: string, localPath: string): Promise<void> {
+    const source = this.resolve(key);
+    await rm(localPath, { force: true });
+    try {
+      await link(source, localPath).catch(async (err: unknown) => {
+        if (isMissing(err)) throw err;
+        await copyFile(source, localPath);
+      });
+    } catch (err) {
+      await rm(localPath, { force: true });
+      throw isMissing(err) ? new StoredFileMissingError(key) : err;
+    }
+  }
+
   async openRead(key: string) {
     let handle;
     try {

@@ -14,6 +14,11 @@ export interface FileStore {
   /** Stores bytes under `key`, replacing nothing a reader could see half-written. */
   write(key: string, bytes: Uint8Array): Promise<void>;
   read(key: string): Promise<Buffer>;
+  /**
+   * Streams the file into `localPath` (created or replaced; never read whole into memory), for work on a file of
+   * any size. StoredFileMissingError when there is none; on any failure nothing is left at `localPath`.
+   */
+  readToFile(key: string, localPath: string): Promise<void>;
   /** A stream of the file and its size; StoredFileMissingError when there is none. */
   openRead(key: string): Promise<{ stream: Readable; size: number }>;
   /** Removes the file; a missing file is not an error. */

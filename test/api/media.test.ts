@@ -64,8 +64,8 @@ describe('media upload and sign requests', () => {
     });
 
     for (const [label, bytes, status] of [
-      ['a GIF', fixture('tiny.gif'), 415],
-      ['a WebP', fixture('tiny.webp'), 415],
+      ['a BMP', Buffer.concat([Buffer.from('BM'), Buffer.alloc(60)]), 415],
+      ['a PDF', Buffer.from('%PDF-1.4\n%%EOF\n'), 415],
       ['text renamed .jpg', Buffer.from('hello, this is not an image\n'), 415],
       ['a truncated PNG', PNG.subarray(0, PNG.length - 20), 400],
       ['a PNG with a damaged chunk', Buffer.concat([PNG.subarray(0, 40), Buffer.from([PNG[40]! ^ 0xff]), PNG.subarray(41)]), 400],

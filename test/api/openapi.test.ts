@@ -55,7 +55,7 @@ const toOpenApiPath = (p: string) => p.replace(/:([A-Za-z_$][\w$]*)/g, '{$1}');
  * index.html at / and /index.html; its assets under /app/* are static middleware and never listed) and the API
  * description itself (/openapi.json; Swagger UI under /docs is middleware and never listed).
  */
-const NOT_API = new Set(['get /', 'get /index.html', 'get /openapi.json']);
+const NOT_API = new Set(['get /', 'get /index.html', 'get /verify', 'get /verify.html', 'get /openapi.json']);
 
 describe('OpenAPI document', () => {
   let api: TestApi;

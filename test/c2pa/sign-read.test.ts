@@ -134,14 +134,20 @@ describe('c2pa: signAsset and readAsset', function () {
       expect((err as Error).message).to.contain('image/png');
     });
 
-    it('rejects GIF and WebP', async function () {
-      for (const [name, type] of [['tiny.gif', 'image/gif'], ['tiny.webp', 'image/webp']]) {
-        const bytes = await fixture(name);
-        const err = await readAsset(bytes, type as SignableMimeType, { trustAnchorsPem: chain.pem.root }).catch((e: unknown) => e);
-        expect(err, name).to.be.instanceOf(UnsupportedMediaTypeError);
-        const signErr = await sign(bytes, type as SignableMimeType).catch((e: unknown) => e);
-        expect(signErr, name).to.be.instanceOf(UnsupportedMediaTypeError);
+    it('rejects types outside the registry (shared/media/formats.ts), e.g. BMP and PDF', async function () {
+      for (const [bytes, type] of [[Buffer.concat([Buffer.from('BM'), Buffer.alloc(60)]), 'image/bmp'], [Buffer.from('%PDF-1.4\n%%EOF\n'), 'application/pdf']] as const) {
+        const err = await readAsset(bytes, type as unknown as SignableMimeType, { trustAnchorsPem: chain.pem.root }).catch((e: unknown) => e);
+        expect(err, type).to.be.instanceOf(UnsupportedMediaTypeError);
+        const signErr = await sign(bytes, type as unknown as SignableMimeType).catch((e: unknown) => e);
+        expect(signErr, type).to.be.instanceOf(UnsupportedMediaTypeError);
       }
+    });
+
+    it('accepts GIF and WebP now that the registry lists them; a GIF declared as WebP is a mismatch', async function () {
+      const gif = await fixture('tiny.gif');
+      expect(await hasManifest(gif, 'image/gif')).to.equal(false);
+      const err = await readAsset(gif, 'image/webp', { trustAnchorsPem: chain.pem.root }).catch((e: unknown) => e);
+      expect(err).to.be.instanceOf(MediaTypeMismatchError);
     });
 
     it('throws a clear error for a corrupt file instead of reporting none', async function () {

@@ -93,7 +93,8 @@ describe('durable credentials: soft binding, manifest repository and public veri
     expect(best.distance).to.be.at.most(12);
     expect(best.manifest.title).to.equal('Harbour');
     expect(best.signer.subject).to.contain('Daily Planet');
-    expect(best.revocation.status).to.equal('good');
+    expect(best.revocation.status).to.equal("good");
+    expect(best.signature).to.equal("trusted");
     expect(best.anchor.status).to.equal('pending');
     expect(JSON.stringify(res.body)).to.not.contain(planet.orgId);
     // The permalink shows the same result again; nothing but the hash and the result was kept.

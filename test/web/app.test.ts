@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -236,9 +236,11 @@ describe('web app in headless Chromium', function () {
     await s.page.locator('.result-card').getByRole('heading', { name: 'small.jpg' }).waitFor();
     expect(await s.page.locator('.verdict__title').textContent()).to.equal('No Content Credentials');
 
-    // Not an image the service reads: the API's refusal, in words.
-    await s.page.locator('input[type=file]').setInputFiles(fixture('tiny.gif'));
-    await s.page.getByRole('alert').filter({ hasText: 'not a JPEG or PNG image' }).waitFor();
+    // Not a format the service reads, whatever its name says: the API's refusal, in words.
+    const notes = path.join(downloadsDir, 'notes.jpg');
+    writeFileSync(notes, 'not an image at all\n');
+    await s.page.locator('input[type=file]').setInputFiles(notes);
+    await s.page.getByRole('alert').filter({ hasText: 'This file type is not accepted here' }).waitFor();
     await expectClean(s);
   });
 

@@ -22,13 +22,14 @@ const BY_CODE = {
   rate_limited: (e) => `Too many attempts from this address. Please wait ${waitWords(e.retryAfter)} and try again.`,
   forbidden: () => 'Your role does not allow this. An admin of your organisation can change your role.',
   not_found: () => 'It was not found: it may have been removed, or it belongs to another organisation.',
-  unsupported_media_type: () => 'This file is not a JPEG or PNG image. Only JPEG and PNG images are accepted.',
+  unsupported_media_type: (e) => `This file type is not accepted here: ${e.message}.`,
   payload_too_large: (e) => {
     const m = /(\d+) bytes/.exec(e.message);
     return m ? `The file is too large. The limit is ${(Number(m[1]) / 1024 / 1024).toFixed(0)} MB.` : 'The file is too large.';
   },
   empty_file: () => 'The file is empty.',
   corrupt_image: (e) => `The image is damaged and cannot be used: ${e.message}.`,
+  corrupt_media: (e) => `The file is damaged and cannot be used: ${e.message}.`,
   upload_aborted: () => 'The upload was interrupted. Please try again.',
   queue_unavailable: () => 'Signing is unavailable for a moment. Nothing was recorded; please try again shortly.',
   idempotency_conflict: () => 'This request clashed with an earlier one. Please start again.',
@@ -55,4 +56,20 @@ export function describeError(err) {
 export function describeJobError(error) {
   if (!error) return 'Signing failed.';
   return sentence(error.message || 'signing failed');
+}
+
+/**
+ * Errors of the public verify page (no account), in words: a limit of checks per address (with the wait the
+ * service gave in Retry-After), a file that is not an image the service reads, one that is too large.
+ */
+export function describeCheckError(err) {
+  const status = err && typeof err === 'object' ? err.status : undefined;
+  if (status === 429) {
+    const s = err.retryAfter;
+    const wait = typeof s === 'number' && s > 0 ? (s < 90 ? `${Math.ceil(s)} second${Math.ceil(s) === 1 ? '' : 's'}` : `${Math.ceil(s / 60)} minutes`) : 'a minute';
+    return `Too many checks from this address. Please try again in ${wait}.`;
+  }
+  if (status === 415) return 'This file is not an image, video or audio format Content Credentials can be checked in.';
+  if (status === 413) return BY_CODE.payload_too_large({ message: String(err.message ?? '') });
+  return describeError(err);
 }

@@ -61,7 +61,23 @@ const ACTIONS = {
   'c2pa.published': 'Published',
 };
 
-function revocationWords(r) {
+/**
+ * What Verify accepts: the media formats of the service's registry (shared/media/formats.ts), by MIME type and by
+ * extension (browsers do not know every type, HEIC and DNG among them). test/media/formats.test.ts keeps this in step.
+ */
+export const VERIFIABLE_TYPES = [
+  'image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/tiff', 'image/x-adobe-dng', 'image/avif', 'image/heic', 'image/heif',
+  'image/jxl', 'image/svg+xml', 'video/mp4', 'video/x-m4v', 'video/quicktime', 'video/x-msvideo', 'audio/mp4', 'audio/mpeg',
+  'audio/wav', 'audio/flac',
+];
+const VERIFIABLE_EXTENSIONS = [
+  'jpg', 'jpeg', 'png', 'webp', 'gif', 'tif', 'tiff', 'dng', 'avif', 'heic', 'heif', 'hif', 'jxl', 'svg', 'mp4', 'm4v', 'mov', 'qt',
+  'avi', 'm4a', 'm4b', 'mp3', 'wav', 'wave', 'flac',
+];
+export const VERIFY_ACCEPT = [...VERIFIABLE_TYPES, ...VERIFIABLE_EXTENSIONS.map((e) => `.${e}`)].join(',');
+export const VERIFY_HINT = 'Images (JPEG, PNG, WebP, GIF, TIFF, DNG, HEIC, AVIF, JPEG XL, SVG), video (MP4, MOV, AVI) and audio (MP3, M4A, WAV, FLAC)';
+
+export function revocationWords(r) {
   switch (r?.status) {
     case 'good':
       return 'Not revoked (checked against this service’s revocation data).';
@@ -193,8 +209,8 @@ export function verifyPage(ctx) {
 
   const zone = dropZone({
     label: 'Drop an image to check it',
-    hint: 'Any image; Content Credentials are read from JPEG and PNG files',
-    accept: 'image/*',
+    hint: VERIFY_HINT,
+    accept: VERIFY_ACCEPT,
     onFile: (f) => check(f),
     onRefuse: (why) => error.show(why),
   });

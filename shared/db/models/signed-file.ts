@@ -1,5 +1,5 @@
 import { Model } from 'objection';
-import type { ImageMimeType } from '../../media/image-structure.js';
+import type { MediaMimeType } from '../../media/formats.js';
 
 export class SignedFile extends Model {
   static override tableName = 'signed_files';
@@ -7,7 +7,7 @@ export class SignedFile extends Model {
   declare org_id: string;
   declare job_id: string;
   declare filename: string;
-  declare mime_type: ImageMimeType;
+  declare mime_type: MediaMimeType;
   declare size: number;
   declare sha256: string;
   declare storage_key: string;

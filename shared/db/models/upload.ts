@@ -1,5 +1,5 @@
 import { Model } from 'objection';
-import type { ImageMimeType } from '../../media/image-structure.js';
+import type { MediaMimeType } from '../../media/formats.js';
 
 export class Upload extends Model {
   static override tableName = 'uploads';
@@ -8,13 +8,13 @@ export class Upload extends Model {
   declare user_id: string | null;
   declare api_key_id: string | null;
   declare filename: string;
-  declare mime_type: ImageMimeType;
+  declare mime_type: MediaMimeType;
   declare size: number;
   declare sha256: string;
   declare storage_key: string;
   declare created_at: Date;
 
-  toPublic(): { upload_id: string; sha256: string; size: number; mime_type: ImageMimeType; filename: string; created_at: string } {
+  toPublic(): { upload_id: string; sha256: string; size: number; mime_type: MediaMimeType; filename: string; created_at: string } {
     return {
       upload_id: this.id,
       sha256: this.sha256,

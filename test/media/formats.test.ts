@@ -1,0 +1,371 @@
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { open, truncate, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect } from 'chai';
+import request from 'supertest';
+import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
+import { sniffMediaType } from '../../shared/c2pa/media-type.js';
+import { signAsset } from '../../shared/c2pa/sign-asset.js';
+import { extensionFor, formatFor, identifyMedia, identifyMediaBytes, MEDIA_FORMATS, MediaRejectedError, type MediaMimeType } from '../../shared/media/formats.js';
+import { parseFrameHeader } from '../../shared/media/walks/audio.js';
+import { SVG_MAX_BYTES } from '../../shared/media/walks/svg.js';
+import { initPki } from '../../shared/pki/authority.js';
+import { createKeyVault } from '../../shared/vault/index.js';
+import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { makeOpensslChain } from '../support/openssl-chain.js';
+import { makeSamples, SVG_SAMPLE, topLevelBoxes, type Samples } from './samples.js';
+
+const GiB = 1024 ** 3;
+const THIS_FILE = fileURLToPath(import.meta.url);
+
+/** The rejection identifyMedia throws for a file, or undefined when it accepts it. */
+async function rejection(file: string, checkStructure = true): Promise<MediaRejectedError | undefined> {
+  try {
+    await identifyMedia(file, { checkStructure });
+    return undefined;
+  } catch (err) {
+    if (err instanceof MediaRejectedError) return err;
+    throw err;
+  }
+}
+
+const withBytes = (b: Buffer, at: number, bytes: number[] | string) => {
+  const copy = Buffer.from(b);
+  (typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : Buffer.from(bytes)).copy(copy, at < 0 ? copy.length + at : at);
+  return copy;
+};
+const u32be = (n: number) => [n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
+
+/** The first child box of a top-level box (moov's mvhd, meta's hdlr): its size set past the end of its parent. */
+function damageFirstChild(file: Buffer, parentType: string): Buffer {
+  const parent = topLevelBoxes(file).find((b) => b.type === parentType)!;
+  const childAt = parent.at + 8 + (parentType === 'meta' ? 4 : 0);
+  return withBytes(file, childAt, u32be(parent.size + 100));
+}
+
+/** Offset of the TIFF IFD0 entry for `tag` (little-endian files, IFD at the offset in the header). */
+function tiffEntry(file: Buffer, tag: number): number {
+  const ifd = file.readUInt32LE(4);
+  for (let i = 0; i < file.readUInt16LE(ifd); i += 1) if (file.readUInt16LE(ifd + 2 + i * 12) === tag) return ifd + 2 + i * 12;
+  throw new Error(`no tag ${tag}`);
+}
+
+/** The offset of the `n`th MPEG audio frame (after the ID3v2 tag). */
+function mp3Frame(file: Buffer, n: number): number {
+  let at = 10 + [6, 7, 8, 9].reduce((s, i) => s * 128 + file[i]!, 0);
+  for (let i = 0; i < n; i += 1) at += parseFrameHeader(file, at)!.length;
+  return at;
+}
+
+/** One damaged copy of each format's sample: a structure the walk must find broken. */
+const DAMAGE: Record<MediaMimeType, [what: string, (b: Buffer) => Buffer]> = {
+  'image/jpeg': ['the marker after the first segment zeroed', (b) => withBytes(b, 4 + b.readUInt16BE(4), [0, 0])],
+  'image/png': ['a byte of IHDR changed (CRC)', (b) => withBytes(b, 18, [b[18]! ^ 0xff])],
+  'image/webp': ['the first chunk renamed VP9', (b) => withBytes(b, 12, 'VP9 ')],
+  'image/gif': ['the trailer replaced', (b) => withBytes(b, -1, [0x00])],
+  'image/tiff': ['the first IFD offset outside the file', (b) => withBytes(b, 4, [0xf0, 0xff, 0xff, 0x7f])],
+  'image/x-adobe-dng': ['the strip offset pointing at the end', (b) => { const c = Buffer.from(b); c.writeUInt32LE(b.length - 10, tiffEntry(b, 273) + 8); return c; }],
+  'image/avif': ['a box inside meta larger than meta', (b) => damageFirstChild(b, 'meta')],
+  'image/heic': ['a box inside meta larger than meta', (b) => damageFirstChild(b, 'meta')],
+  'image/heif': ['a box inside meta larger than meta', (b) => damageFirstChild(b, 'meta')],
+  'image/jxl': ['the jxlc box size past the end', (b) => withBytes(b, 32, u32be(b.length))],
+  'image/svg+xml': ['an end tag that does not match', (b) => Buffer.from(b.toString('utf8').replace('</g>', '</h>'))],
+  'video/mp4': ['a box inside moov larger than moov', (b) => damageFirstChild(b, 'moov')],
+  'video/x-m4v': ['a box inside moov larger than moov', (b) => damageFirstChild(b, 'moov')],
+  'video/quicktime': ['a box inside moov larger than moov', (b) => damageFirstChild(b, 'moov')],
+  'video/x-msvideo': ['LIST hdrl renamed', (b) => withBytes(b, 20, 'hdrx')],
+  'audio/mp4': ['a box inside moov larger than moov', (b) => damageFirstChild(b, 'moov')],
+  'audio/mpeg': ['the third frame header zeroed', (b) => withBytes(b, mp3Frame(b, 2), [0, 0, 0, 0])],
+  'audio/wav': ['"fmt " renamed', (b) => withBytes(b, 12, 'fmx ')],
+  'audio/flac': ['a byte of the last frame changed (CRC-16)', (b) => withBytes(b, -10, [b[b.length - 10]! ^ 0x55])],
+};
+
+describe('media: formats recognised by content, structure walks', function () {
+  this.timeout(60_000);
+  let samples: Samples;
+  let dir: string;
+  const file = async (name: string, bytes: Buffer | string) => {
+    const p = path.join(dir, name);
+    await writeFile(p, bytes);
+    return p;
+  };
+
+  before(async function () {
+    ({ samples, dir } = await makeSamples());
+  });
+
+  describe('the registry', function () {
+    it('lists each MIME type once, with its extension, kind and label; extensionFor answers for each', function () {
+      expect(new Set(MEDIA_FORMATS.map((f) => f.mimeType)).size).to.equal(MEDIA_FORMATS.length);
+      for (const f of MEDIA_FORMATS) {
+        expect(f.extension).to.match(/^[a-z0-9]+$/);
+        expect(f.extensions[0]).to.equal(f.extension);
+        expect(['image', 'video', 'audio']).to.include(f.kind);
+        expect(extensionFor(f.mimeType)).to.equal(f.extension);
+        expect(formatFor(f.mimeType)).to.equal(f);
+      }
+      expect(extensionFor('image/jpeg')).to.equal('jpg');
+      expect(extensionFor('video/quicktime')).to.equal('mov');
+      expect(extensionFor('audio/mp4')).to.equal('m4a');
+      expect(() => extensionFor('application/pdf')).to.throw(/no media format/);
+    });
+
+    it("Verify's file pickers accept every format of the registry, by type and by extension", function () {
+      const verifyJs = readFileSync(new URL('../../web/app/verify.js', import.meta.url), 'utf8');
+      const list = (name: string) => /\[([^\]]*)\]/.exec(verifyJs.slice(verifyJs.indexOf(`${name} = [`)))![1]!.match(/'[^']+'/g)!.map((s) => s.slice(1, -1));
+      const types = list('VERIFIABLE_TYPES');
+      const extensions = list('VERIFIABLE_EXTENSIONS');
+      expect([...types].sort()).to.deep.equal(MEDIA_FORMATS.map((f) => f.mimeType).sort());
+      expect([...extensions].sort()).to.deep.equal(MEDIA_FORMATS.flatMap((f) => f.extensions).sort());
+      expect(verifyJs).to.match(/accept: VERIFY_ACCEPT/);
+      const publicJs = readFileSync(new URL('../../web/app/public-verify.js', import.meta.url), 'utf8');
+      expect(publicJs).to.match(/accept: VERIFY_ACCEPT/);
+      expect(publicJs).to.match(/VERIFIABLE_TYPES\.includes\(kind\.type\)/);
+    });
+  });
+
+  describe('identifyMedia', function () {
+    it('recognises every sample by content, whatever its name, and sniffMediaType agrees on the bytes', async function () {
+      for (const f of MEDIA_FORMATS) {
+        const p = await file(`sample-${f.extension}.bin`, samples[f.mimeType]);
+        const found = await identifyMedia(p);
+        expect(found.mimeType, f.label).to.equal(f.mimeType);
+        expect(found.kind).to.equal(f.kind);
+        expect((await identifyMedia(p, { checkStructure: false })).mimeType).to.equal(f.mimeType);
+        expect(sniffMediaType(samples[f.mimeType])).to.equal(f.mimeType);
+      }
+    });
+
+    it('a PNG named .mp4 is a PNG; an MP4 named .png is an MP4', async function () {
+      expect((await identifyMedia(await file('holiday.mp4', samples['image/png']))).mimeType).to.equal('image/png');
+      expect((await identifyMedia(await file('photo.png', samples['video/mp4']))).mimeType).to.equal('video/mp4');
+    });
+
+    it('tells HEIC, HEIF and AVIF apart by the ftyp brands', function () {
+      expect(identifyMediaBytes(samples['image/avif']).mimeType).to.equal('image/avif');
+      expect(identifyMediaBytes(samples['image/heic']).mimeType).to.equal('image/heic');
+      expect(identifyMediaBytes(samples['image/heif']).mimeType).to.equal('image/heif');
+      expect(identifyMediaBytes(samples['video/mp4']).mimeType).to.equal('video/mp4');
+      expect(identifyMediaBytes(samples['audio/mp4']).mimeType).to.equal('audio/mp4');
+    });
+
+    it('the empty file is empty; other content is unsupported, with the accepted formats in the message', async function () {
+      expect((await rejection(await file('empty.jpg', '')))?.reason).to.equal('empty');
+      const others: [string, Buffer][] = [
+        ['text named .webp', Buffer.from('hello, this is not an image\n')],
+        ['a BMP', Buffer.concat([Buffer.from('BM'), Buffer.alloc(60)])],
+        ['a PDF', Buffer.from('%PDF-1.4\n%%EOF\n')],
+        ['an HTML page', Buffer.from('<!DOCTYPE html><html><body><svg></svg></body></html>')],
+        ['XML that is not SVG', Buffer.from('<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"></feed>')],
+        ['a RIFF of another form', Buffer.concat([Buffer.from('RIFF\x04\x00\x00\x00RMID', 'latin1')])],
+        ['ISO media of another brand (Canon CR3)', withBytes(samples['video/mp4'], 8, 'crx ')],
+        ['random bytes', Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 251))],
+        ['an ID3 tag in front of something else', Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x0a', 'latin1'), Buffer.alloc(10), Buffer.from('just some text after the tag')])],
+      ];
+      for (const [label, bytes] of others) {
+        const err = await rejection(await file('other.webp', bytes));
+        expect(err?.reason, label).to.equal('unsupported');
+        expect(err?.message, label).to.match(/not supported|accepted: JPEG, PNG, WebP/);
+        expect(sniffMediaType(bytes), label).to.equal(undefined);
+      }
+    });
+
+    for (const fraction of [0.3, 0.6, 0.9]) {
+      it(`refuses every format cut to ${fraction * 100}% as corrupt, naming the format`, async function () {
+        for (const f of MEDIA_FORMATS) {
+          const whole = samples[f.mimeType];
+          const cut = whole.subarray(0, Math.floor(whole.length * fraction));
+          const err = await rejection(await file(`cut.${f.extension}`, cut));
+          expect(err?.reason, `${f.label} cut to ${cut.length} of ${whole.length} bytes: ${err?.message}`).to.equal('corrupt');
+          expect(err?.message).to.be.a('string').and.not.equal('');
+          // A DNG cut inside its first IFD can no longer be told from TIFF: it is still refused as a damaged TIFF.
+          expect(err?.mimeType, f.label).to.equal(f.mimeType === 'image/x-adobe-dng' && err?.mimeType === 'image/tiff' ? 'image/tiff' : f.mimeType);
+        }
+      });
+    }
+
+    for (const f of MEDIA_FORMATS) {
+      it(`refuses a damaged ${f.label} (${DAMAGE[f.mimeType][0]}) as corrupt; without the structure check it is still ${f.extension}`, async function () {
+        const damaged = DAMAGE[f.mimeType][1](samples[f.mimeType]);
+        const p = await file(`damaged.${f.extension}`, damaged);
+        const err = await rejection(p);
+        expect(err?.reason, err?.message).to.equal('corrupt');
+        // Verification skips the structure walk: c2pa-rs is the judge of a damaged file.
+        expect((await identifyMedia(p, { checkStructure: false })).mimeType).to.equal(f.mimeType);
+      });
+    }
+
+    it('gives clear messages: a truncated MP4 box, a WAV whose RIFF size is wrong, a broken MP3 frame sequence', async function () {
+      const mp4 = samples['video/mp4'];
+      const mdat = topLevelBoxes(mp4).find((b) => b.type === 'mdat')!;
+      const cutMp4 = await rejection(await file('cut.mp4', mp4.subarray(0, mdat.at + Math.floor(mdat.size / 2))));
+      expect(cutMp4?.message).to.match(/^the MP4 file is truncated: box "mdat" at byte \d+ claims \d+ bytes, only \d+ remain$/);
+      const wav = samples['audio/wav'];
+      const longer = await rejection(await file('long.wav', Buffer.concat([wav, Buffer.alloc(100)])));
+      expect(longer?.message).to.equal('the WAV file has 100 bytes after the end of its RIFF chunk');
+      const mp3 = await rejection(await file('broken.mp3', DAMAGE['audio/mpeg'][1](samples['audio/mpeg'])));
+      expect(mp3?.message).to.match(/^the MP3 frame sequence is broken at byte \d+$/);
+    });
+
+    it('MP3: without ID3v2, with an ID3v1 tag at the end; the Xing byte count finds a cut at a frame boundary', async function () {
+      const mp3 = samples['audio/mpeg'];
+      const bare = mp3.subarray(mp3Frame(mp3, 0));
+      const id3v1 = Buffer.concat([bare, Buffer.from('TAG'), Buffer.alloc(125, 0x20)]);
+      expect((await identifyMedia(await file('bare.mp3', bare))).mimeType).to.equal('audio/mpeg');
+      expect((await identifyMedia(await file('v1.mp3', id3v1))).mimeType).to.equal('audio/mpeg');
+      const atBoundary = mp3.subarray(0, mp3Frame(mp3, 5));
+      expect((await rejection(await file('boundary.mp3', atBoundary)))?.message).to.match(/^the MP3 is truncated: its header declares \d+ bytes of audio, \d+ are there$/);
+    });
+
+    it('SVG: entity declarations are refused, a non-SVG root is not SVG, and there is a size bound', async function () {
+      const entities = Buffer.from('<?xml version="1.0"?><!DOCTYPE svg [<!ENTITY a "aaaa">]><svg xmlns="http://www.w3.org/2000/svg">&a;</svg>');
+      expect((await rejection(await file('entities.svg', entities)))?.reason).to.equal('unsupported');
+      const twoRoots = Buffer.concat([SVG_SAMPLE, Buffer.from('<svg></svg>\n')]);
+      expect((await rejection(await file('two.svg', twoRoots)))?.message).to.equal('the SVG has more than one root element');
+      const huge = Buffer.concat([Buffer.from('<svg xmlns="http://www.w3.org/2000/svg">'), Buffer.alloc(SVG_MAX_BYTES, 0x20), Buffer.from('</svg>')]);
+      const err = await rejection(await file('huge.svg', huge));
+      expect(err?.reason).to.equal('too_large');
+    });
+  });
+
+  describe('large files are never read whole', function () {
+    /** A 2 GiB sparse MP4: the sample's ftyp and moov, then an mdat header (64-bit size) over the rest of the file. */
+    async function sparseMp4(name: string, mdatSize: (mdatAt: number) => bigint, total = 2 * GiB): Promise<string> {
+      const mp4 = samples['video/mp4'];
+      const boxes = topLevelBoxes(mp4);
+      const pick = (type: string) => { const b = boxes.find((x) => x.type === type)!; return mp4.subarray(b.at, b.at + b.size); };
+      const head = Buffer.concat([pick('ftyp'), pick('moov')]);
+      const mdat = Buffer.alloc(16);
+      mdat.writeUInt32BE(1);
+      mdat.write('mdat', 4, 'latin1');
+      mdat.writeBigUInt64BE(mdatSize(head.length), 8);
+      const p = path.join(dir, name);
+      await writeFile(p, Buffer.concat([head, mdat]));
+      await truncate(p, total);
+      return p;
+    }
+
+    /** Counts the bytes FileHandle.read returns while `fn` runs. */
+    async function bytesRead<T>(fn: () => Promise<T>): Promise<[T, number]> {
+      const probe = await open(THIS_FILE, 'r');
+      const proto = Object.getPrototypeOf(probe) as { read: (...args: unknown[]) => Promise<{ bytesRead: number }> };
+      await probe.close();
+      const original = proto.read;
+      let total = 0;
+      proto.read = async function (this: unknown, ...args: unknown[]) {
+        const result = await original.apply(this, args);
+        total += result.bytesRead;
+        return result;
+      };
+      try {
+        return [await fn(), total];
+      } finally {
+        proto.read = original;
+      }
+    }
+
+    it('a consistent 2 GiB MP4 (64-bit mdat size) is identified in well under a second, reading a few hundred KiB', async function () {
+      const p = await sparseMp4('big.mp4', (at) => BigInt(2 * GiB - at));
+      const started = performance.now();
+      const [found, read] = await bytesRead(() => identifyMedia(p));
+      expect(found.mimeType).to.equal('video/mp4');
+      expect(performance.now() - started).to.be.below(1000);
+      expect(read).to.be.above(0).and.below(1024 * 1024);
+    });
+
+    it('a 2 GiB MP4 whose mdat claims 3 GiB is truncated, found as fast', async function () {
+      const p = await sparseMp4('cut.mp4', (at) => BigInt(3 * GiB - at));
+      const started = performance.now();
+      const err = await rejection(p);
+      expect(err?.reason).to.equal('corrupt');
+      expect(err?.message).to.match(/truncated: box "mdat"/);
+      expect(performance.now() - started).to.be.below(1000);
+    });
+
+    it('a 2 GiB WAV (one data chunk) is identified as fast', async function () {
+      const wav = samples['audio/wav'];
+      const dataAt = wav.indexOf('data', 12, 'latin1');
+      const head = Buffer.from(wav.subarray(0, dataAt + 8));
+      head.writeUInt32LE(2 * GiB - 8, 4);
+      head.writeUInt32LE(2 * GiB - dataAt - 8, dataAt + 4);
+      const p = path.join(dir, 'big.wav');
+      const fd = openSync(p, 'w');
+      writeSync(fd, head);
+      closeSync(fd);
+      await truncate(p, 2 * GiB);
+      const started = performance.now();
+      expect((await identifyMedia(p)).mimeType).to.equal('audio/wav');
+      expect(performance.now() - started).to.be.below(1000);
+    });
+  });
+
+  describe('through the API', function () {
+    let api: TestApi;
+    let account: Account;
+    const upload = (bytes: Buffer, filename: string) =>
+      request(api.app).post('/v1/media/upload').set(bearer(account.access)).attach('file', bytes, { filename, contentType: 'application/octet-stream' });
+
+    before(async function () {
+      api = await startTestApi({ PUBLIC_RATE_LIMIT: '10000' });
+      // Verification judges against the service's roots: they must exist.
+      await initPki({ knex: api.db.knex, vault: createKeyVault(api.config), config: api.config });
+      account = await registerAccount(api.app, 'Formats');
+    });
+    after(async () => api.close());
+
+    it('accepts every format by content and stores it under its extension', async function () {
+      for (const f of MEDIA_FORMATS) {
+        const res = await upload(samples[f.mimeType], 'upload.bin');
+        expect(res.status, `${f.label}: ${JSON.stringify(res.body)}`).to.equal(201);
+        expect(res.body.mime_type).to.equal(f.mimeType);
+        const row = await api.db.knex('uploads').where({ id: res.body.upload_id }).first('storage_key');
+        expect(row.storage_key).to.match(new RegExp(`\\.${f.extension}$`));
+      }
+    });
+
+    it('a PNG named .mp4 is stored as a PNG; a text file named .webp is 415; empty is 400', async function () {
+      const png = await upload(samples['image/png'], 'clip.mp4').expect(201);
+      expect(png.body).to.include({ mime_type: 'image/png', filename: 'clip.mp4' });
+      const text = await upload(Buffer.from('hello, this is not an image\n'), 'photo.webp').expect(415);
+      expect(text.body.error.code).to.equal('unsupported_media_type');
+      const empty = await upload(Buffer.alloc(0), 'x.mp4').expect(400);
+      expect(empty.body.error.code).to.equal('empty_file');
+    });
+
+    it('a truncated MP4 (cut in the middle of a box) is 400 corrupt_media; a damaged GIF is 400 corrupt_image; nothing is stored', async function () {
+      const count = async () => Number((await api.db.knex('uploads').where({ org_id: account.orgId }).count('* as n'))[0]!.n);
+      const n = await count();
+      const mp4 = samples['video/mp4'];
+      const moov = topLevelBoxes(mp4).find((b) => b.type === 'moov')!;
+      const cut = await upload(mp4.subarray(0, moov.at + Math.floor(moov.size / 2)), 'cut.mp4').expect(400);
+      expect(cut.body.error.code).to.equal('corrupt_media');
+      expect(cut.body.error.message).to.match(/^the MP4 file is truncated/);
+      const gif = await upload(DAMAGE['image/gif'][1](samples['image/gif']), 'x.gif').expect(400);
+      expect(gif.body.error.code).to.equal('corrupt_image');
+      expect(await count()).to.equal(n);
+    });
+
+    it('verify (signed in and public) reads every format: unsigned is none, signed has its manifest', async function () {
+      const chain = await makeOpensslChain();
+      for (const f of MEDIA_FORMATS) {
+        const unsigned = await request(api.app).post('/v1/verify').attach('file', samples[f.mimeType], 'file.bin');
+        expect(unsigned.status, `${f.label}: ${JSON.stringify(unsigned.body)}`).to.equal(200);
+        expect(unsigned.body).to.include({ validation_state: 'none', mime_type: f.mimeType });
+        const signed = await signAsset({
+          bytes: samples[f.mimeType],
+          mimeType: f.mimeType,
+          manifest: buildManifestDefinition({ title: 'T', creator: 'C' }, { sourceHasManifest: false }),
+          key: chain.keys.leaf,
+          chainDer: [chain.der.leaf, chain.der.subCa],
+        });
+        const res = await request(api.app).post('/v1/media/verify').set(bearer(account.access)).attach('file', Buffer.from(signed), 'file.bin');
+        expect(res.status, `${f.label}: ${JSON.stringify(res.body)}`).to.equal(200);
+        expect(res.body.mime_type).to.equal(f.mimeType);
+        expect(res.body.active_manifest, f.label).to.match(/^urn:c2pa:/);
+        // Signed by a chain the service does not trust: read, but not Trusted.
+        expect(res.body.status.failure, f.label).to.include('signingCredential.untrusted');
+      }
+    });
+  });
+});

@@ -1,0 +1,369 @@
+// The public verify page (/verify, no account): drop or pick an image and see its embedded Content Credentials
+// or, for a file without any, the credentials recovered by its fingerprint, each clearly marked as not bound to
+// the file and shown beside the signed image they belong to. After a check the address becomes /verify#<sha256>,
+// a permalink to the stored result (GET /v1/verify/<sha256>). No token is read or sent here: every request is
+// made without credentials.
+import { publicRequest } from './api.js';
+import { dropZone } from './drop-zone.js';
+import { formatBytes, formatDate, h, messageBox, pageTitle, uid } from './dom.js';
+import { sniff } from './files.js';
+import { anchorInfo, chainLabel, definitionList } from './jobs.js';
+import { describeCheckError } from './messages.js';
+import { revocationWords, verdictView, VERIFIABLE_TYPES, VERIFY_ACCEPT, VERIFY_HINT } from './verify.js';
+
+const PERMALINK = /^#([0-9a-fA-F]{64})$/;
+const RECOVERED_LABEL = 'Recovered by fingerprint — not bound to this file';
+
+/** The organisation a certificate names (O=, else CN=), for "signed by". */
+function organisationOf(subject) {
+  if (!subject) return undefined;
+  const parts = String(subject).split(/,\s*(?=[A-Za-z][A-Za-z0-9.]*=)/);
+  const value = (key) => parts.find((p) => p.toUpperCase().startsWith(`${key}=`))?.slice(key.length + 1).trim();
+  return value('O') || value('CN') || String(subject);
+}
+
+/** A path on this origin for a URL the API built from its BASE_URL (which may name another address). */
+function thumbnailPath(url) {
+  return /\/v1\/manifests\/[^/?#]+\/thumbnail$/.exec(String(url ?? ''))?.[0];
+}
+function manifestPath(url) {
+  return /\/v1\/manifests\/[^/?#]+$/.exec(String(url ?? ''))?.[0];
+}
+
+/** The API judges a recovered manifest's signature on its own (its hard binding needs the original bytes). */
+const SIGNATURE_WORDS = {
+  trusted: 'Intact, made with a certificate this service trusts.',
+  valid: 'Intact, but the signer does not chain to this service’s root certificate.',
+  invalid: 'Broken: the recovered manifest does not validate.',
+};
+
+function signatureWords(c) {
+  return SIGNATURE_WORDS[c.signature] ?? 'Cannot be confirmed.';
+}
+
+function similarityWords(c) {
+  const d = Number(c.distance);
+  const score = Number(c.similarity_score);
+  if (!Number.isFinite(d)) return undefined;
+  const bits = `${d} of 64 fingerprint bits differ`;
+  if (d === 0) return `Same picture as far as the fingerprint can tell (${bits})`;
+  return `${Number.isFinite(score) ? `${score}% similar` : 'Similar'} (${bits})`;
+}
+
+function anchorWords(anchor) {
+  const a = anchorInfo(anchor);
+  if (!a) return 'Not anchored on a blockchain.';
+  const links = [
+    a.link ? h('a', { href: a.link, target: '_blank', rel: 'noopener noreferrer', class: 'external' }, 'View the transaction') : null,
+    a.proofPath && a.done ? h('a', { href: a.proofPath, target: '_blank', rel: 'noopener', class: 'external' }, 'Anchor proof (JSON)') : null,
+  ].filter(Boolean);
+  let text;
+  if (a.done) text = `Anchored on ${chainLabel(a)}${a.block !== undefined ? `, block ${a.block}` : ''}${a.at ? `, ${formatDate(a.at)}` : ''}.`;
+  else if (a.failed) text = 'Anchoring failed.';
+  else if (a.status === 'anchoring') text = 'Transaction sent, waiting for confirmation.';
+  else text = 'Waiting for the next batch to be anchored.';
+  return links.length ? [text, ' ', h('span', { class: 'links links--inline' }, links)] : text;
+}
+
+/** One picture of the comparison, or words where it cannot be shown. */
+function compareItem(caption, src, alt, missing) {
+  const frame = h('div', { class: 'compare__frame' });
+  const showMissing = (text) => frame.replaceChildren(h('p', { class: 'compare__missing' }, text));
+  if (src) {
+    const img = h('img', { src, alt, decoding: 'async' });
+    img.addEventListener('error', () => showMissing(missing.failed));
+    frame.append(img);
+  } else {
+    showMissing(missing.absent);
+  }
+  return h('figure', { class: 'compare__item' }, frame, h('figcaption', {}, caption));
+}
+
+/** A recovered candidate: the label, the two pictures side by side, what its manifest says. */
+function candidateView(c, index, previewUrl) {
+  const m = c.manifest ?? {};
+  const titleId = uid('candidate');
+  const thumb = thumbnailPath(c.thumbnail_url);
+  const manifestLink = manifestPath(c.manifest_url);
+  return h(
+    'li',
+    { class: 'candidate' },
+    h(
+      'article',
+      { 'aria-labelledby': titleId },
+      h('p', { class: 'recovered-tag' }, h('span', { 'aria-hidden': 'true' }, '≈'), RECOVERED_LABEL),
+      h('h3', { id: titleId, class: 'candidate__title' }, m.title || `Signed image ${index + 1}`),
+      h(
+        'div',
+        { class: 'compare' },
+        compareItem('Your image', previewUrl, 'The image you checked', {
+          absent: 'Not kept: only its hash and this result are stored.',
+          failed: 'This browser cannot show the file.',
+        }),
+        compareItem('The signed image', thumb, `The signed image these credentials belong to${m.title ? `: ${m.title}` : ''}`, {
+          absent: 'No picture of the signed image is available.',
+          failed: 'The picture of the signed image could not be loaded.',
+        }),
+      ),
+      definitionList([
+        ['Title', m.title || '—'],
+        ['Creator', m.creator || '—'],
+        ['Signed by', organisationOf(c.signer?.subject) ?? 'Unknown'],
+        ['Signed at', m.signed_at ? formatDate(m.signed_at) : 'Not timestamped'],
+        ['On-chain anchor', anchorWords(c.anchor)],
+        ['Match', similarityWords(c)],
+        ['Signature', signatureWords(c)],
+        ['Revocation', c.revocation ? revocationWords(c.revocation) : undefined],
+      ]),
+      h(
+        'details',
+        { class: 'technical' },
+        h('summary', {}, 'Technical details of the recovered manifest'),
+        definitionList([
+          ['Manifest', c.manifest_id ? h('code', { class: 'hash' }, c.manifest_id) : undefined],
+          ['Signed file’s SHA-256', c.signed_sha256 ? h('code', { class: 'hash' }, c.signed_sha256) : undefined],
+          ['Fingerprint', c.fingerprint ? h('code', { class: 'hash' }, `${c.fingerprint}${c.alg ? ` (${c.alg})` : ''}`) : undefined],
+          ['Certificate', c.signer?.subject ?? undefined],
+          ['Issued by', c.signer?.issuer ?? undefined],
+          ['Manifest store', manifestLink ? h('a', { href: manifestLink }, 'Download the C2PA manifest store') : undefined],
+        ]),
+      ),
+    ),
+  );
+}
+
+function neutralVerdict(title, ...text) {
+  return h(
+    'div',
+    { class: 'verdict verdict--neutral' },
+    h('span', { class: 'verdict__icon', 'aria-hidden': 'true' }, '?'),
+    h('div', {}, h('p', { class: 'verdict__title' }, title), ...text.map((t) => h('p', { class: 'verdict__text' }, t))),
+  );
+}
+
+function noneTechnical(report, recovered) {
+  return h(
+    'details',
+    { class: 'technical' },
+    h('summary', {}, recovered ? 'Technical details of your file' : 'Technical details'),
+    definitionList([
+      ['File type', report.mime_type],
+      ['SHA-256', report.sha256 ? h('code', { class: 'hash' }, report.sha256) : undefined],
+      ['Fingerprint', report.fingerprint ? h('code', { class: 'hash' }, report.fingerprint) : undefined],
+    ]),
+  );
+}
+
+/** What a result says, for the live region. */
+function summaryOf(report) {
+  const recovered = Array.isArray(report.recovered) ? report.recovered : [];
+  if (report.validation_state !== 'none') {
+    const words = { Trusted: 'Trusted', Valid: 'Not trusted', Invalid: 'Invalid' }[report.validation_state] ?? 'Invalid';
+    return report.revocation?.status === 'revoked' ? `${words}, but the signer is revoked.` : `${words}.`;
+  }
+  if (!recovered.length) return 'No Content Credentials found.';
+  return `No Content Credentials in this file. ${recovered.length === 1 ? 'One signed image' : `${recovered.length} signed images`} recovered by fingerprint, not bound to this file.`;
+}
+
+/** The result's body: the embedded verdict, the recovered candidates, or "none found". */
+function resultBody(report, previewUrl) {
+  if (report.validation_state !== 'none') return verdictView(report);
+  const recovered = Array.isArray(report.recovered) ? report.recovered : [];
+  if (!recovered.length) {
+    return [
+      neutralVerdict(
+        'No Content Credentials found',
+        'This file carries no C2PA manifest, and no image signed with this service and open to lookup looks like it. Nothing can be said about where it came from.',
+      ),
+      noneTechnical(report, false),
+    ];
+  }
+  const one = recovered.length === 1;
+  return [
+    neutralVerdict(
+      'No Content Credentials in this file',
+      `But it looks like ${one ? 'an image' : `${recovered.length} images`} signed with this service. ${one ? 'Its credentials are' : 'Their credentials are'} shown below: they belong to the signed image${one ? '' : 's'}, not to this file, which may be a re-encoded, resized or edited copy, or just a similar picture. Compare the pictures.`,
+    ),
+    h('h3', {}, recovered.length === 1 ? 'Recovered credentials' : `Recovered credentials (${recovered.length}, nearest first)`),
+    h(
+      'ol',
+      { class: 'candidates' },
+      recovered.map((c, i) => candidateView(c, i, previewUrl)),
+    ),
+    noneTechnical(report, true),
+  ];
+}
+
+async function copyText(text, fallbackInput) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // No clipboard access (e.g. plain http on another host): select the text so Ctrl+C copies it.
+    fallbackInput.focus();
+    fallbackInput.select();
+    return false;
+  }
+}
+
+function permalinkBox(url) {
+  const input = h('input', { class: 'input input--mono', type: 'text', readonly: true, value: url, id: uid('permalink'), spellcheck: 'false' });
+  const copied = h('span', { class: 'copied', role: 'status' });
+  const copy = h('button', { type: 'button', class: 'button button--secondary' }, 'Copy link');
+  copy.addEventListener('click', async () => {
+    const ok = await copyText(url, input);
+    copied.textContent = ok ? 'Link copied to the clipboard.' : 'Press Ctrl+C (or ⌘C) to copy the selected link.';
+  });
+  return h('div', { class: 'permalink' }, h('label', { for: input.id }, 'Permalink to this result'), h('div', { class: 'copy-row' }, input, copy), copied);
+}
+
+function start(main) {
+  const error = messageBox('error');
+  const status = h('p', { class: 'progress-detail', role: 'status' });
+  const bar = h('progress', { class: 'upload-bar', max: '100', value: '0', hidden: true, 'aria-label': 'Sending the file' });
+  const result = h('section', { class: 'card result-card', hidden: true, 'aria-labelledby': 'verify-result-title' });
+  let previewUrl = null;
+  let current = null; // AbortController of the request in flight
+  let busy = false; // a file is being checked (a drop on the disabled zone still arrives)
+
+  const zone = dropZone({
+    label: 'Drop an image to check it',
+    hint: VERIFY_HINT,
+    accept: VERIFY_ACCEPT,
+    onFile: (f) => {
+      if (!busy) void check(f);
+    },
+    onRefuse: (why) => error.show(why),
+  });
+
+  function begin() {
+    current?.abort();
+    current = new AbortController();
+    error.hide();
+    status.textContent = '';
+    return current.signal;
+  }
+
+  function show(report, { heading, meta, focus }) {
+    const title = h('h2', { id: 'verify-result-title', tabindex: '-1' }, heading);
+    const sha = typeof report.sha256 === 'string' && /^[0-9a-f]{64}$/.test(report.sha256) ? report.sha256 : null;
+    if (sha && location.hash !== `#${sha}`) history.replaceState(null, '', `/verify#${sha}`);
+    result.replaceChildren(
+      title,
+      ...meta.map((m) => h('p', { class: 'result-meta muted' }, m)),
+      ...resultBody(report, previewUrl),
+      sha ? permalinkBox(`${location.origin}/verify#${sha}`) : null,
+    );
+    result.hidden = false;
+    status.textContent = `Result: ${summaryOf(report)}`;
+    if (focus) title.focus();
+  }
+
+  async function check(file) {
+    const signal = begin();
+    result.hidden = true;
+    // The address no longer names a result on screen.
+    if (location.hash) history.replaceState(null, '', location.pathname);
+    if (file.size === 0) {
+      error.show(`“${file.name}” is empty.`);
+      return;
+    }
+    const kind = await sniff(file).catch(() => null);
+    if (kind && !VERIFIABLE_TYPES.includes(kind.type)) {
+      error.show(`“${file.name}” is a ${kind.name}. Content Credentials can be checked in images, video and audio of the formats listed.`);
+      return;
+    }
+    if (previewUrl) URL.revokeObjectURL(previewUrl);
+    previewUrl = URL.createObjectURL(file);
+    busy = true;
+    zone.setDisabled(true);
+    status.textContent = `Checking ${file.name}…`;
+    bar.value = 0;
+    bar.hidden = false;
+    try {
+      const form = new FormData();
+      form.append('file', file, file.name);
+      const report = await publicRequest('POST', '/v1/verify', {
+        form,
+        signal,
+        onUploadProgress: (f) => {
+          bar.value = Math.round(f * 100);
+        },
+      });
+      if (signal.aborted) return;
+      show(report, {
+        heading: file.name,
+        meta: [[formatBytes(file.size), report.checked_at ? `checked ${formatDate(report.checked_at)}` : null].filter(Boolean).join(', ')],
+        focus: true,
+      });
+    } catch (err) {
+      if (signal.aborted) return;
+      status.textContent = '';
+      error.show(describeCheckError(err));
+    } finally {
+      // Also when a permalink opened meanwhile aborted this check: the zone is usable again.
+      busy = false;
+      bar.hidden = true;
+      zone.setDisabled(false);
+    }
+  }
+
+  /** Opens a permalink: the stored result of an earlier check of a file with this hash. */
+  async function load(sha256, { focus }) {
+    const signal = begin();
+    if (previewUrl) URL.revokeObjectURL(previewUrl);
+    previewUrl = null;
+    result.hidden = true;
+    status.textContent = 'Loading the stored result…';
+    try {
+      const report = await publicRequest('GET', `/v1/verify/${sha256}`, { signal });
+      if (signal.aborted) return;
+      show(report, {
+        heading: 'Result of an earlier check',
+        meta: [
+          report.checked_at ? `Checked ${formatDate(report.checked_at)}. This is the stored result: the signer’s revocation status or the anchor may have changed since. Check the file again for a current answer.` : 'This is the stored result of an earlier check.',
+        ],
+        focus,
+      });
+    } catch (err) {
+      if (signal.aborted) return;
+      status.textContent = '';
+      error.show(
+        err?.status === 404 ? 'No result is stored for this link: only files someone checked on this page are kept, by their hash. Drop the image to check it.' : describeCheckError(err),
+      );
+    }
+  }
+
+  main.replaceChildren(
+    ...pageTitle('Check an image’s Content Credentials', 'Who signed an image, and whether it changed since. Copies that lost their credentials on the way (re-encoded, resized) are matched by their fingerprint. No account needed.'),
+    h(
+      'section',
+      { class: 'card', 'aria-label': 'Choose an image' },
+      zone.el,
+      bar,
+      status,
+      error.el,
+      h(
+        'p',
+        { class: 'small-print' },
+        'The image is sent to the service to be read and is not stored: only its SHA-256 hash and the result are kept, so that the permalink can show the result again. The side-by-side preview of your image stays in this browser.',
+      ),
+    ),
+    result,
+  );
+
+  const fromHash = (focus) => {
+    const m = PERMALINK.exec(location.hash);
+    if (m) void load(m[1].toLowerCase(), { focus });
+  };
+  window.addEventListener('hashchange', () => fromHash(true));
+  fromHash(false);
+}
+
+// The skip link moves focus to the content instead of replacing the permalink in the address.
+document.querySelector('.skip-link')?.addEventListener('click', (e) => {
+  e.preventDefault();
+  document.getElementById('main')?.focus();
+});
+const main = document.getElementById('main');
+if (main) start(main);
