@@ -14,7 +14,7 @@ import { createLogger } from '../../shared/logger.js';
 import { initPki, type InitPkiResult } from '../../shared/pki/authority.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
-import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { bearer, downloadFile, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
 import { noisePng } from '../support/noise-png.js';
 import { startTestWorker, type RoleProcess } from '../support/processes.js';
 
@@ -32,21 +32,9 @@ describe('durable credentials: soft binding, manifest repository and public veri
   let planetManifestId: string;
 
   async function sign(acc: Account, bytes: Buffer, name: string, title: string) {
-    const up = await request(api.app).post('/v1/media/upload').set(bearer(acc.access)).attach('file', bytes, name).expect(201);
-    const job = await request(api.app).post('/v1/media/sign').set(bearer(acc.access)).send({ upload_id: up.body.upload_id, manifest: { title, creator: 'Desk' } }).expect(202);
-    for (let i = 0; i < 6; i += 1) {
-      const res = await request(api.app).get(`/v1/media/jobs/${job.body.job_id}?wait=20`).set(bearer(acc.access)).expect(200);
-      if (res.body.status !== 'queued' && res.body.status !== 'processing') {
-        expect(res.body.status, JSON.stringify(res.body)).to.equal('signed');
-        const file = await request(api.app).get(new URL(res.body.signed_file.download_url).pathname).set(bearer(acc.access)).buffer(true).parse((r, cb) => {
-          const parts: Buffer[] = [];
-          r.on('data', (d: Buffer) => parts.push(d));
-          r.on('end', () => cb(null, Buffer.concat(parts)));
-        });
-        return file.body as Buffer;
-      }
-    }
-    throw new Error('job did not finish');
+    const job = await waitForJob(api.app, acc, await submitSign(api.app, acc, bytes, name, { title, creator: 'Desk' }));
+    expect(job.status, JSON.stringify(job)).to.equal('signed');
+    return downloadFile(api.app, acc, job.signed_file.download_url);
   }
 
   /** What platforms do: re-encode at quality 75, resize to 50%, strip all metadata (sharp keeps none by default). */

@@ -10,7 +10,7 @@ import { createLogger } from '../../shared/logger.js';
 import { initPki } from '../../shared/pki/authority.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
-import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { bearer, registerAccount, startTestApi, type Account, type TestApi, downloadFile, submitSign, waitForJob } from '../support/api.js';
 import { startAzurite, type Azurite } from '../support/azurite.js';
 import { noisePng } from '../support/noise-png.js';
 import { startTestWorker, type RoleProcess } from '../support/processes.js';
@@ -58,31 +58,9 @@ describe('files across hosts: API and two workers share only Blob Storage (Azuri
   const workers: RoleProcess[] = [];
   const workerDirs: string[] = [];
 
-  const download = (url: string) =>
-    request(api.app)
-      .get(new URL(url).pathname)
-      .set(bearer(acc.access))
-      .buffer(true)
-      .parse((res, cb) => {
-        const parts: Buffer[] = [];
-        res.on('data', (d: Buffer) => parts.push(d));
-        res.on('end', () => cb(null, Buffer.concat(parts)));
-      })
-      .expect(200);
-
-  async function submit(bytes: Buffer, filename: string): Promise<string> {
-    const up = await request(api.app).post('/v1/media/upload').set(bearer(acc.access)).attach('file', bytes, filename).expect(201);
-    const job = await request(api.app).post('/v1/media/sign').set(bearer(acc.access)).send({ upload_id: up.body.upload_id, manifest: { title: filename, creator: 'Jane Doe' } }).expect(202);
-    return job.body.job_id as string;
-  }
-
-  async function waitDone(jobId: string) {
-    for (let i = 0; i < 6; i += 1) {
-      const res = await request(api.app).get(`/v1/media/jobs/${jobId}?wait=20`).set(bearer(acc.access)).expect(200);
-      if (!['queued', 'processing'].includes(res.body.status)) return res.body;
-    }
-    throw new Error(`job ${jobId} did not finish`);
-  }
+  const download = async (url: string) => ({ body: await downloadFile(api.app, acc, url) });
+  const submit = (bytes: Buffer, filename: string) => submitSign(api.app, acc, bytes, filename);
+  const waitDone = (jobId: string) => waitForJob(api.app, acc, jobId);
 
   before(async () => {
     azurite = await startAzurite();

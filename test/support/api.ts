@@ -100,3 +100,34 @@ export async function addOrgUser(app: Express, admin: Account, role: string): Pr
   const login = await request(app).post('/auth/login').send({ email, password }).expect(200);
   return { userId: res.body.user_id, access: login.body.access_token, email, orgId: res.body.org_id, role: res.body.role, created: res.body };
 }
+
+/** A file from the API (a signed file's download_url), as bytes, with the account's token. */
+export async function downloadFile(app: Express, acc: Pick<Account, 'access'>, url: string): Promise<Buffer> {
+  const res = await request(app)
+    .get(new URL(url).pathname)
+    .set(bearer(acc.access))
+    .buffer(true)
+    .parse((r, cb) => {
+      const parts: Buffer[] = [];
+      r.on('data', (d: Buffer) => parts.push(d));
+      r.on('end', () => cb(null, Buffer.concat(parts)));
+    })
+    .expect(200);
+  return res.body as Buffer;
+}
+
+/** Uploads a file and asks for it to be signed; resolves with the job id. */
+export async function submitSign(app: Express, acc: Pick<Account, 'access'>, bytes: Buffer, filename: string, manifest: Record<string, unknown> = { title: filename, creator: 'Jane Doe' }): Promise<string> {
+  const up = await request(app).post('/v1/media/upload').set(bearer(acc.access)).attach('file', bytes, filename).expect(201);
+  const job = await request(app).post('/v1/media/sign').set(bearer(acc.access)).send({ upload_id: up.body.upload_id, manifest }).expect(202);
+  return job.body.job_id as string;
+}
+
+/** The job's view once it has left queued and processing (waiting with ?wait=20, up to two minutes). */
+export async function waitForJob(app: Express, acc: Pick<Account, 'access'>, jobId: string) {
+  for (let i = 0; i < 6; i += 1) {
+    const res = await request(app).get(`/v1/media/jobs/${jobId}?wait=20`).set(bearer(acc.access)).expect(200);
+    if (!['queued', 'processing'].includes(res.body.status)) return res.body;
+  }
+  throw new Error(`job ${jobId} did not finish`);
+}

@@ -19,7 +19,7 @@ import { PostgresPkiEvents } from '../../shared/pki/pki-events.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import type { KeyVault } from '../../shared/vault/types.js';
 import { VaultUnavailableError } from '../../shared/vault/types.js';
-import { addOrgUser, bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { addOrgUser, bearer, downloadFile, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 import { startTestWorker, type RoleProcess } from '../support/processes.js';
 import { openssl, writePems } from './support.js';
 
@@ -70,14 +70,7 @@ describe('trust: every organisation signs with its own certificate', function ()
     throw new Error('job did not finish');
   }
 
-  async function download(acc: Account, url: string): Promise<Buffer> {
-    const res = await request(api.app).get(new URL(url).pathname).set(bearer(acc.access)).buffer(true).parse((r, cb) => {
-      const parts: Buffer[] = [];
-      r.on('data', (d: Buffer) => parts.push(d));
-      r.on('end', () => cb(null, Buffer.concat(parts)));
-    }).expect(200);
-    return res.body as Buffer;
-  }
+  const download = (acc: Account, url: string) => downloadFile(api.app, acc, url);
 
   async function ocspStatus(certPem: string): Promise<string> {
     const files = writePems(dir, { root: pki.root, subCa: pki.subCa });

@@ -10,7 +10,7 @@ import { initPki } from '../../shared/pki/authority.js';
 import { orgKeyName } from '../../shared/pki/org-signing.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
-import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { bearer, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
 import { noisePng } from '../support/noise-png.js';
 import { startTestWorker, type RoleProcess } from '../support/processes.js';
 
@@ -53,19 +53,8 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
   const startWorker = (extra: Record<string, string> = {}) =>
     startTestWorker(api, `http://127.0.0.1:${tsa.port}`, { WORKER_CONCURRENCY: '2', WORKER_LOCK_MS: '4000', SIGN_BACKOFF_MS: '200', ...extra });
 
-  async function signThrough(bytes: Buffer, filename: string, manifest = { title: 'Harbour', creator: 'Jane Doe' }) {
-    const up = await request(api.app).post('/v1/media/upload').set(bearer(acc.access)).attach('file', bytes, filename).expect(201);
-    const job = await request(api.app).post('/v1/media/sign').set(bearer(acc.access)).send({ upload_id: up.body.upload_id, manifest }).expect(202);
-    return job.body.job_id as string;
-  }
-
-  async function waitDone(jobId: string) {
-    for (let i = 0; i < 6; i += 1) {
-      const res = await request(api.app).get(`/v1/media/jobs/${jobId}?wait=20`).set(bearer(acc.access)).expect(200);
-      if (!['queued', 'processing'].includes(res.body.status)) return res.body;
-    }
-    throw new Error(`job ${jobId} did not finish`);
-  }
+  const signThrough = (bytes: Buffer, filename: string, manifest = { title: 'Harbour', creator: 'Jane Doe' }) => submitSign(api.app, acc, bytes, filename, manifest);
+  const waitDone = (jobId: string) => waitForJob(api.app, acc, jobId);
 
   before(async () => {
     api = await startTestApi({ SIGN_ATTEMPTS: '3', SIGN_BACKOFF_MS: '200' });

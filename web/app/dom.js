@@ -175,3 +175,16 @@ export function pageTitle(text, intro) {
 export function cell(label, content, { header = false, class: cls } = {}) {
   return h(header ? 'th' : 'td', { 'data-label': label, scope: header ? 'row' : undefined, class: cls }, h('div', { class: 'cell' }, content));
 }
+
+/** Copies text to the clipboard; without clipboard access, selects it in `fallbackInput` so Ctrl+C copies it. */
+export async function copyText(text, fallbackInput) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    // No clipboard access (e.g. plain http on another host): select the text so Ctrl+C copies it.
+    fallbackInput.focus();
+    fallbackInput.select();
+    return false;
+  }
+}

@@ -1,19 +1,7 @@
 // API keys (admin): create with a name (the raw key is shown once, with a copy button), list, revoke.
 import { api, seg } from './api.js';
-import { announce, cell, confirmDialog, field, h, messageBox, pageTitle, time, toast, whileBusy } from './dom.js';
+import { announce, cell, confirmDialog, copyText, field, h, messageBox, pageTitle, time, toast, whileBusy } from './dom.js';
 import { describeError } from './messages.js';
-
-async function copyText(text, fallbackInput) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    // No clipboard access (e.g. plain http on another host): select the text so Ctrl+C copies it.
-    fallbackInput.focus();
-    fallbackInput.select();
-    return false;
-  }
-}
 
 function newKeyPanel(created, onDone) {
   const keyInput = h('input', { class: 'input input--mono', type: 'text', readonly: true, value: created.key, 'aria-label': 'New API key', spellcheck: 'false' });

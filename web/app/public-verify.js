@@ -5,7 +5,7 @@
 // made without credentials.
 import { publicRequest } from './api.js';
 import { dropZone } from './drop-zone.js';
-import { formatBytes, formatDate, h, messageBox, pageTitle, uid } from './dom.js';
+import { copyText, formatBytes, formatDate, h, messageBox, pageTitle, uid } from './dom.js';
 import { sniff } from './files.js';
 import { anchorInfo, chainLabel, definitionList } from './jobs.js';
 import { describeCheckError } from './messages.js';
@@ -192,18 +192,6 @@ function resultBody(report, previewUrl) {
     ),
     noneTechnical(report, true),
   ];
-}
-
-async function copyText(text, fallbackInput) {
-  try {
-    await navigator.clipboard.writeText(text);
-    return true;
-  } catch {
-    // No clipboard access (e.g. plain http on another host): select the text so Ctrl+C copies it.
-    fallbackInput.focus();
-    fallbackInput.select();
-    return false;
-  }
 }
 
 function permalinkBox(url) {
