@@ -1,6 +1,6 @@
 /**
- * The certificates table: storing what was issued, and the questions the authority, the CRL publisher and
- * the trust API ask of it ("the current CA of this role", "the current signing chain", "revoked by this CA").
+ * The certificates table: storing what was issued, and the questions the authority and the trust API ask of it
+ * ("the current CA of this role", "the current signing chain"; the CRL publisher reads its entries itself).
  *
  * "Current" means: newest by issuance (created_at) among those not revoked and inside their validity window.
  */
@@ -107,9 +107,4 @@ export async function currentSigningChain(db: Db, now: Date, role: 'leaf' | 'tsa
   if (!row) return undefined;
   const pick = (prefix: string) => Certificate.fromDatabaseJson(Object.fromEntries(COLUMNS.map((c) => [c, row[`${prefix}${c}`]])));
   return { leaf: pick('l_'), subCa: pick('s_') };
-}
-
-/** Revoked certificates of one issuer: the entries of its CRL. */
-export async function revokedBy(db: Db, issuerId: string): Promise<Certificate[]> {
-  return Certificate.query(db).where({ issuer_id: issuerId }).whereNotNull('revoked_at').orderBy('serial');
 }

@@ -56,8 +56,7 @@ export interface CrlOutcome {
 
 /**
  * The entries of an issuer's CRL: its revoked certificates, only the three columns an entry needs, as plain rows.
- * (Whole rows with their DER as objection models, certificate-store's revokedBy, took 1-2 s per 100,000 revoked
- * certificates.) Unordered: createCrl sorts by serial value.
+ * (Whole rows with their DER as objection models took 1-2 s per 100,000 revoked certificates.) Unordered: createCrl sorts by serial value.
  */
 async function revokedEntries(db: Db, issuerId: string): Promise<RevokedEntry[]> {
   const rows = (await db('certificates')
