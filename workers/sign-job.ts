@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import { buildManifestDefinition, type Timestamper } from '../shared/c2pa/index.js';
 import { signFile } from '../shared/c2pa/sign-asset.js';
 import { extensionFor, formatFor } from '../shared/media/formats.js';
+import { isoDuration, mediaDurationSeconds } from '../shared/media/duration.js';
 import { softBindingAssertion } from '../shared/softbinding/binding-value.js';
 import { effectiveDiscoverable, fingerprintImage, recordInRepository } from '../shared/softbinding/repository.js';
 import { C2paError } from '../shared/c2pa/errors.js';
@@ -98,6 +99,9 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     const fingerprint = isImage ? await fingerprintImage(await readFile(sourcePath)) : undefined;
     if (isImage && !fingerprint) log.warn('no ISCC fingerprint could be computed; signing without a soft binding');
     const discoverable = await effectiveDiscoverable(deps.knex, job.org_id, job.discoverable);
+    const kind = formatFor(upload.mime_type)?.kind ?? 'image';
+    const seconds = kind === 'image' ? undefined : await mediaDurationSeconds(sourcePath, upload.mime_type);
+    const medium = { kind, duration: seconds === undefined ? undefined : isoDuration(seconds) };
     const prepared = performance.now();
     const signed = await signFile({
       sourcePath,
@@ -107,6 +111,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
       manifest: (sourceHasManifest) => buildManifestDefinition(job.manifest, {
         sourceHasManifest,
         contentAssertions: fingerprint ? [softBindingAssertion(fingerprint.iscc)] : [],
+        medium,
       }),
       key: identity.key,
       chainDer: identity.chainDer,

@@ -315,6 +315,11 @@ export interface ManifestContext {
   sourceHasManifest: boolean;
   /** Assertions computed from the content (the c2pa.soft-binding fingerprint), added as they are. */
   contentAssertions?: { label: string; data: Record<string, unknown> }[];
+  /**
+   * What the medium is, from the content: video and audio are described as schema.org VideoObject / AudioObject
+   * (CreativeWork types), with their playing time (ISO 8601) where the format carries one.
+   */
+  medium?: { kind: 'image' | 'video' | 'audio'; duration?: string };
 }
 
 /**
@@ -328,11 +333,13 @@ export function buildManifestDefinition(input: ManifestInput, context: ManifestC
     ? { action: 'c2pa.opened', softwareAgent, parameters: { ingredientIds: [PARENT_INGREDIENT_ID] } }
     : { action: 'c2pa.created', softwareAgent, digitalSourceType: valid.digitalSourceType ?? DEFAULT_DIGITAL_SOURCE_TYPE };
 
+  const kind = context.medium?.kind;
   const creativeWork: Record<string, unknown> = {
     '@context': 'https://schema.org',
-    '@type': 'CreativeWork',
+    '@type': kind === 'video' ? 'VideoObject' : kind === 'audio' ? 'AudioObject' : 'CreativeWork',
     author: [{ '@type': 'Person', name: valid.creator }],
   };
+  if (context.medium?.duration !== undefined) creativeWork.duration = context.medium.duration;
   if (valid.description !== undefined) creativeWork.description = valid.description;
   if (valid.dateCreated !== undefined) creativeWork.dateCreated = valid.dateCreated;
   if (valid.publisher !== undefined) creativeWork.publisher = schemaOrgParty(valid.publisher);

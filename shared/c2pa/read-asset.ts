@@ -36,6 +36,8 @@ export interface ManifestSummary {
   training_mining: Record<string, { use: string; constraint_info?: string }> | null;
   /** The claim thumbnail's format (e.g. image/jpeg); null without a thumbnail. */
   thumbnail: { format: string } | null;
+  /** The CreativeWork's playing time (ISO 8601, e.g. PT12.5S) for video and audio; null when none is given. */
+  duration: string | null;
 }
 
 export interface IngredientSummary {
@@ -181,6 +183,7 @@ interface CreativeWork {
   publisher?: Named[] | Named;
   copyrightHolder?: Named[] | Named;
   copyrightNotice?: unknown;
+  duration?: unknown;
 }
 
 function creativeWorkOf(manifest: ReaderManifest): CreativeWork | undefined {
@@ -246,6 +249,7 @@ function summaryOf(manifest: ReaderManifest, json: ReaderJson, label: string): M
     copyright_notice: typeof cw?.copyrightNotice === 'string' ? cw.copyrightNotice : null,
     training_mining: trainingMiningOf(manifest),
     thumbnail: manifest.thumbnail ? { format: manifest.thumbnail.format ?? 'unknown' } : null,
+    duration: typeof cw?.duration === 'string' ? cw.duration : null,
   };
 }
 

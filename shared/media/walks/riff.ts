@@ -18,7 +18,7 @@ interface Chunk {
  * The chunks between `start` and `end`: ids of four printable characters, sizes within `end`, data padded to an
  * even length (the last chunk's pad byte may be missing, as some writers leave it out).
  */
-function* chunksIn(start: number, end: number, what: string): Walk<Chunk[]> {
+export function* chunksIn(start: number, end: number, what: string): Walk<Chunk[]> {
   const chunks: Chunk[] = [];
   let pos = start;
   while (pos < end) {
