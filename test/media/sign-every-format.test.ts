@@ -1,0 +1,95 @@
+/**
+ * Every format through the API and the worker's signing code (processSignJob, the file-backed path a sandbox runs):
+ * upload (recognised by content), sign, download; c2pa-rs reads the result Trusted with only the service root, and
+ * a flipped byte in the media data (away from the manifest) reads Invalid.
+ */
+import { expect } from 'chai';
+import { rmSync } from 'node:fs';
+import path from 'node:path';
+import { readAsset } from '../../shared/c2pa/read-asset.js';
+import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
+import { createLogger } from '../../shared/logger.js';
+import { MEDIA_FORMATS } from '../../shared/media/formats.js';
+import { initPki } from '../../shared/pki/authority.js';
+import { derToPem } from '../../shared/pki/pem.js';
+import { LocalJobEvents } from '../../shared/queue/job-events.js';
+import { createKeyVault } from '../../shared/vault/index.js';
+import { processSignJob, type SignJobDeps } from '../../workers/sign-job.js';
+import { signJobDeps } from '../../workers/sign-job-deps.js';
+import { downloadFile, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
+import { makeSamples, type Samples } from './samples.js';
+import { noisePng } from '../support/noise-png.js';
+import sharp from 'sharp';
+
+/**
+ * A byte of media data: the middle of the larger stretch of the file outside the embedded manifest (found by its
+ * JUMBF label "c2pa"; signing inserted signed.length - original.length bytes there), away from the file's ends.
+ */
+function mediaByte(signed: Buffer, original: Buffer): number {
+  const label = signed.indexOf('c2pa');
+  const inserted = signed.length - original.length;
+  const before = [64, Math.max(64, label - 64)] as const;
+  const after = [Math.min(signed.length - 64, label + inserted + 64), signed.length - 64] as const;
+  const [from, to] = before[1] - before[0] >= after[1] - after[0] ? before : after;
+  return Math.floor((from + to) / 2);
+}
+
+/** Changes one byte of media data; in a text format (SVG) a digit, so the file stays well-formed and only differs. */
+function tamper(signed: Buffer, original: Buffer, text: boolean): { bytes: Buffer; at: number } {
+  const bytes = Buffer.from(signed);
+  let at = mediaByte(signed, original);
+  if (text) {
+    while (at < bytes.length && !(bytes[at]! >= 0x30 && bytes[at]! <= 0x39)) at += 1;
+    bytes[at] = bytes[at] === 0x39 ? 0x38 : bytes[at]! + 1;
+  } else {
+    bytes[at] = bytes[at]! ^ 0x01;
+  }
+  return { bytes, at };
+}
+
+describe('media: every format signed through the worker, Trusted; a flipped media byte Invalid', function () {
+  this.timeout(180_000);
+  let api: TestApi;
+  let acc: Account;
+  let rootPem: string;
+  let deps: SignJobDeps;
+  let samples: Samples;
+  let dir: string;
+
+  before(async () => {
+    ({ dir, samples } = await makeSamples());
+    api = await startTestApi({ SIGN_WITHOUT_TIMESTAMP: 'true', SIGN_ATTEMPTS: '1' });
+    const vault = createKeyVault(api.config);
+    rootPem = derToPem((await initPki({ knex: api.db.knex, vault, config: api.config })).root.der);
+    acc = await registerAccount(api.app, 'Every Format Desk');
+    deps = { ...signJobDeps({ config: api.config, knex: api.db.knex, vault, events: new LocalJobEvents(), logger: createLogger('silent', 'test') }), tempDir: path.join(dir, 'work') };
+  });
+  after(async () => {
+    await api?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const format of MEDIA_FORMATS) {
+    it(`${format.label} (${format.mimeType})`, async () => {
+      // The GIF sample is a few hundred bytes, nearly all header and palette: a noisy one has image data to change.
+      const original = format.mimeType === 'image/gif' ? await sharp(noisePng(128, 96)).gif().toBuffer() : samples[format.mimeType];
+      // The name says nothing: every file is uploaded as "upload.bin" and recognised by its content.
+      const jobId = await submitSign(api.app, acc, original, 'upload.bin', { title: format.label, creator: 'Desk' });
+      await processSignJob(deps, jobId, { number: 1, final: true });
+      const job = await waitForJob(api.app, acc, jobId);
+      expect(job.status, JSON.stringify(job.error)).to.equal('signed');
+      expect(job.signed_file.mime_type).to.equal(format.mimeType);
+      const row = await api.db.knex('signed_files').where({ job_id: jobId }).first('filename');
+      expect(row.filename).to.equal(`upload-signed.${format.extension}`);
+      const signed = await downloadFile(api.app, acc, job.signed_file.download_url);
+      const mime = format.mimeType as SignableMimeType;
+      const report = await readAsset(signed, mime, { trustAnchorsPem: rootPem });
+      expect(report.validation_state, JSON.stringify(report.status.failure)).to.equal('Trusted');
+      expect(report.manifest?.title).to.equal(format.label);
+
+      const { bytes: tampered, at } = tamper(signed, original, format.mimeType === 'image/svg+xml');
+      const bad = await readAsset(tampered, mime, { trustAnchorsPem: rootPem }).catch((err: Error) => ({ validation_state: `unreadable: ${err.message}` }));
+      expect(bad.validation_state, `flipped byte ${at} of ${signed.length}`).to.equal('Invalid');
+    });
+  }
+});
