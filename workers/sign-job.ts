@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
@@ -95,11 +95,10 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     const identity = await deps.signingIdentity(job.org_id);
     // The fingerprint goes into the manifest (c2pa.soft-binding) and the index, so a stripped copy can be found
     // again. ISCC image codes are of images (bounded by MAX_UPLOAD_BYTES, so read whole); video and audio get none.
-    const isImage = formatFor(upload.mime_type)?.kind === 'image';
-    const fingerprint = isImage ? await fingerprintImage(await readFile(sourcePath)) : undefined;
-    if (isImage && !fingerprint) log.warn('no ISCC fingerprint could be computed; signing without a soft binding');
-    const discoverable = await effectiveDiscoverable(deps.knex, job.org_id, job.discoverable);
     const kind = formatFor(upload.mime_type)?.kind ?? 'image';
+    const fingerprint = kind === 'image' ? await fingerprintImage(sourcePath) : undefined;
+    if (kind === 'image' && !fingerprint) log.warn('no ISCC fingerprint could be computed; signing without a soft binding');
+    const discoverable = await effectiveDiscoverable(deps.knex, job.org_id, job.discoverable);
     const seconds = kind === 'image' ? undefined : await mediaDurationSeconds(sourcePath, upload.mime_type);
     const medium = { kind, duration: seconds === undefined ? undefined : isoDuration(seconds) };
     const prepared = performance.now();

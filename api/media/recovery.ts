@@ -5,7 +5,7 @@
  * file's own credentials.
  */
 import type { Knex } from 'knex';
-import { anchorViewForHash, type AnchorView } from '../../shared/anchoring/views.js';
+import { anchorViewsForFiles, type AnchorView } from '../../shared/anchoring/views.js';
 import { readManifestStore, type ManifestSummary, type SignerInfo, type VerificationReport } from '../../shared/c2pa/read-asset.js';
 import { findNearCodes, findNearCodesInOrg, type SoftBindingMatch } from '../../shared/softbinding/code-index.js';
 import { hashToInt64, type ImageCode } from '../../shared/softbinding/iscc-image.js';
@@ -81,9 +81,9 @@ export function signatureOf(report: VerificationReport): 'trusted' | 'valid' | '
   return report.status.success.includes('signingCredential.trusted') ? 'trusted' : 'valid';
 }
 
-/** What a stored manifest says, for a candidate or the repository's JSON view. */
-export async function describeStoredManifest(knex: Knex, store: Uint8Array) {
-  const report = await readManifestStore(new Uint8Array(store), { trustAnchorsPem: await trustAnchorsPem(knex) });
+/** What a stored manifest says, for a candidate or the repository's JSON view (`anchorsPem`: the service's roots, read once per request). */
+export async function describeStoredManifest(knex: Knex, store: Uint8Array, anchorsPem?: string[]) {
+  const report = await readManifestStore(new Uint8Array(store), { trustAnchorsPem: anchorsPem ?? (await trustAnchorsPem(knex)) });
   return { report, revocation: await revocationOf(knex, report.signer?.serial) };
 }
 
@@ -101,12 +101,15 @@ export async function recoverByFingerprint(knex: Knex, baseUrl: string, code: Im
     matches.push(...own.filter((m) => !seen.has(m.signedFileId)));
     matches.sort((a, b) => a.distance - b.distance);
   }
-  const stores = await storesOf(knex, matches, options.ownOrgId);
+  const kept = matches.slice(0, limit);
+  const stores = await storesOf(knex, kept, options.ownOrgId);
+  if (stores.size === 0) return [];
+  const [anchorsPem, anchors] = await Promise.all([trustAnchorsPem(knex), anchorViewsForFiles(knex, baseUrl, [...stores.keys()])]);
   const candidates: RecoveredCandidate[] = [];
-  for (const match of matches.slice(0, limit)) {
+  for (const match of kept) {
     const stored = stores.get(match.signedFileId);
     if (!stored) continue;
-    const { report, revocation } = await describeStoredManifest(knex, stored.store);
+    const { report, revocation } = await describeStoredManifest(knex, stored.store, anchorsPem);
     const id = encodeURIComponent(stored.manifest_id);
     candidates.push({
       manifest_id: stored.manifest_id,
@@ -125,7 +128,7 @@ export async function recoverByFingerprint(knex: Knex, baseUrl: string, code: Im
       status: report.status,
       revocation,
       signed_sha256: stored.sha256,
-      anchor: (await anchorViewForHash(knex, baseUrl, stored.sha256)) ?? null,
+      anchor: anchors.get(match.signedFileId) ?? null,
     });
   }
   return candidates;

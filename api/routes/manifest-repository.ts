@@ -5,6 +5,7 @@ import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
 import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import { isccFromBindingValue } from '../../shared/softbinding/binding-value.js';
 import { decodeImageCode, imageCodeFromFile, ISCC_IMAGE_SOFT_BINDING_ALG, type ImageCode } from '../../shared/softbinding/iscc-image.js';
+import { formatFor } from '../../shared/media/formats.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
@@ -204,7 +205,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
         revocation,
         signed_sha256: row.sha256,
         anchor: (await anchorViewForHash(ctx.knex, ctx.config.baseUrl, row.sha256)) ?? null,
-        thumbnail_url: `${ctx.config.baseUrl}/v1/manifests/${encodeURIComponent(row.manifest_id)}/thumbnail`,
+        thumbnail_url: formatFor(row.mime_type)?.kind === 'image' ? `${ctx.config.baseUrl}/v1/manifests/${encodeURIComponent(row.manifest_id)}/thumbnail` : null,
       });
       return;
     }
@@ -222,12 +223,14 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
    *     parameters:
    *       - { name: manifestId, in: path, required: true, schema: { type: string } }
    *     responses:
-   *       200: { description: 'JPEG, at most 320 px on its long side', content: { image/jpeg: { schema: { type: string, format: binary } } } }
+   *       200: { description: 'JPEG, at most 320 px on its long side (images only; 404 for video and audio)', content: { image/jpeg: { schema: { type: string, format: binary } } } }
    *       404: { $ref: '#/components/responses/NotFound' }
    *       429: { $ref: '#/components/responses/RateLimited' }
    */
   router.get('/manifests/:manifestId/thumbnail', limits.publicImages, async (req, res) => {
     const row = await discoverableManifest(ctx, req);
+    // Images only: a video or audio file would be read whole (up to hundreds of MiB) for nothing sharp can draw.
+    if (formatFor(row.mime_type)?.kind !== 'image') throw new ApiError(404, 'not_found', 'this manifest belongs to a video or audio file: there is no thumbnail');
     const original = await ctx.files.read(row.storage_key);
     const jpeg = await sharp(original, { limitInputPixels: 100_000_000 })
       .rotate()
@@ -235,8 +238,9 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
       .resize(THUMBNAIL_EDGE, THUMBNAIL_EDGE, { fit: 'inside', withoutEnlargement: true })
       .jpeg({ quality: 75 })
       .toBuffer()
-      .catch((err: unknown) => {
-        throw new ApiError(500, 'internal_error', `no thumbnail: ${(err as Error).message}`);
+      .catch(() => {
+        // An image format libvips cannot decode here (JPEG XL in sharp's prebuilt build): there is no thumbnail.
+        throw new ApiError(404, 'not_found', 'no thumbnail can be drawn of this image format');
       });
     res.setHeader('Content-Type', 'image/jpeg');
     res.setHeader('Cache-Control', 'public, max-age=86400');

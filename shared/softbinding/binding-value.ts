@@ -1,4 +1,4 @@
-import { base32Decode, base32Encode, decodeImageCode, encodeImageCode, ISCC_IMAGE_SOFT_BINDING_ALG } from './iscc-image.js';
+import { base32Decode, base32Encode, decodeImageCode, ISCC_IMAGE_SOFT_BINDING_ALG } from './iscc-image.js';
 
 /**
  * How an ISCC Image-Code travels as a C2PA soft binding: the assertion's `value` and the Soft Binding Resolution
@@ -20,9 +20,8 @@ export function isccFromBindingValue(value: string): string {
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(text)) throw new RangeError('value is neither base64 nor an ISCC code');
   const bytes = Buffer.from(text.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
   if (bytes.length < 3) throw new RangeError('value is too short for an ISCC Image-Code');
-  // Re-encode the unit as its ISCC string; decodeImageCode checks the header is a 64-bit Image-Code.
-  const decoded = decodeImageCode(`ISCC:${base32Encode(bytes)}`);
-  return encodeImageCode(decoded.hash, decoded.bits);
+  // The unit as its ISCC string; decodeImageCode checks the header is an Image-Code and canonicalises it.
+  return decodeImageCode(`ISCC:${base32Encode(bytes)}`).iscc;
 }
 
 /** The c2pa.soft-binding assertion data for an Image-Code (C2PA 2.x soft-binding-map). */

@@ -9,10 +9,10 @@ import { hashToInt64, imageCodeFromFile, type ImageCode } from './iscc-image.js'
 
 type Db = Knex | Knex.Transaction;
 
-/** The ISCC Image-Code of an image; undefined when it cannot be decoded (the file is signed without one). */
-export async function fingerprintImage(bytes: Uint8Array): Promise<ImageCode | undefined> {
+/** The ISCC Image-Code of an image (bytes or a file path); undefined when it cannot be decoded (signed without one). */
+export async function fingerprintImage(image: Uint8Array | string): Promise<ImageCode | undefined> {
   try {
-    return await imageCodeFromFile(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    return await imageCodeFromFile(typeof image === 'string' ? image : Buffer.from(image.buffer, image.byteOffset, image.byteLength));
   } catch {
     return undefined;
   }

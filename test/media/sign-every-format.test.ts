@@ -20,6 +20,7 @@ import { downloadFile, registerAccount, startTestApi, submitSign, waitForJob, ty
 import { makeSamples, type Samples } from './samples.js';
 import { noisePng } from '../support/noise-png.js';
 import sharp from 'sharp';
+import request from 'supertest';
 
 /**
  * A byte of media data: the middle of the larger stretch of the file outside the embedded manifest (found by its
@@ -86,6 +87,11 @@ describe('media: every format signed through the worker, Trusted; a flipped medi
       const report = await readAsset(signed, mime, { trustAnchorsPem: rootPem });
       expect(report.validation_state, JSON.stringify(report.status.failure)).to.equal('Trusted');
       expect(report.manifest?.title).to.equal(format.label);
+      // The public repository draws thumbnails of images it can decode; video, audio (and formats libvips cannot
+      // read here) have none: 404, never a server error.
+      const drawable = format.kind === 'image' && (await sharp(original).metadata().then(() => true, () => false));
+      const thumb = await request(api.app).get(`/v1/manifests/${encodeURIComponent(report.active_manifest!)}/thumbnail`);
+      expect(thumb.status).to.equal(drawable ? 200 : 404);
 
       const { bytes: tampered, at } = tamper(signed, original, format.mimeType === 'image/svg+xml');
       const bad = await readAsset(tampered, mime, { trustAnchorsPem: rootPem }).catch((err: Error) => ({ validation_state: `unreadable: ${err.message}` }));

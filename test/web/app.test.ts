@@ -8,7 +8,7 @@ import jwt from 'jsonwebtoken';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
-import { artifactsDir, launchChromium, openPage, saveScreenshot, startWebStack, type PageLog, type WebStack } from './support.js';
+import { artifactsDir, dropFile, endSession, heading, launchChromium, openPage, saveScreenshot, startWebStack, tabTo, type PageLog, type WebStack } from './support.js';
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -24,35 +24,6 @@ interface Session {
 
 const storage = (page: Page) =>
   page.evaluate(([a, r]) => ({ access: localStorage.getItem(a!), refresh: localStorage.getItem(r!) }), [ACCESS_KEY, REFRESH_KEY]);
-
-const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name });
-
-/** Presses Tab until the focused element matches, as a keyboard user would reach it. */
-async function tabTo(page: Page, matches: (el: Element) => boolean, maxTabs = 40): Promise<void> {
-  for (let i = 0; i < maxTabs; i += 1) {
-    await page.keyboard.press('Tab');
-    if (await page.evaluate(`(${matches.toString()})(document.activeElement)`)) return;
-  }
-  throw new Error('the element was not reached with Tab');
-}
-
-/** Drops a file on an element through a real DataTransfer, as a drag from the desktop does. */
-async function dropFile(page: Page, selector: string, filePath: string, mime: string): Promise<void> {
-  const b64 = readFileSync(filePath).toString('base64');
-  const name = path.basename(filePath);
-  const dataTransfer = await page.evaluateHandle(
-    ({ b64, name, mime }) => {
-      const bin = atob(b64);
-      const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
-      const dt = new DataTransfer();
-      dt.items.add(new File([bytes], name, { type: mime }));
-      return dt;
-    },
-    { b64, name, mime },
-  );
-  await page.dispatchEvent(selector, 'dragenter', { dataTransfer });
-  await page.dispatchEvent(selector, 'drop', { dataTransfer });
-}
 
 describe('web app in headless Chromium', function () {
   this.timeout(120_000);
@@ -142,12 +113,7 @@ describe('web app in headless Chromium', function () {
     browser = await launchChromium();
   });
   afterEach(async function () {
-    if (!session) return;
-    if (this.currentTest?.state === 'failed') {
-      const file = await saveScreenshot(session.page, screenshots, this.currentTest.title, session.log);
-      console.log(`    screenshot of the failure: ${path.relative(process.cwd(), file)}`);
-    }
-    await session.context.close();
+    await endSession(this.currentTest, session, screenshots);
     session = undefined;
   });
   after(async () => {

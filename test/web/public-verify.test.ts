@@ -14,9 +14,9 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import request from 'supertest';
-import { bearer, registerAccount, type Account } from '../support/api.js';
+import { downloadFile, registerAccount, submitSign, waitForJob, type Account } from '../support/api.js';
 import { noisePng } from '../support/noise-png.js';
-import { artifactsDir, launchChromium, openPage, saveScreenshot, startWebStack, type PageLog, type WebStack } from './support.js';
+import { artifactsDir, dropFile, endSession, heading, launchChromium, openPage, saveScreenshot, startWebStack, tabTo, type PageLog, type WebStack } from './support.js';
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -31,33 +31,6 @@ interface Session {
   log: PageLog;
   /** Requests that carried an Authorization header (there must be none on this page). */
   authorized: string[];
-}
-
-/** Presses Tab until the focused element matches, as a keyboard user would reach it. */
-async function tabTo(page: Page, matches: (el: Element) => boolean, maxTabs = 20): Promise<void> {
-  for (let i = 0; i < maxTabs; i += 1) {
-    await page.keyboard.press('Tab');
-    if (await page.evaluate(`(${matches.toString()})(document.activeElement)`)) return;
-  }
-  throw new Error('the element was not reached with Tab');
-}
-
-/** Drops a file on an element through a real DataTransfer, as a drag from the desktop does. */
-async function dropFile(page: Page, selector: string, filePath: string, mime: string): Promise<void> {
-  const b64 = readFileSync(filePath).toString('base64');
-  const name = path.basename(filePath);
-  const dataTransfer = await page.evaluateHandle(
-    ({ b64, name, mime }) => {
-      const bin = atob(b64);
-      const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
-      const dt = new DataTransfer();
-      dt.items.add(new File([bytes], name, { type: mime }));
-      return dt;
-    },
-    { b64, name, mime },
-  );
-  await page.dispatchEvent(selector, 'dragenter', { dataTransfer });
-  await page.dispatchEvent(selector, 'drop', { dataTransfer });
 }
 
 /** Waits until every image in the locator's subtree has loaded, and returns their natural widths. */
@@ -119,25 +92,9 @@ describe('public verify page (/verify) in headless Chromium', function () {
 
   async function sign(acc: Account, bytes: Buffer, name: string, title: string, creator: string): Promise<Buffer> {
     const app = stack.api.app;
-    const up = await request(app).post('/v1/media/upload').set(bearer(acc.access)).attach('file', bytes, name).expect(201);
-    const job = await request(app).post('/v1/media/sign').set(bearer(acc.access)).send({ upload_id: up.body.upload_id, manifest: { title, creator } }).expect(202);
-    for (let i = 0; i < 6; i += 1) {
-      const res = await request(app).get(`/v1/media/jobs/${job.body.job_id}?wait=20`).set(bearer(acc.access)).expect(200);
-      if (res.body.status === 'queued' || res.body.status === 'processing') continue;
-      expect(res.body.status, JSON.stringify(res.body)).to.equal('signed');
-      const file = await request(app)
-        .get(new URL(res.body.signed_file.download_url).pathname)
-        .set(bearer(acc.access))
-        .buffer(true)
-        .parse((r, cb) => {
-          const parts: Buffer[] = [];
-          r.on('data', (d: Buffer) => parts.push(d));
-          r.on('end', () => cb(null, Buffer.concat(parts)));
-        })
-        .expect(200);
-      return file.body as Buffer;
-    }
-    throw new Error('the sign job did not finish');
+    const job = await waitForJob(app, acc, await submitSign(app, acc, bytes, name, { title, creator }));
+    expect(job.status, JSON.stringify(job)).to.equal('signed');
+    return downloadFile(app, acc, job.signed_file.download_url);
   }
 
   before(async () => {
@@ -164,12 +121,7 @@ describe('public verify page (/verify) in headless Chromium', function () {
     writeFileSync(files.text, 'not an image at all, whatever the name says\n');
   });
   afterEach(async function () {
-    if (!session) return;
-    if (this.currentTest?.state === 'failed') {
-      const file = await saveScreenshot(session.page, screenshots, this.currentTest.title, session.log);
-      console.log(`    screenshot of the failure: ${path.relative(process.cwd(), file)}`);
-    }
-    await session.context.close();
+    await endSession(this.currentTest, session, screenshots);
     session = undefined;
   });
   after(async () => {

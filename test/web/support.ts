@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -146,4 +146,44 @@ export async function saveScreenshot(page: Page, dir: string, name: string, log?
   await page.screenshot({ path: file, fullPage: true }).catch(() => undefined);
   if (log) writeFileSync(file.replace(/\.png$/, '.log'), [`url: ${page.url()}`, ...log.problems, ...log.requests.map((r) => `${r.method} ${r.url}`)].join('\n'));
   return file;
+}
+
+/** The page's main heading. */
+export const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name });
+
+/** Presses Tab until the focused element matches, as a keyboard user would reach it. */
+export async function tabTo(page: Page, matches: (el: Element) => boolean, maxTabs = 40): Promise<void> {
+  for (let i = 0; i < maxTabs; i += 1) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate(`(${matches.toString()})(document.activeElement)`)) return;
+  }
+  throw new Error('the element was not reached with Tab');
+}
+
+/** Drops a file on an element through a real DataTransfer, as a drag from the desktop does. */
+export async function dropFile(page: Page, selector: string, filePath: string, mime: string): Promise<void> {
+  const b64 = readFileSync(filePath).toString('base64');
+  const name = path.basename(filePath);
+  const dataTransfer = await page.evaluateHandle(
+    ({ b64, name, mime }) => {
+      const bin = atob(b64);
+      const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], name, { type: mime }));
+      return dt;
+    },
+    { b64, name, mime },
+  );
+  await page.dispatchEvent(selector, 'dragenter', { dataTransfer });
+  await page.dispatchEvent(selector, 'drop', { dataTransfer });
+}
+
+/** Ends a test's browser session (afterEach): a screenshot and the page's log when the test failed, then the context. */
+export async function endSession(test: Mocha.Test | undefined, session: { context: BrowserContext; page: Page; log: PageLog } | undefined, screenshots: string): Promise<void> {
+  if (!session) return;
+  if (test?.state === 'failed') {
+    const file = await saveScreenshot(session.page, screenshots, test.title, session.log);
+    console.log(`    screenshot of the failure: ${path.relative(process.cwd(), file)}`);
+  }
+  await session.context.close();
 }

@@ -7,7 +7,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { addOrgUser, bearer, registerAccount, type Account } from '../support/api.js';
-import { artifactsDir, launchChromium, openPage, saveScreenshot, startWebStack, type PageLog, type WebStack } from './support.js';
+import { artifactsDir, endSession, heading, launchChromium, openPage, saveScreenshot, startWebStack, type PageLog, type WebStack } from './support.js';
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -17,8 +17,6 @@ interface Session {
   page: Page;
   log: PageLog;
 }
-
-const heading = (page: Page, name: string | RegExp) => page.getByRole('heading', { level: 1, name });
 
 describe('web app: manifest templates in headless Chromium', function () {
   this.timeout(120_000);
@@ -73,12 +71,7 @@ describe('web app: manifest templates in headless Chromium', function () {
     admin = await registerAccount(stack.api.app, 'Daily Planet');
   });
   afterEach(async function () {
-    if (!session) return;
-    if (this.currentTest?.state === 'failed') {
-      const file = await saveScreenshot(session.page, screenshots, this.currentTest.title, session.log);
-      console.log(`    screenshot of the failure: ${path.relative(process.cwd(), file)}`);
-    }
-    await session.context.close();
+    await endSession(this.currentTest, session, screenshots);
     session = undefined;
   });
   after(async () => {
