@@ -68,6 +68,11 @@ export interface Config {
    */
   workerRecycleWasmBytes: number;
   workerRecycleIdleMs: number;
+  /**
+   * ffmpeg (FFMPEG_PATH, default `ffmpeg` on the PATH; `off`: none), which takes the frame a video's claim thumbnail
+   * is made of. Without it, or when it is not installed, video is signed without a thumbnail (the worker says so).
+   */
+  ffmpegPath: string | undefined;
   /** Attempts per sign job before it is marked failed, and the first retry delay (doubling after). */
   signAttempts: number;
   signBackoffMs: number;
@@ -384,6 +389,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 256),
     workerRecycleWasmBytes: int(env, 'WORKER_RECYCLE_WASM_BYTES', 512 * MiB, 0, 4 * 1024 * MiB),
     workerRecycleIdleMs: int(env, 'WORKER_RECYCLE_IDLE_MS', 30_000, 0, 24 * 3600_000),
+    ffmpegPath: str(env, 'FFMPEG_PATH', 'ffmpeg') === 'off' ? undefined : str(env, 'FFMPEG_PATH', 'ffmpeg'),
     signAttempts: int(env, 'SIGN_ATTEMPTS', 5, 1, 50),
     signBackoffMs: int(env, 'SIGN_BACKOFF_MS', 2000, 0, 600_000),
     workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 2000, 600_000),

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Worker, type Child, type ChildPool, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
+import { ffmpegVersion } from '../shared/media/video-frame.js';
 import { createRedis } from '../shared/redis.js';
 import { SIGN_QUEUE_NAME, type SignProcessor } from '../shared/queue/types.js';
 import { collectSandboxMetrics } from './sandbox-metrics.js';
@@ -109,6 +110,14 @@ function watchWasmMemory(child: Child, wasmBytes: WeakMap<Child, number>): void 
   });
 }
 
+/** Says once, at start, whether video will get claim thumbnails here (rather than in a warning per job). */
+async function logVideoThumbnails(ffmpegPath: string | undefined, logger: Logger): Promise<void> {
+  if (!ffmpegPath) return logger.info('FFMPEG_PATH=off: video is signed without claim thumbnails');
+  const version = await ffmpegVersion(ffmpegPath);
+  if (version) logger.info({ ffmpeg: version }, 'video claim thumbnails: frames taken by ffmpeg');
+  else logger.warn({ ffmpegPath }, 'ffmpeg cannot be run (FFMPEG_PATH): video is signed without claim thumbnails; install Debian\'s ffmpeg or set FFMPEG_PATH');
+}
+
 /**
  * The BullMQ side of a worker process. By default jobs run in sandboxed child processes that BullMQ keeps
  * and reuses (workers/sign-sandbox.ts): C2PA signing is CPU work, and on the main thread it would delay BullMQ's
@@ -148,6 +157,8 @@ export async function startBullMqSignWorker(config: Config, logger: Logger, opti
   worker.on('error', (err) => logger.error({ err }, 'worker error'));
   if (!inline) await startSandboxes(worker, config.workerConcurrency, { wasmBytes: config.workerRecycleWasmBytes, idleMs: config.workerRecycleIdleMs }, logger);
   worker.run().catch((err: unknown) => logger.error({ err }, 'sign worker stopped'));
+  // Awaited (tens of ms) so the probe's process is gone before the worker counts as started.
+  await logVideoThumbnails(config.ffmpegPath, logger);
   logger.info({ concurrency: config.workerConcurrency, sandboxed: !inline }, 'sign worker started (BullMQ)');
   return {
     /** Stops taking jobs and waits for running ones; after timeoutMs they are left for another worker. */

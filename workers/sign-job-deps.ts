@@ -30,6 +30,7 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     // Each job's copy of its upload and its signed file: on the data disk (as API uploads are staged), never a
     // memory-backed /tmp, and beside DATA_DIR/files so a local store hands the upload over as a hard link.
     tempDir: signTempDir(config),
+    ffmpegPath: config.ffmpegPath,
   };
 }
 

@@ -37,6 +37,8 @@ export interface SignJobDeps {
    * same disk as a local file store (no copy, see FileStore.readToFile) and never a memory-backed /tmp.
    */
   tempDir?: string;
+  /** ffmpeg for video claim thumbnails (FFMPEG_PATH); without it video is signed without one. */
+  ffmpegPath?: string;
 }
 
 /** Prefix of a job's own directory in the temp directory (see sweepSignTempDirs). */
@@ -115,6 +117,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
       key: identity.key,
       chainDer: identity.chainDer,
       timestamper: deps.timestamper,
+      ffmpegPath: deps.ffmpegPath,
       onThumbnailError: (err) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),
     });
     const { manifestStore, sha256 } = signed;

@@ -1,7 +1,7 @@
 import { Router, type Request } from 'express';
 import sharp from 'sharp';
 import { anchorViewForHash } from '../../shared/anchoring/views.js';
-import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
+import { claimThumbnailOfStore, MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
 import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import { isccFromBindingValue } from '../../shared/softbinding/binding-value.js';
 import { decodeImageCode, imageCodeFromFile, ISCC_IMAGE_SOFT_BINDING_ALG, type ImageCode } from '../../shared/softbinding/iscc-image.js';
@@ -205,7 +205,10 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
         revocation,
         signed_sha256: row.sha256,
         anchor: (await anchorViewForHash(ctx.knex, ctx.config.baseUrl, row.sha256)) ?? null,
-        thumbnail_url: formatFor(row.mime_type)?.kind === 'image' ? `${ctx.config.baseUrl}/v1/manifests/${encodeURIComponent(row.manifest_id)}/thumbnail` : null,
+        // Images are drawn from the signed file; video from the manifest's claim thumbnail, when it has one.
+        thumbnail_url: formatFor(row.mime_type)?.kind === 'image' || (formatFor(row.mime_type)?.kind === 'video' && report.manifest?.thumbnail)
+          ? `${ctx.config.baseUrl}/v1/manifests/${encodeURIComponent(row.manifest_id)}/thumbnail`
+          : null,
       });
       return;
     }
@@ -223,16 +226,22 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
    *     parameters:
    *       - { name: manifestId, in: path, required: true, schema: { type: string } }
    *     responses:
-   *       200: { description: 'JPEG, at most 320 px on its long side (images only; 404 for video and audio)', content: { image/jpeg: { schema: { type: string, format: binary } } } }
+   *       200: { description: 'JPEG, at most 320 px on its long side: of an image, drawn from the signed file; of a video, its manifest''s claim thumbnail (404 for audio and for video signed without one)', content: { image/jpeg: { schema: { type: string, format: binary } } } }
    *       404: { $ref: '#/components/responses/NotFound' }
    *       429: { $ref: '#/components/responses/RateLimited' }
    */
   router.get('/manifests/:manifestId/thumbnail', limits.publicImages, async (req, res) => {
     const row = await discoverableManifest(ctx, req);
-    // Images only: a video or audio file would be read whole (up to hundreds of MiB) for nothing sharp can draw.
-    if (formatFor(row.mime_type)?.kind !== 'image') throw new ApiError(404, 'not_found', 'this manifest belongs to a video or audio file: there is no thumbnail');
-    const original = await ctx.files.read(row.storage_key);
-    const jpeg = await sharp(original, { limitInputPixels: 100_000_000 })
+    // A video file is never read (hundreds of MiB sharp cannot draw): its manifest's claim thumbnail is the picture.
+    const kind = formatFor(row.mime_type)?.kind;
+    let picture: Uint8Array;
+    if (kind === 'image') picture = await ctx.files.read(row.storage_key);
+    else if (kind === 'video') {
+      const claim = await claimThumbnailOfStore(row.store);
+      if (!claim) throw new ApiError(404, 'not_found', 'this video was signed without a claim thumbnail');
+      picture = claim.bytes;
+    } else throw new ApiError(404, 'not_found', 'this manifest belongs to an audio file: there is no thumbnail');
+    const jpeg = await sharp(picture, { limitInputPixels: 100_000_000 })
       .rotate()
       .flatten({ background: '#ffffff' })
       .resize(THUMBNAIL_EDGE, THUMBNAIL_EDGE, { fit: 'inside', withoutEnlargement: true })

@@ -140,10 +140,10 @@ const NO_MANIFEST_KINDS = new Set(['JumbfNotFound', 'ProvenanceMissing']);
 
 type Reader = Awaited<ReturnType<ReturnType<typeof c2paWasm>['WasmReader']['fromBytes']>>;
 
-/** Opens a reader; undefined when the file has no manifest. */
 /** The media type of a detached C2PA manifest store (JUMBF). */
 export const MANIFEST_STORE_TYPE = 'application/c2pa';
 
+/** Opens a reader; undefined when the file has no manifest. */
 async function openReader(bytes: Uint8Array, mimeType: SignableMimeType | typeof MANIFEST_STORE_TYPE, settings: string): Promise<Reader | undefined> {
   const { WasmReader } = c2paWasm();
   try {
@@ -318,6 +318,21 @@ export async function activeManifestId(store: Uint8Array): Promise<string> {
   reader?.free();
   if (!label) throw new C2paError('the manifest store has no active manifest');
   return label;
+}
+
+/** The active manifest's claim thumbnail (its bytes and format) from a manifest store, or undefined without one. */
+export async function claimThumbnailOfStore(store: Uint8Array): Promise<{ bytes: Uint8Array; format: string } | undefined> {
+  const reader = await openReader(store, MANIFEST_STORE_TYPE, structureOnlySettings());
+  if (!reader) return undefined;
+  try {
+    const json = JSON.parse(reader.json()) as ReaderJson;
+    const label = json.active_manifest ?? reader.activeLabel();
+    const thumbnail = label ? json.manifests?.[label]?.thumbnail : undefined;
+    if (!thumbnail?.identifier) return undefined;
+    return { bytes: reader.resourceToBytes(thumbnail.identifier), format: thumbnail.format ?? 'application/octet-stream' };
+  } finally {
+    reader.free();
+  }
 }
 
 function reportOf(reader: Reader | undefined): VerificationReport {

@@ -9,7 +9,7 @@ import { opensParentIngredient, PARENT_INGREDIENT_ID, type ManifestDefinition } 
 import { assertSignableMedia, isSignableMimeType, MediaTypeMismatchError, UnsupportedMediaTypeError, type SignableMimeType } from './media-type.js';
 import { hasManifest } from './read-asset.js';
 import { structureOnlySettings, trustSettings } from './settings.js';
-import { makeClaimThumbnail, ThumbnailError } from './thumbnail.js';
+import { claimThumbnailOf, type ThumbnailSource } from './thumbnail.js';
 import { BytesBlob, c2paWasm, FileBlob } from './wasm.js';
 
 /** What signing needs besides the source: the same for a file in memory (signAsset) and one on disk (signFile). */
@@ -28,10 +28,12 @@ export interface SignOptions {
   trustAnchorsPem?: string | readonly string[];
   /**
    * Called when the definition asks for a claim thumbnail that cannot be made (an image too large or one the
-   * decoder refuses, or video and audio, which get none): the file is then signed without one, as c2pa-rs does by
-   * default (thumbnail ignore_errors).
+   * decoder refuses, a video without ffmpeg or without a frame it can decode, audio): the file is then signed
+   * without one, as c2pa-rs does by default (thumbnail ignore_errors).
    */
   onThumbnailError?: (err: unknown) => void;
+  /** ffmpeg, which takes the frame a video's claim thumbnail is made of (signFile only); without it video gets none. */
+  ffmpegPath?: string;
 }
 
 export interface SignAssetInput extends SignOptions {
@@ -100,7 +102,7 @@ export interface SignedAsset {
 export async function signAssetWithManifest(input: SignAssetInput): Promise<SignedAsset> {
   const mimeType = assertSignableMedia(input.bytes, input.mimeType);
   if (!opensParentIngredient(input.manifest) && (await hasManifest(input.bytes, mimeType))) throw new SourceManifestConflictError();
-  return signSource(input, mimeType, new BytesBlob(input.bytes, mimeType), async () => input.bytes);
+  return signSource(input, mimeType, new BytesBlob(input.bytes, mimeType), { bytes: input.bytes });
 }
 
 /** The signed file on disk: its size and SHA-256, and the manifest store it carries. */
@@ -129,7 +131,8 @@ export async function signFile(input: SignFileInput): Promise<SignedFile> {
     const sourceHasManifest = await blobHasManifest(blob, mimeType);
     const manifest = typeof input.manifest === 'function' ? input.manifest(sourceHasManifest) : input.manifest;
     if (!opensParentIngredient(manifest) && sourceHasManifest) throw new SourceManifestConflictError();
-    const { asset, manifestStore } = await signSource({ ...input, manifest }, mimeType, blob, async () => inMemory ?? readFile(input.sourcePath));
+    const thumbnailSource = { path: input.sourcePath, bytes: async () => inMemory ?? readFile(input.sourcePath) };
+    const { asset, manifestStore } = await signSource({ ...input, manifest }, mimeType, blob, thumbnailSource);
     const sha256 = await writeAndHash(input.outputPath, asset);
     return { size: asset.byteLength, sha256, manifestStore };
   } finally {
@@ -215,7 +218,7 @@ async function blobHasManifest(source: Blob, mimeType: SignableMimeType): Promis
 }
 
 /** The signing both entry points share; `source` is a BytesBlob or a FileBlob, already checked to be `mimeType`. */
-async function signSource(input: SignOptions, mimeType: SignableMimeType, source: Blob, imageBytes: () => Promise<Uint8Array>): Promise<SignedAsset> {
+async function signSource(input: SignOptions, mimeType: SignableMimeType, source: Blob, thumbnailSource: ThumbnailSource): Promise<SignedAsset> {
   const opensParent = opensParentIngredient(input.manifest);
   const { WasmBuilder } = c2paWasm();
   const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper });
@@ -234,13 +237,12 @@ async function signSource(input: SignOptions, mimeType: SignableMimeType, source
     },
   };
 
-  // c2pa-rs's WASM build cannot make the claim thumbnail the definition names: it is made here, for images.
+  // c2pa-rs's WASM build cannot make the claim thumbnail the definition names: it is made here (thumbnail.ts).
   let definition = input.manifest;
   let thumbnail: Uint8Array | undefined;
   if (definition.thumbnail) {
     try {
-      if (!mimeType.startsWith('image/')) throw new ThumbnailError(`claim thumbnails are made of images only, not of ${mimeType}`);
-      thumbnail = await makeClaimThumbnail(await imageBytes(), mimeType);
+      thumbnail = await claimThumbnailOf(thumbnailSource, mimeType, { ffmpegPath: input.ffmpegPath });
     } catch (err) {
       input.onThumbnailError?.(err);
       const { thumbnail: _omitted, ...rest } = definition;

@@ -1,10 +1,17 @@
+import { readFile } from 'node:fs/promises';
 import sharp from 'sharp';
+import { mediaDurationSeconds } from '../media/duration.js';
+import { formatFor } from '../media/formats.js';
+import { videoFramePng } from '../media/video-frame.js';
 import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
 
 /**
  * Claim thumbnails (c2pa.thumbnail.claim), made here because c2pa-rs's WASM build cannot: it lacks the
  * `add_thumbnails` feature, and `builder.thumbnail.enabled` is silently ignored (checked with c2pa-wasm 0.13.3).
+ *
+ * Of video, ffmpeg takes a representative frame (shared/media/video-frame.ts), which is then made into the JPEG as
+ * an image is; without ffmpeg (FFMPEG_PATH) video is signed without one. Audio has none.
  *
  * libvips (sharp) decodes the image, applies its EXIF orientation, flattens transparency onto white and shrinks it
  * to a baseline JPEG at most THUMBNAIL_LONG_EDGE pixels on its long side: about 25 ms for a 12 MP photo.
@@ -38,4 +45,29 @@ export async function makeClaimThumbnail(bytes: Uint8Array, _mimeType: SignableM
     if (/pixel limit/i.test(message)) throw new ThumbnailError(`the image is over ${THUMBNAIL_MAX_MEGAPIXELS} megapixels`, { cause: err });
     throw new ThumbnailError(`the image could not be decoded (${message.split('\n')[0]})`, { cause: err });
   }
+}
+
+/** Where the thumbnail is made from: the file in memory, or on disk (video needs a file: ffmpeg seeks in it). */
+export type ThumbnailSource = { bytes: Uint8Array } | { path: string; bytes?: () => Promise<Uint8Array> };
+
+/**
+ * The claim thumbnail of any signable file: images by makeClaimThumbnail, video from a frame ffmpeg takes (only of a
+ * file on disk, and only with `ffmpegPath`). Throws ThumbnailError when there can be none.
+ */
+export async function claimThumbnailOf(source: ThumbnailSource, mimeType: SignableMimeType, options: { ffmpegPath?: string }): Promise<Uint8Array> {
+  const kind = formatFor(mimeType)?.kind;
+  if (kind === 'image') {
+    const bytes = 'path' in source ? await (source.bytes?.() ?? readFile(source.path)) : source.bytes;
+    return makeClaimThumbnail(bytes, mimeType);
+  }
+  if (kind !== 'video') throw new ThumbnailError(`${mimeType} has no picture to make one of`);
+  if (!options.ffmpegPath) throw new ThumbnailError('video thumbnails need ffmpeg (FFMPEG_PATH is empty)');
+  if (!('path' in source)) throw new ThumbnailError('video thumbnails are made from a file on disk (signFile), not from memory');
+  let frame: Uint8Array;
+  try {
+    frame = await videoFramePng(source.path, { ffmpegPath: options.ffmpegPath, durationSeconds: await mediaDurationSeconds(source.path, mimeType) });
+  } catch (err) {
+    throw new ThumbnailError(err instanceof Error ? err.message : String(err), { cause: err });
+  }
+  return makeClaimThumbnail(frame, 'image/png');
 }

@@ -98,4 +98,34 @@ describe('media: every format signed through the worker, Trusted; a flipped medi
       expect(bad.validation_state, `flipped byte ${at} of ${signed.length}`).to.equal('Invalid');
     });
   }
+
+  it('a video signed with a claim thumbnail: verify reports it, the public repository serves it (never reading the video)', async () => {
+    const jobId = await submitSign(api.app, acc, samples['video/mp4'], 'clip.mp4', { title: 'Clip', creator: 'Desk', thumbnail: true });
+    await processSignJob(deps, jobId, { number: 1, final: true });
+    const job = await waitForJob(api.app, acc, jobId);
+    expect(job.status, JSON.stringify(job.error)).to.equal('signed');
+    const signed = await downloadFile(api.app, acc, job.signed_file.download_url);
+    const verified = await request(api.app).post('/v1/media/verify').set('Authorization', `Bearer ${acc.access}`).attach('file', signed, 'clip.mp4');
+    expect(verified.status, JSON.stringify(verified.body)).to.equal(200);
+    expect(verified.body.manifest.thumbnail).to.deep.equal({ format: 'image/jpeg' });
+    const id = encodeURIComponent(verified.body.active_manifest);
+    const described = await request(api.app).get(`/v1/manifests/${id}`).set('Accept', 'application/json');
+    expect(described.body.thumbnail_url).to.match(/\/thumbnail$/);
+    // The stored video is gone from the store: the picture comes from the manifest alone.
+    const row = await api.db.knex('signed_files').where({ job_id: jobId }).first('storage_key');
+    await deps.files.remove(row.storage_key);
+    const thumb = await request(api.app).get(`/v1/manifests/${id}/thumbnail`);
+    expect(thumb.status).to.equal(200);
+    expect(thumb.headers['content-type']).to.equal('image/jpeg');
+    const meta = await sharp(thumb.body as Buffer).metadata();
+    expect(Math.max(meta.width!, meta.height!)).to.be.at.most(320);
+
+    // Signed without one (not asked for): 404 with the reason.
+    const plainId = await submitSign(api.app, acc, samples['video/mp4'], 'plain.mp4', { title: 'Plain', creator: 'Desk' });
+    await processSignJob(deps, plainId, { number: 1, final: true });
+    const plain = await readAsset(await downloadFile(api.app, acc, (await waitForJob(api.app, acc, plainId)).signed_file.download_url), 'video/mp4', { trustAnchorsPem: rootPem });
+    const none = await request(api.app).get(`/v1/manifests/${encodeURIComponent(plain.active_manifest!)}/thumbnail`);
+    expect([none.status, none.body.error.message]).to.deep.equal([404, 'this video was signed without a claim thumbnail']);
+    expect((await request(api.app).get(`/v1/manifests/${encodeURIComponent(plain.active_manifest!)}`).set('Accept', 'application/json')).body.thumbnail_url).to.equal(null);
+  });
 });

@@ -291,6 +291,17 @@ describe('worker: sandboxes that signed a large file are replaced', function () 
     // The worker's jobs left nothing in its temp directory.
     const work = signTempDir(api.config);
     expect(existsSync(work) ? readdirSync(work) : []).to.deep.equal([]);
+    // It said at start that ffmpeg (Debian's, FFMPEG_PATH's default) takes video thumbnails' frames.
+    expect(out()).to.match(/"ffmpeg":"ffmpeg version [^"]+".*video claim thumbnails: frames taken by ffmpeg/);
+  });
+
+  it('says at start when video will get no claim thumbnails: ffmpeg missing, or FFMPEG_PATH=off', async function () {
+    for (const [value, said] of [[path.join(dir, 'no-ffmpeg'), /ffmpeg cannot be run \(FFMPEG_PATH\)/], ['off', /FFMPEG_PATH=off: video is signed without claim thumbnails/]] as const) {
+      worker = await startTestWorker(api, 'http://127.0.0.1:9', { WORKER_CONCURRENCY: '1', SIGN_WITHOUT_TIMESTAMP: 'true', FFMPEG_PATH: value });
+      expect(worker.output()).to.match(said);
+      await worker.stop();
+      worker = undefined;
+    }
   });
 });
 
@@ -313,6 +324,9 @@ describe('worker: upload limits and recycling settings', function () {
     expect(largestUploadLimit(loadConfig({ ...base(), MAX_UPLOAD_BYTES: String(300 * 2 ** 20) }))).to.equal(300 * 2 ** 20);
     expect(config.workerRecycleWasmBytes).to.equal(512 * 2 ** 20);
     expect(config.workerRecycleIdleMs).to.equal(30_000);
+    expect(config.ffmpegPath).to.equal('ffmpeg');
+    expect(loadConfig({ ...base(), FFMPEG_PATH: '/opt/ffmpeg/bin/ffmpeg' }).ffmpegPath).to.equal('/opt/ffmpeg/bin/ffmpeg');
+    expect(loadConfig({ ...base(), FFMPEG_PATH: 'off' }).ffmpegPath).to.equal(undefined);
   });
 
   for (const [name, value, pattern] of [

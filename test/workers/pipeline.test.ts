@@ -16,9 +16,10 @@ import { startTestWorker, type RoleProcess } from '../support/processes.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
 
+/** The worker's sandbox processes (BullMQ's child main.js; not tsx's esbuild service, which comes and goes). */
 function childPids(pid: number): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid), '-f', 'bullmq/dist/cjs/classes/main.js'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
   }

@@ -99,7 +99,7 @@ export function templatesPage(ctx) {
     'div',
     { class: 'field field--check' },
     thumbnailBox,
-    h('label', { for: thumbnailBox.id }, 'Embed a thumbnail of the image in its Content Credentials'),
+    h('label', { for: thumbnailBox.id }, 'Embed a thumbnail of the image or video in its Content Credentials'),
     h('p', { class: 'hint' }, 'Makes signing large photos slower.'),
   );
 

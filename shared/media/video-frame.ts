@@ -1,0 +1,83 @@
+/**
+ * One representative frame of a video, taken by ffmpeg (Debian's `ffmpeg` package; FFMPEG_PATH): c2pa-rs makes no
+ * thumbnails of video, and no JavaScript or WASM decoder on npm reads H.264, HEVC, ProRes and the rest.
+ *
+ * Which frame: ffmpeg seeks (to a key frame) a tenth of the way in, at most 10 s, past the black or slate many clips
+ * open with, then its `thumbnail` filter picks the frame of the next FRAME_CANDIDATES nearest their average (a frame
+ * mid-cut or mid-flash is not). Displayed as a player shows it: rotation applied (ffmpeg's autorotate), non-square
+ * pixels made square, at most FRAME_LONG_EDGE pixels on its long side, as PNG.
+ *
+ * ffmpeg parses untrusted files here, so it runs with what it needs only: local files (no network or other
+ * protocols a crafted playlist or reference could name), one thread, stdin closed, FRAME_TIMEOUT_MS, then SIGKILL.
+ */
+import { execFile } from 'node:child_process';
+
+export const FRAME_LONG_EDGE = 1024;
+export const FRAME_CANDIDATES = 12;
+export const FRAME_TIMEOUT_MS = 30_000;
+/** A 1024 px PNG is at most about 3 MiB; more output than this is not a frame. */
+const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+
+export class VideoFrameError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'VideoFrameError';
+  }
+}
+
+/** Where to take the frame: a tenth of the way in, at most 10 s; the start when the duration is unknown. */
+export function frameSeekSeconds(durationSeconds: number | undefined): number {
+  if (durationSeconds === undefined || !Number.isFinite(durationSeconds) || durationSeconds <= 0) return 0;
+  return Math.min(durationSeconds / 10, 10);
+}
+
+function ffmpegArgs(filePath: string, seekSeconds: number): string[] {
+  const edge = FRAME_LONG_EDGE;
+  return [
+    '-nostdin', '-hide_banner', '-loglevel', 'error',
+    '-protocol_whitelist', 'file',
+    '-threads', '1',
+    '-ss', seekSeconds.toFixed(3),
+    // `file:` so a path is never read as another protocol's URL.
+    '-i', `file:${filePath}`,
+    '-map', '0:v:0', '-an', '-sn', '-dn',
+    '-vf', `thumbnail=${FRAME_CANDIDATES},scale=iw*sar:ih,setsar=1,scale=w='min(${edge},iw)':h='min(${edge},ih)':force_original_aspect_ratio=decrease`,
+    '-frames:v', '1',
+    '-f', 'image2pipe', '-c:v', 'png', 'pipe:1',
+  ];
+}
+
+function runFfmpeg(ffmpegPath: string, args: string[]): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    execFile(ffmpegPath, args, { encoding: 'buffer', maxBuffer: MAX_OUTPUT_BYTES, timeout: FRAME_TIMEOUT_MS, killSignal: 'SIGKILL', windowsHide: true }, (err, stdout, stderr) => {
+      if (!err) return resolve(stdout);
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return reject(new VideoFrameError(`ffmpeg was not found at "${ffmpegPath}" (FFMPEG_PATH)`, { cause: err }));
+      if (err.killed) return reject(new VideoFrameError(`ffmpeg took longer than ${FRAME_TIMEOUT_MS / 1000} s`, { cause: err }));
+      const said = stderr.toString('utf8').trim().split('\n').pop()?.slice(0, 300);
+      reject(new VideoFrameError(`ffmpeg could not decode a frame${said ? `: ${said}` : ''}`, { cause: err }));
+    });
+  });
+}
+
+/**
+ * A frame of the video at `filePath` as PNG (see above). Throws VideoFrameError when ffmpeg is missing, fails,
+ * times out or finds no video frame. A seek past the last key frame finds none: the start is tried then.
+ */
+export async function videoFramePng(filePath: string, options: { ffmpegPath: string; durationSeconds?: number }): Promise<Uint8Array> {
+  const seek = frameSeekSeconds(options.durationSeconds);
+  let png = await runFfmpeg(options.ffmpegPath, ffmpegArgs(filePath, seek));
+  if (png.byteLength === 0 && seek > 0) png = await runFfmpeg(options.ffmpegPath, ffmpegArgs(filePath, 0));
+  if (png.byteLength === 0) throw new VideoFrameError('the file has no video frame ffmpeg can decode');
+  return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
+}
+
+/** ffmpeg's version line ("ffmpeg version 5.1.8-0+deb12u1 ..."), or undefined when it cannot be run. */
+export async function ffmpegVersion(ffmpegPath: string): Promise<string | undefined> {
+  try {
+    const out = await runFfmpeg(ffmpegPath, ['-hide_banner', '-version']);
+    return out.toString('utf8').split('\n')[0]?.trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
