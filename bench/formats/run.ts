@@ -7,8 +7,10 @@
  *   manifest, c2pa-rs, the signed file written and hashed), streamed into the store (putFile), temp
  *   files removed. The store is a local directory (DATA_DIR/files) on the same disk, as on a single host.
  * - raw loop: c2pa-rs alone: WasmBuilder.sign on the bytes in memory (BytesBlob), nothing else.
- * - for comparison, the worker's path before this one: the upload read whole into memory (FileStore.read), looked at
- *   for a manifest, signed from memory (signAssetWithManifest), written (FileStore.write) and hashed.
+ * - floor: raw c2pa-rs plus the I/O any signer that stores and anchors its output must do, in the plainest code: the
+ *   source read from disk (readFileSync), the signed file written to disk (writeFileSync) and its SHA-256 computed.
+ *   Its ratio to raw is the most a worker that keeps files can reach; the worker path's ratio to it is what the
+ *   worker's own code (type check, manifest look-up, temp directory, store) costs beyond that.
  *
  * Same manifest, same key, no timestamp on either side (SIGN_WITHOUT_TIMESTAMP-like); the two sides alternate, their
  * order swapped every round, and medians are compared (the machine is shared; a GC or a neighbour's burst lands in
@@ -18,14 +20,13 @@
  *   npx tsx bench/formats/run.ts [quick]      (quick: the smaller sizes only)
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { coseSigner } from '../../shared/c2pa/cose-sign1.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
-import { hasManifest } from '../../shared/c2pa/read-asset.js';
-import { signAssetWithManifest, signFile } from '../../shared/c2pa/sign-asset.js';
+import { signFile } from '../../shared/c2pa/sign-asset.js';
 import { BytesBlob, c2paWasm } from '../../shared/c2pa/wasm.js';
 import { LocalFileStore } from '../../shared/storage/index.js';
 import { makeOpensslChain } from '../../test/support/openssl-chain.js';
@@ -91,16 +92,18 @@ try {
     }
   };
 
-  /** The worker's path before files stayed on disk, for comparison: the upload read into memory, signed, written. */
-  const buffered = async (sample: Sample, uploadKey: string) => {
-    job += 1;
-    const bytes = await store.read(uploadKey);
-    const definition = buildManifestDefinition({ title: 'Bench', creator: 'Bench' }, { sourceHasManifest: await hasManifest(bytes, sample.mimeType) });
-    const { asset } = await signAssetWithManifest({ bytes, mimeType: sample.mimeType, manifest: definition, key: chain.keys.leaf, chainDer: [chain.der.leaf, chain.der.subCa] });
-    const key = `signed/bench/${job}.bin`;
-    await store.write(key, asset);
-    createHash('sha256').update(asset).digest('hex');
-    await store.remove(key);
+  /** Raw c2pa-rs with the unavoidable I/O: the source read from disk, the signed file written to disk and hashed. */
+  const floorOut = path.join(work, 'floor-signed');
+  const floor = async (sample: Sample) => {
+    const source = readFileSync(sample.path);
+    const builder = WasmBuilder.fromJson(JSON.stringify({ ...manifest, format: sample.mimeType }));
+    try {
+      const asset = await builder.sign(signer, [], sample.mimeType, new BytesBlob(source, sample.mimeType));
+      writeFileSync(floorOut, asset);
+      createHash('sha256').update(asset).digest('hex');
+    } finally {
+      builder.free();
+    }
   };
 
   const median = (values: number[]) => {
@@ -114,8 +117,8 @@ try {
     return performance.now() - t0;
   };
 
-  const rows: { label: string; size: number; raw: number; pipe: number; before: number }[] = [];
-  console.log(`signing speed by format: worker's file-backed path vs raw c2pa-rs (builder.sign on bytes in memory), no timestamp; medians`);
+  const rows: { label: string; size: number; raw: number; pipe: number; floor: number }[] = [];
+  console.log(`signing speed by format: worker's file-backed path vs raw c2pa-rs (builder.sign on bytes in memory) and the floor (raw + read, write, SHA-256), no timestamp; medians`);
   for (const [format, sizes] of PLAN) {
     for (const target of sizes) {
       const sample = await makeSample(work, format, Math.round(target));
@@ -126,36 +129,36 @@ try {
       // Warm-up: one of each (the first sign of a format compiles and grows memory).
       await raw(sample, bytes);
       await pipeline(sample, uploadKey);
-      await buffered(sample, uploadKey);
+      await floor(sample);
       // Alternating, the order reversed every round (ABC CBA ...): drift in the machine's load hits every side alike.
       const rawMs: number[] = [];
       const pipeMs: number[] = [];
-      const beforeMs: number[] = [];
+      const floorMs: number[] = [];
       for (let round = 0; round < rounds; round += 1) {
         const sides = [
           async () => void rawMs.push(await timed(() => raw(sample, bytes))),
           async () => void pipeMs.push(await timed(() => pipeline(sample, uploadKey))),
-          async () => void beforeMs.push(await timed(() => buffered(sample, uploadKey))),
+          async () => void floorMs.push(await timed(() => floor(sample))),
         ];
         for (const side of round % 2 ? sides.reverse() : sides) await side();
       }
       const mb = sample.size / 1e6;
       const rate = (ms: number[]) => mb / (median(ms) / 1000);
-      const row = { label: sample.label, size: sample.size, raw: rate(rawMs), pipe: rate(pipeMs), before: rate(beforeMs) };
+      const row = { label: sample.label, size: sample.size, raw: rate(rawMs), pipe: rate(pipeMs), floor: rate(floorMs) };
       rows.push(row);
       console.log(
         `  ${row.label.padEnd(14)} raw ${row.raw.toFixed(1).padStart(6)} MB/s (${(median(rawMs) / mb).toFixed(1).padStart(4)} ms/MB)   ` +
           `worker path ${row.pipe.toFixed(1).padStart(6)} MB/s (${(median(pipeMs) / mb).toFixed(1).padStart(4)} ms/MB)   ratio ${(row.pipe / row.raw).toFixed(2)}   ` +
-          `[in-memory path before: ${row.before.toFixed(1).padStart(6)} MB/s, ratio ${(row.before / row.raw).toFixed(2)}]   x${rounds}`,
+          `floor ${row.floor.toFixed(1).padStart(6)} MB/s (${(row.floor / row.raw).toFixed(2)} of raw; worker path ${(row.pipe / row.floor).toFixed(2)} of it)   x${rounds}`,
       );
       await store.remove(uploadKey);
       await rm(sample.path, { force: true });
     }
   }
   const worst = rows.reduce((a, b) => (b.pipe / b.raw < a.pipe / a.raw ? b : a));
-  const total = (k: 'raw' | 'pipe' | 'before') => rows.reduce((sum, r) => sum + r.size / 1e6, 0) / rows.reduce((sum, r) => sum + r.size / 1e6 / r[k], 0);
+  const total = (k: 'raw' | 'pipe' | 'floor') => rows.reduce((sum, r) => sum + r.size / 1e6, 0) / rows.reduce((sum, r) => sum + r.size / 1e6 / r[k], 0);
   console.log(`all files (one of each, by median time): raw ${total('raw').toFixed(1)} MB/s, worker path ${total('pipe').toFixed(1)} MB/s, ratio ${(total('pipe') / total('raw')).toFixed(2)}   (goal >= 0.80)`);
-  console.log(`  the in-memory worker path it replaces: ${total('before').toFixed(1)} MB/s, ratio ${(total('before') / total('raw')).toFixed(2)}`);
+  console.log(`  floor (raw + read, write, SHA-256): ${total('floor').toFixed(1)} MB/s, ${(total('floor') / total('raw')).toFixed(2)} of raw; the worker path is ${(total('pipe') / total('floor')).toFixed(2)} of the floor`);
   console.log(`lowest ratio: ${worst.label} ${(worst.pipe / worst.raw).toFixed(2)}`);
 } finally {
   rmSync(work, { recursive: true, force: true });

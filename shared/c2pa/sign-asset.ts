@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { open, readFile, rm, type FileHandle } from 'node:fs/promises';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 import type { WasmBuilder as Builder } from '@contentauth/c2pa-wasm';
 import { identifyMedia, MediaRejectedError } from '../media/formats.js';
 import type { VaultKey } from '../vault/types.js';
@@ -123,15 +124,18 @@ export async function signFile(input: SignFileInput): Promise<SignedFile> {
   const source = FileBlob.open(input.sourcePath, input.mimeType);
   try {
     if (source.size > MAX_WASM_SIGN_BYTES) throw new SourceTooLargeError(source.size);
-    const mimeType = await assertSignableFile(input.sourcePath, input.mimeType);
     // c2pa-wasm copies a source of at most 50 MB whole into WASM memory on every pass (the manifest look-up, the
-    // signing): such a file is read from disk once, here, and handed over without a copy. Larger ones stay on disk.
-    const inMemory = source.size <= C2PA_WASM_WHOLE_READ_BYTES ? await readFile(input.sourcePath) : undefined;
+    // signing): such a file is read from disk once, here, and handed over without a copy (and its type told from
+    // those bytes, not by more reads). Larger ones stay on disk. Read synchronously: signing runs in a process of
+    // its own and blocks it for far longer anyway, and through the thread pool a 3-4 MiB read took 2-6 ms here
+    // against 0.4-0.8 ms.
+    const inMemory = source.size <= C2PA_WASM_WHOLE_READ_BYTES ? readFileSync(input.sourcePath) : undefined;
+    const mimeType = inMemory ? assertSignableMedia(inMemory, input.mimeType) : await assertSignableFile(input.sourcePath, input.mimeType);
     const blob = inMemory ? new BytesBlob(inMemory, mimeType) : source;
     const sourceHasManifest = await blobHasManifest(blob, mimeType);
     const manifest = typeof input.manifest === 'function' ? input.manifest(sourceHasManifest) : input.manifest;
     if (!opensParentIngredient(manifest) && sourceHasManifest) throw new SourceManifestConflictError();
-    const thumbnailSource = { path: input.sourcePath, bytes: async () => inMemory ?? readFile(input.sourcePath) };
+    const thumbnailSource = { path: input.sourcePath, bytes: async () => inMemory ?? readFileSync(input.sourcePath) };
     const { asset, manifestStore } = await signSource({ ...input, manifest }, mimeType, blob, thumbnailSource);
     const sha256 = await writeAndHash(input.outputPath, asset);
     return { size: asset.byteLength, sha256, manifestStore };
@@ -141,16 +145,27 @@ export async function signFile(input: SignFileInput): Promise<SignedFile> {
 }
 
 /**
- * Writes `bytes` to a new file at `filePath` and returns their SHA-256 (hex), a piece at a time: each piece is written
- * on libuv's thread pool while this thread hashes it (still in the CPU cache). Measured on a 16 MiB file: 10 ms,
- * against 9 ms for the hash alone and 16 ms for hashing, then writing. A partly written file is removed.
+ * Writes `bytes` to a new file at `filePath` and returns their SHA-256 (hex). A partly written file is removed.
+ * Up to 50 MB synchronously, in one write, then the hash: right after signing, a 3-4 MiB file took 2.9-4.3 ms so
+ * against 6.6-8.3 ms through the thread pool. Larger files a piece at a time: each piece is written on libuv's thread
+ * pool while this thread hashes it (still in the CPU cache): 91 ms for 128 MiB against 107 ms synchronously.
  */
 async function writeAndHash(filePath: string, bytes: Uint8Array): Promise<string> {
+  // A new file rather than one truncated in place: overwriting a 16 MiB file costs three times writing a new one.
+  if (bytes.byteLength <= C2PA_WASM_WHOLE_READ_BYTES) {
+    try {
+      rmSync(filePath, { force: true });
+      writeFileSync(filePath, bytes, { flag: 'wx', mode: 0o600 });
+      return createHash('sha256').update(bytes).digest('hex');
+    } catch (err) {
+      rmSync(filePath, { force: true });
+      throw err;
+    }
+  }
   const piece = 1024 * 1024;
   const hash = createHash('sha256');
   let handle: FileHandle | undefined;
   try {
-    // A new file rather than one truncated in place: overwriting a 16 MiB file costs three times writing a new one.
     await rm(filePath, { force: true });
     handle = await open(filePath, 'wx', 0o600);
     for (let offset = 0; offset < bytes.byteLength; offset += piece) {
