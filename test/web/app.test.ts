@@ -173,7 +173,7 @@ describe('web app in headless Chromium', function () {
     const s = await open();
     await signIn(s.page);
     await s.page.getByRole('link', { name: 'Verify' }).click();
-    await heading(s.page, 'Verify an image').waitFor();
+    await heading(s.page, 'Verify a file').waitFor();
     for (const [i, { file }] of signed.entries()) {
       await s.page.locator('input[type=file]').setInputFiles(file);
       const result = s.page.locator('.result-card');
@@ -311,7 +311,7 @@ describe('web app in headless Chromium', function () {
     await file.saveAs(target);
     await s.page.getByRole('link', { name: 'Verify' }).click();
     // Wait for the page, or the file may go to the sign page's input still on screen.
-    await heading(s.page, 'Verify an image').waitFor();
+    await heading(s.page, 'Verify a file').waitFor();
     verifying = target;
     await s.page.locator('input[type=file]').setInputFiles(target);
     await s.page.locator('.verdict').waitFor();
@@ -381,7 +381,7 @@ describe('web app in headless Chromium', function () {
     const other = await openPage(browser, stack.baseUrl);
     try {
       await signIn(other.page, email, 'another long passphrase');
-      await heading(other.page, 'Verify an image').waitFor();
+      await heading(other.page, 'Verify a file').waitFor();
       expect(await other.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Verify', 'History']);
       await other.page.goto('/#/keys');
       await other.page.getByText('does not include this page').waitFor();
@@ -544,7 +544,7 @@ describe('web app in headless Chromium', function () {
       await s.page.getByRole('button', { name: 'Download signed image' }).waitFor({ timeout: 60_000 });
       await check('sign-done');
       await s.page.getByRole('link', { name: 'Verify' }).click();
-      await heading(s.page, 'Verify an image').waitFor();
+      await heading(s.page, 'Verify a file').waitFor();
       await check('verify');
       await s.page.locator('input[type=file]').setInputFiles(signed[1]!.file);
       await s.page.locator('.verdict').waitFor();

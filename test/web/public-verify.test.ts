@@ -5,11 +5,13 @@
  * signed file itself reads Trusted, an unrelated image has no credentials, and the permalink shows the stored
  * result in a new page. Errors (429 with Retry-After, 413, 415, the network) are said in words.
  */
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
@@ -22,7 +24,7 @@ const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const fixture = (name: string) => path.join(FIXTURES, name);
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
-const PAGE_TITLE = 'Check an image’s Content Credentials';
+const PAGE_TITLE = 'Check a file’s Content Credentials';
 const RECOVERED_LABEL = 'Recovered by fingerprint — not bound to this file';
 
 interface Session {
@@ -144,7 +146,7 @@ describe('public verify page (/verify) in headless Chromium', function () {
     const signIn = s.page.getByRole('banner').getByRole('link', { name: 'Sign in' });
     expect(await signIn.getAttribute('href')).to.equal('/#/signin');
     // The file input is the labelled drop zone; the small print says what is kept.
-    await s.page.getByLabel('Drop an image to check it').waitFor({ state: 'attached' });
+    await s.page.getByLabel('Drop an image, video or audio file to check it').waitFor({ state: 'attached' });
     expect(await s.page.locator('.small-print').textContent()).to.contain('only its SHA-256 hash and the result are kept');
     // And the signed-in app links here.
     await s.page.goto('/#/signin');
@@ -220,6 +222,36 @@ describe('public verify page (/verify) in headless Chromium', function () {
     await s.page.getByRole('status').filter({ hasText: 'Result: No Content Credentials found.' }).waitFor();
     expect(await result.locator('.candidate').count()).to.equal(0);
     expect(s.page.url()).to.equal(`${stack.baseUrl}/verify#${sha256(readFileSync(files.unrelated))}`);
+    await expectClean(s);
+  });
+
+  it('reads a signed video as Trusted with its duration; a changed byte of its video data as Invalid, said in words', async () => {
+    const clip = path.join(dir, 'clip.mp4');
+    await promisify(execFile)('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=25:duration=2.5', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', clip]);
+    const signedClip = await sign(account, readFileSync(clip), 'clip.mp4', 'Harbour by night', 'Jane Doe');
+    const signedPath = path.join(dir, 'clip-signed.mp4');
+    writeFileSync(signedPath, signedClip);
+    const s = await openVerify();
+    const input = s.page.locator('input[type=file]');
+    await input.setInputFiles(signedPath);
+    const result = s.page.locator('.result-card');
+    await result.getByRole('heading', { level: 2, name: 'clip-signed.mp4' }).waitFor({ timeout: 30_000 });
+    expect(await result.locator('.verdict__title').textContent()).to.equal('Trusted');
+    const text = (await result.textContent())!;
+    expect(text).to.contain('Harbour by night').and.contain('Daily Planet').and.contain('Duration0:02.5');
+    expect(text).to.contain('video/mp4');
+
+    // One byte in the middle of the media data (the mdat box), far from the manifest.
+    const tampered = Buffer.from(signedClip);
+    const mdat = tampered.indexOf('mdat');
+    const at = mdat + 4 + Math.floor((tampered.readUInt32BE(mdat - 4) - 8) / 2);
+    tampered[at] = tampered[at]! ^ 0x01;
+    const tamperedPath = path.join(dir, 'clip-changed.mp4');
+    writeFileSync(tamperedPath, tampered);
+    await input.setInputFiles(tamperedPath);
+    await result.getByRole('heading', { level: 2, name: 'clip-changed.mp4' }).waitFor({ timeout: 30_000 });
+    expect(await result.locator('.verdict__title').textContent()).to.equal('Invalid');
+    await result.getByText('The video data changed after it was signed.').waitFor();
     await expectClean(s);
   });
 

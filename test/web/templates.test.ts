@@ -198,7 +198,7 @@ describe('web app: manifest templates in headless Chromium', function () {
 
     // Verify shows the template's credentials in words.
     await s.page.getByRole('link', { name: 'Verify' }).click();
-    await heading(s.page, 'Verify an image').waitFor();
+    await heading(s.page, 'Verify a file').waitFor();
     await s.page.locator('input[type=file]').setInputFiles(target);
     const details = s.page.locator('.result-card .details').first();
     await details.waitFor();

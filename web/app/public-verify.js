@@ -215,7 +215,7 @@ function start(main) {
   let busy = false; // a file is being checked (a drop on the disabled zone still arrives)
 
   const zone = dropZone({
-    label: 'Drop an image to check it',
+    label: 'Drop an image, video or audio file to check it',
     hint: VERIFY_HINT,
     accept: VERIFY_ACCEPT,
     onFile: (f) => {
@@ -317,13 +317,13 @@ function start(main) {
       if (signal.aborted) return;
       status.textContent = '';
       error.show(
-        err?.status === 404 ? 'No result is stored for this link: only files someone checked on this page are kept, by their hash. Drop the image to check it.' : describeCheckError(err),
+        err?.status === 404 ? 'No result is stored for this link: only files someone checked on this page are kept, by their hash. Drop the file to check it.' : describeCheckError(err),
       );
     }
   }
 
   main.replaceChildren(
-    ...pageTitle('Check an image’s Content Credentials', 'Who signed an image, and whether it changed since. Copies that lost their credentials on the way (re-encoded, resized) are matched by their fingerprint. No account needed.'),
+    ...pageTitle('Check a file’s Content Credentials', 'Who signed an image, video or audio file, and whether it changed since. Images that lost their credentials on the way (re-encoded, resized) are matched by their fingerprint. No account needed.'),
     h(
       'section',
       { class: 'card', 'aria-label': 'Choose an image' },

@@ -1,4 +1,4 @@
-// Verify: drop any image; the service reads its C2PA manifest, judges it against this service's root, and
+// Verify: drop any image, video or audio file; the service reads its C2PA manifest, judges it against this service's root, and
 // reports the signer's revocation status and any on-chain anchor.
 import { api } from './api.js';
 import { dropZone } from './drop-zone.js';
@@ -34,9 +34,16 @@ const VERDICTS = {
   },
 };
 
-/** Plain words for the c2pa-rs failure codes a person is likely to meet. */
+/** c2pa-rs's codes for content that no longer matches its hard binding (byte ranges, ISO media boxes, other boxes). */
+const HASH_MISMATCHES = new Set(['assertion.dataHash.mismatch', 'assertion.bmffHash.mismatch', 'assertion.boxesHash.mismatch']);
+
+/** What the file holds, in a word: image, video or audio. */
+function mediaNoun(mimeType) {
+  return mimeType?.startsWith('video/') ? 'video' : mimeType?.startsWith('audio/') ? 'audio' : 'image';
+}
+
+/** Plain words for the c2pa-rs failure codes a person is likely to meet (hash mismatches: see failureWords). */
 const FAILURES = {
-  'assertion.dataHash.mismatch': 'The image data changed after it was signed.',
   'assertion.hashedURI.mismatch': 'Part of the manifest changed after it was signed.',
   'claimSignature.mismatch': 'The signature does not match the manifest.',
   'claimSignature.missing': 'The manifest has no signature.',
@@ -103,6 +110,19 @@ function signedAtWords(report) {
   return `${formatDate(time)} (the timestamp could not be trusted)`;
 }
 
+/** An ISO 8601 duration as a player shows it: PT12.5S is 0:12.5, PT1H2M3S is 1:02:03. */
+function durationWords(iso) {
+  const match = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/.exec(iso ?? '');
+  if (!match || iso === 'PT') return undefined;
+  const [hours, minutes, seconds] = [Number(match[1] ?? 0), Number(match[2] ?? 0), Number(match[3] ?? 0)];
+  const total = hours * 3600 + minutes * 60 + seconds;
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = total % 60;
+  const sec = `${s < 10 ? '0' : ''}${s.toFixed(3).replace(/\.?0+$/, '')}`;
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+}
+
 function copyrightWords(m) {
   if (m.copyright_notice && m.copyright_holder && !m.copyright_notice.includes(m.copyright_holder)) return `${m.copyright_notice} (holder: ${m.copyright_holder})`;
   return m.copyright_notice ?? m.copyright_holder ?? undefined;
@@ -120,10 +140,15 @@ function trainingList(entries) {
   );
 }
 
-function failureList(codes) {
+function failureWords(code, mimeType) {
+  if (HASH_MISMATCHES.has(code)) return `The ${mediaNoun(mimeType)} data changed after it was signed.`;
+  return FAILURES[code] ?? null;
+}
+
+function failureList(codes, mimeType) {
   if (!codes?.length) return null;
-  const words = [...new Set(codes.map((c) => FAILURES[c] ?? null).filter(Boolean))];
-  const other = codes.some((c) => !FAILURES[c]);
+  const words = [...new Set(codes.map((c) => failureWords(c, mimeType)).filter(Boolean))];
+  const other = codes.some((c) => !failureWords(c, mimeType));
   return h(
     'div',
     { class: 'failures' },
@@ -145,7 +170,7 @@ export function verdictView(report) {
       h('div', {}, h('p', { class: 'verdict__title' }, revoked && report.validation_state !== 'none' ? `${v.title}, but the signer is revoked` : v.title), h('p', { class: 'verdict__text' }, v.text)),
     ),
   ];
-  if (report.validation_state === 'Invalid') parts.push(failureList(report.status?.failure));
+  if (report.validation_state === 'Invalid') parts.push(failureList(report.status?.failure, report.mime_type));
   if (m) {
     parts.push(
       h('h3', {}, 'Manifest'),
@@ -153,6 +178,7 @@ export function verdictView(report) {
         ['Title', m.title ?? '—'],
         ['Creator', m.creator ?? '—'],
         ['Signed at', signedAtWords(report)],
+        ['Duration', durationWords(m.duration)],
         ['Actions', m.actions?.length ? m.actions.map((a) => ACTIONS[a] ?? a).join(', ') : undefined],
         ['Made with', m.claim_generator ?? undefined],
         ['Publisher', m.publisher ?? undefined],
@@ -208,7 +234,7 @@ export function verifyPage(ctx) {
   let busy = false;
 
   const zone = dropZone({
-    label: 'Drop an image to check it',
+    label: 'Drop an image, video or audio file to check it',
     hint: VERIFY_HINT,
     accept: VERIFY_ACCEPT,
     onFile: (f) => check(f),
@@ -240,7 +266,7 @@ export function verifyPage(ctx) {
   }
 
   main.append(
-    ...pageTitle('Verify an image', 'Check a file’s Content Credentials: who signed it, whether it changed since, and whether the signer is revoked.'),
+    ...pageTitle('Verify a file', 'Check a file’s Content Credentials: who signed it, whether it changed since, and whether the signer is revoked.'),
     h('section', { class: 'card' }, zone.el, status, error.el),
     result,
   );
