@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
 import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { artifactsDir, dropFile, endSession, heading, launchChromium, openPage, saveScreenshot, startWebStack, tabTo, type PageLog, type WebStack } from './support.js';
@@ -197,10 +198,26 @@ describe('web app in headless Chromium', function () {
     expect(await s.page.locator('.verdict__title').textContent()).to.equal('Invalid');
     await s.page.getByText('The image data changed after it was signed.').waitFor();
 
-    // An image without credentials.
+    // An image without credentials that looks like nothing signed here.
     await s.page.locator('input[type=file]').setInputFiles(fixture('small.jpg'));
     await s.page.locator('.result-card').getByRole('heading', { name: 'small.jpg' }).waitFor();
-    expect(await s.page.locator('.verdict__title').textContent()).to.equal('No Content Credentials');
+    expect(await s.page.locator('.verdict__title').textContent()).to.equal('No Content Credentials found');
+
+    // A copy of the signed JPEG that lost its credentials (resized, re-encoded): recovered by its fingerprint,
+    // marked as not bound to the file, the two pictures side by side.
+    const copy = path.join(downloadsDir, 'lighthouse-copy.jpg');
+    const { width } = await sharp(signed[1]!.file).metadata();
+    await sharp(signed[1]!.file).resize(Math.round(width! * 0.75)).jpeg({ quality: 70 }).toFile(copy);
+    await s.page.locator('input[type=file]').setInputFiles(copy);
+    const result = s.page.locator('.result-card');
+    await result.getByRole('heading', { name: 'lighthouse-copy.jpg' }).waitFor();
+    expect(await result.locator('.verdict__title').textContent()).to.equal('No Content Credentials in this file');
+    const candidate = result.locator('.candidate').first();
+    expect(await candidate.locator('.recovered-tag').textContent()).to.contain('Recovered by fingerprint — not bound to this file');
+    expect(await candidate.getByRole('heading', { level: 3 }).textContent()).to.equal('Lighthouse');
+    expect(await candidate.locator('.details').first().textContent()).to.contain('John Roe').and.contain('Daily Planet');
+    await candidate.locator('img').nth(1).waitFor();
+    expect(await candidate.locator('img').evaluateAll((imgs) => imgs.map((i) => (i as HTMLImageElement).src.split(':')[0]))).to.deep.equal(['blob', 'http']);
 
     // Not a format the service reads, whatever its name says: the API's refusal, in words.
     const notes = path.join(downloadsDir, 'notes.jpg');

@@ -1,72 +1,11 @@
-// Verify: drop any image, video or audio file; the service reads its C2PA manifest, judges it against this service's root, and
-// reports the signer's revocation status and any on-chain anchor.
+// Verify: drop any image, video or audio file; the service reads its C2PA manifest, judges it against this
+// service's root, and reports the signer's revocation status and any on-chain anchor; for a file without one, the
+// credentials recovered by its fingerprint (the organisation's own files too), each marked as not bound to the file.
 import { api } from './api.js';
 import { dropZone } from './drop-zone.js';
-import { formatBytes, formatDate, h, messageBox, pageTitle } from './dom.js';
-import { anchorDetails, definitionList } from './jobs.js';
+import { formatBytes, h, messageBox, pageTitle } from './dom.js';
 import { describeError } from './messages.js';
-import { CHOICE_WORDS, TRAINING_USES } from './templates.js';
-
-const VERDICTS = {
-  Trusted: {
-    kind: 'good',
-    icon: '✓',
-    title: 'Trusted',
-    text: 'The Content Credentials are intact and were signed by a certificate this service trusts.',
-  },
-  Valid: {
-    kind: 'warn',
-    icon: '!',
-    title: 'Not trusted',
-    text: 'The Content Credentials are intact, but their signer does not chain to this service’s root certificate.',
-  },
-  Invalid: {
-    kind: 'bad',
-    icon: '✕',
-    title: 'Invalid',
-    text: 'The Content Credentials do not match the file: it was changed after signing, or the signature is broken.',
-  },
-  none: {
-    kind: 'neutral',
-    icon: '?',
-    title: 'No Content Credentials',
-    text: 'This file carries no C2PA manifest, so nothing can be said about where it came from.',
-  },
-};
-
-/** c2pa-rs's codes for content that no longer matches its hard binding (byte ranges, ISO media boxes, other boxes). */
-const HASH_MISMATCHES = new Set(['assertion.dataHash.mismatch', 'assertion.bmffHash.mismatch', 'assertion.boxesHash.mismatch']);
-
-/** What the file holds, in a word: image, video or audio. */
-function mediaNoun(mimeType) {
-  return mimeType?.startsWith('video/') ? 'video' : mimeType?.startsWith('audio/') ? 'audio' : 'image';
-}
-
-/** Plain words for the c2pa-rs failure codes a person is likely to meet (hash mismatches: see failureWords). */
-const FAILURES = {
-  'assertion.hashedURI.mismatch': 'Part of the manifest changed after it was signed.',
-  'claimSignature.mismatch': 'The signature does not match the manifest.',
-  'claimSignature.missing': 'The manifest has no signature.',
-  'signingCredential.untrusted': 'The signing certificate is not trusted by this service.',
-  'signingCredential.revoked': 'The signing certificate has been revoked.',
-  'signingCredential.expired': 'The signing certificate had expired when the file was signed.',
-  'signingCredential.invalid': 'The signing certificate is not valid for signing.',
-  'timeStamp.mismatch': 'The signature’s timestamp does not match.',
-  'timeStamp.untrusted': 'The signature’s timestamp comes from an untrusted authority.',
-  'manifest.missing': 'The manifest referred to is missing.',
-};
-
-const ACTIONS = {
-  'c2pa.created': 'Created',
-  'c2pa.opened': 'Opened from an earlier version',
-  'c2pa.edited': 'Edited',
-  'c2pa.placed': 'Placed into a composition',
-  'c2pa.cropped': 'Cropped',
-  'c2pa.resized': 'Resized',
-  'c2pa.color_adjustments': 'Colour adjusted',
-  'c2pa.converted': 'Converted to another format',
-  'c2pa.published': 'Published',
-};
+import { resultBody } from './recovered-view.js';
 
 /**
  * What Verify accepts: the media formats of the service's registry (shared/media/formats.ts), by MIME type and by
@@ -84,154 +23,15 @@ const VERIFIABLE_EXTENSIONS = [
 export const VERIFY_ACCEPT = [...VERIFIABLE_TYPES, ...VERIFIABLE_EXTENSIONS.map((e) => `.${e}`)].join(',');
 export const VERIFY_HINT = 'Images (JPEG, PNG, WebP, GIF, TIFF, DNG, HEIC, AVIF, JPEG XL, SVG), video (MP4, MOV, AVI) and audio (MP3, M4A, WAV, FLAC)';
 
-export function revocationWords(r) {
-  switch (r?.status) {
-    case 'good':
-      return 'Not revoked (checked against this service’s revocation data).';
-    case 'revoked':
-      return `Revoked on ${formatDate(r.revoked_at)}${r.reason && r.reason !== 'unspecified' ? ` (reason: ${r.reason})` : ''}.`;
-    case 'expired':
-      return 'The certificate has expired since; it is not revoked.';
-    case 'not_issued_by_service':
-      return 'The certificate was not issued by this service, so its revocation status is unknown here.';
-    case 'no_signer':
-      return 'There is no signer to check.';
-    default:
-      return 'Unknown.';
-  }
-}
-
-function signedAtWords(report) {
-  const t = report.timestamp;
-  const time = t?.time ?? report.manifest?.signed_at;
-  if (!time) return 'Not timestamped: the time of signing is not attested.';
-  if (!t) return formatDate(time);
-  if (t.validated && t.trusted) return `${formatDate(time)}, attested by a trusted time-stamp authority`;
-  return `${formatDate(time)} (the timestamp could not be trusted)`;
-}
-
-/** An ISO 8601 duration as a player shows it: PT12.5S is 0:12.5, PT1H2M3S is 1:02:03. */
-function durationWords(iso) {
-  const match = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/.exec(iso ?? '');
-  if (!match || iso === 'PT') return undefined;
-  const [hours, minutes, seconds] = [Number(match[1] ?? 0), Number(match[2] ?? 0), Number(match[3] ?? 0)];
-  const total = hours * 3600 + minutes * 60 + seconds;
-  const h = Math.floor(total / 3600);
-  const m = Math.floor((total % 3600) / 60);
-  const s = total % 60;
-  const sec = `${s < 10 ? '0' : ''}${s.toFixed(3).replace(/\.?0+$/, '')}`;
-  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
-}
-
-function copyrightWords(m) {
-  if (m.copyright_notice && m.copyright_holder && !m.copyright_notice.includes(m.copyright_holder)) return `${m.copyright_notice} (holder: ${m.copyright_holder})`;
-  return m.copyright_notice ?? m.copyright_holder ?? undefined;
-}
-
-/** The AI training and data mining choices, one line per use; constrained ones with their conditions. */
-function trainingList(entries) {
-  if (!entries) return undefined;
-  return h(
-    'ul',
-    { class: 'plain' },
-    Object.entries(entries).map(([use, e]) =>
-      h('li', {}, `${TRAINING_USES[use] ?? TRAINING_USES[use.replace(/^c2pa\./, 'cawg.')] ?? use}: ${CHOICE_WORDS[e.use] ?? e.use}${e.constraint_info ? ` (${e.constraint_info})` : ''}`),
-    ),
-  );
-}
-
-function failureWords(code, mimeType) {
-  if (HASH_MISMATCHES.has(code)) return `The ${mediaNoun(mimeType)} data changed after it was signed.`;
-  return FAILURES[code] ?? null;
-}
-
-function failureList(codes, mimeType) {
-  if (!codes?.length) return null;
-  const words = [...new Set(codes.map((c) => failureWords(c, mimeType)).filter(Boolean))];
-  const other = codes.some((c) => !failureWords(c, mimeType));
-  return h(
-    'div',
-    { class: 'failures' },
-    h('h3', {}, 'What is wrong'),
-    h('ul', {}, words.map((w) => h('li', {}, w)), other ? h('li', {}, 'Other validation checks failed (see the technical details).') : null),
-  );
-}
-
-export function verdictView(report) {
-  const v = VERDICTS[report.validation_state] ?? VERDICTS.Invalid;
-  const m = report.manifest;
-  const s = report.signer;
-  const revoked = report.revocation?.status === 'revoked';
-  const parts = [
-    h(
-      'div',
-      { class: `verdict verdict--${revoked ? 'bad' : v.kind}`, role: 'status' },
-      h('span', { class: 'verdict__icon', 'aria-hidden': 'true' }, revoked ? '✕' : v.icon),
-      h('div', {}, h('p', { class: 'verdict__title' }, revoked && report.validation_state !== 'none' ? `${v.title}, but the signer is revoked` : v.title), h('p', { class: 'verdict__text' }, v.text)),
-    ),
-  ];
-  if (report.validation_state === 'Invalid') parts.push(failureList(report.status?.failure, report.mime_type));
-  if (m) {
-    parts.push(
-      h('h3', {}, 'Manifest'),
-      definitionList([
-        ['Title', m.title ?? '—'],
-        ['Creator', m.creator ?? '—'],
-        ['Signed at', signedAtWords(report)],
-        ['Duration', durationWords(m.duration)],
-        ['Actions', m.actions?.length ? m.actions.map((a) => ACTIONS[a] ?? a).join(', ') : undefined],
-        ['Made with', m.claim_generator ?? undefined],
-        ['Publisher', m.publisher ?? undefined],
-        ['Copyright', copyrightWords(m)],
-        ['AI training and data mining', trainingList(m.training_mining)],
-        [
-          'Ingredients',
-          m.ingredients?.length
-            ? h('ul', { class: 'plain' }, m.ingredients.map((i) => h('li', {}, `${i.title ?? 'Untitled'}${i.relationship === 'parentOf' ? ' (the earlier version)' : ''}${i.failure?.length ? ' — its own credentials did not validate' : ''}`)))
-            : undefined,
-        ],
-      ]),
-    );
-  }
-  if (s || report.revocation) {
-    parts.push(
-      h('h3', {}, 'Signer'),
-      definitionList([
-        ['Certificate', s?.subject ?? undefined],
-        ['Issued by', s?.issuer ?? undefined],
-        ['Serial number', s?.serial ? h('code', { class: 'hash' }, s.serial) : undefined],
-        ['Revocation', revocationWords(report.revocation)],
-      ]),
-    );
-  }
-  if (Object.hasOwn(report, 'anchor')) {
-    const details = anchorDetails(report.anchor);
-    parts.push(h('h3', {}, 'On-chain anchor'), details ?? h('p', {}, 'This service has not anchored a file with exactly these bytes.'));
-  }
-  const codes = report.status ?? {};
-  parts.push(
-    h(
-      'details',
-      { class: 'technical' },
-      h('summary', {}, 'Technical details'),
-      definitionList([
-        ['File type', report.mime_type],
-        ['SHA-256', report.sha256 ? h('code', { class: 'hash' }, report.sha256) : undefined],
-        ['Manifest', report.active_manifest ? h('code', { class: 'hash' }, report.active_manifest) : undefined],
-        ['Checks failed', codes.failure?.length ? codes.failure.join(', ') : 'none'],
-        ['Checks passed', codes.success?.length ? String(codes.success.length) : undefined],
-      ]),
-    ),
-  );
-  return parts;
-}
-
 export function verifyPage(ctx) {
   const { main, signal } = ctx;
   const error = messageBox('error');
   const status = h('p', { class: 'progress-detail', role: 'status' });
   const result = h('section', { class: 'card result-card', hidden: true, 'aria-labelledby': 'verify-result-title' });
   let busy = false;
+  // The checked file, shown beside a recovered signed image (a blob: URL; the file never leaves the browser for it).
+  let previewUrl = null;
+  signal.addEventListener('abort', () => previewUrl && URL.revokeObjectURL(previewUrl));
 
   const zone = dropZone({
     label: 'Drop an image, video or audio file to check it',
@@ -251,8 +51,10 @@ export function verifyPage(ctx) {
     try {
       const report = await api.postFile('/v1/media/verify', file, { signal });
       status.textContent = '';
+      if (previewUrl) URL.revokeObjectURL(previewUrl);
+      previewUrl = URL.createObjectURL(file);
       const heading = h('h2', { id: 'verify-result-title', tabindex: '-1' }, file.name);
-      result.replaceChildren(heading, h('p', { class: 'muted' }, formatBytes(file.size)), ...verdictView(report));
+      result.replaceChildren(heading, h('p', { class: 'muted' }, formatBytes(file.size)), ...resultBody(report, previewUrl));
       result.hidden = false;
       heading.focus();
     } catch (err) {
