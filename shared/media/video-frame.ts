@@ -2,10 +2,12 @@
  * One representative frame of a video, taken by ffmpeg (Debian's `ffmpeg` package; FFMPEG_PATH): c2pa-rs makes no
  * thumbnails of video, and no JavaScript or WASM decoder on npm reads H.264, HEVC, ProRes and the rest.
  *
- * Which frame: ffmpeg seeks (to a key frame) a tenth of the way in, at most 10 s, past the black or slate many clips
- * open with, then its `thumbnail` filter picks the frame of the next FRAME_CANDIDATES nearest their average (a frame
- * mid-cut or mid-flash is not). Displayed as a player shows it: rotation applied (ffmpeg's autorotate), non-square
- * pixels made square, at most FRAME_LONG_EDGE pixels on its long side, as PNG.
+ * Which frame: ffmpeg seeks a tenth of the way in, at most 10 s, past the black or slate many clips open with, and
+ * decodes key frames only (a camera's 4K long-GOP file would otherwise be decoded for seconds up to the seek point);
+ * its `thumbnail` filter then picks, of the next FRAME_CANDIDATES key frames within FRAME_WINDOW_SECONDS, the one
+ * nearest their average (not one mid-cut or mid-flash). A clip with no key frame in that window (one GOP longer than
+ * the clip) is decoded in full from its key frame up to the seek point instead; the start is the last resort. Displayed as a player shows it: rotation applied (ffmpeg's
+ * autorotate), non-square pixels made square, at most FRAME_LONG_EDGE pixels on its long side, as PNG.
  *
  * ffmpeg parses untrusted files here, so it runs with what it needs only: local files (no network or other
  * protocols a crafted playlist or reference could name), one thread, stdin closed, FRAME_TIMEOUT_MS, then SIGKILL.
@@ -15,6 +17,8 @@ import { execFile } from 'node:child_process';
 export const FRAME_LONG_EDGE = 1024;
 export const FRAME_CANDIDATES = 12;
 export const FRAME_TIMEOUT_MS = 30_000;
+/** How much of the video after the seek point is read for candidates (bounds the bytes read of a long GOP). */
+export const FRAME_WINDOW_SECONDS = 30;
 /** A 1024 px PNG is at most about 3 MiB; more output than this is not a frame. */
 const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 
@@ -31,13 +35,15 @@ export function frameSeekSeconds(durationSeconds: number | undefined): number {
   return Math.min(durationSeconds / 10, 10);
 }
 
-function ffmpegArgs(filePath: string, seekSeconds: number): string[] {
+function ffmpegArgs(filePath: string, seekSeconds: number, keyFramesOnly: boolean): string[] {
   const edge = FRAME_LONG_EDGE;
   return [
     '-nostdin', '-hide_banner', '-loglevel', 'error',
     '-protocol_whitelist', 'file',
     '-threads', '1',
+    ...(keyFramesOnly ? ['-skip_frame', 'nokey'] : []),
     '-ss', seekSeconds.toFixed(3),
+    '-t', String(FRAME_WINDOW_SECONDS),
     // `file:` so a path is never read as another protocol's URL.
     '-i', `file:${filePath}`,
     '-map', '0:v:0', '-an', '-sn', '-dn',
@@ -62,14 +68,18 @@ function runFfmpeg(ffmpegPath: string, args: string[]): Promise<Buffer> {
 
 /**
  * A frame of the video at `filePath` as PNG (see above). Throws VideoFrameError when ffmpeg is missing, fails,
- * times out or finds no video frame. A seek past the last key frame finds none: the start is tried then.
+ * times out or finds no video frame. An attempt that finds no frame (ffmpeg succeeds with nothing to show: no key
+ * frame after the seek point, or a seek past the end) gives way to the next.
  */
 export async function videoFramePng(filePath: string, options: { ffmpegPath: string; durationSeconds?: number }): Promise<Uint8Array> {
   const seek = frameSeekSeconds(options.durationSeconds);
-  let png = await runFfmpeg(options.ffmpegPath, ffmpegArgs(filePath, seek));
-  if (png.byteLength === 0 && seek > 0) png = await runFfmpeg(options.ffmpegPath, ffmpegArgs(filePath, 0));
-  if (png.byteLength === 0) throw new VideoFrameError('the file has no video frame ffmpeg can decode');
-  return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
+  const attempts: [seconds: number, keyFramesOnly: boolean][] = [[seek, true], [seek, false]];
+  if (seek > 0) attempts.push([0, false]);
+  for (const [seconds, keyFramesOnly] of attempts) {
+    const png = await runFfmpeg(options.ffmpegPath, ffmpegArgs(filePath, seconds, keyFramesOnly));
+    if (png.byteLength > 0) return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
+  }
+  throw new VideoFrameError('the file has no video frame ffmpeg can decode');
 }
 
 /** ffmpeg's version line ("ffmpeg version 5.1.8-0+deb12u1 ..."), or undefined when it cannot be run. */

@@ -117,8 +117,15 @@ describe('c2pa: claim thumbnails of video (a frame taken by ffmpeg)', function (
       '-filter_complex', '[1:v]format=yuv420p,setsar=1[p];[0:v]format=yuv420p,setsar=1[b];[b][p]concat=n=2:v=1[v]', '-map', '[v]',
       ...h264, video,
     ]);
+    // One GOP for the whole clip (ultrafast: no key frame at the cut): no key frame after the seek point, so the
+    // clip is decoded up to it instead.
     const { thumbnail } = await sign(video, 'video/mp4');
     near(await meanColour(thumbnail!.bytes, { left: 0.05, top: 0.1, width: 0.35, height: 0.8 }), RED);
+    // A key frame every second, as cameras and encoders write them: key frames only, from the seek point on.
+    const gops = path.join(dir, 'black-open-gops.mp4');
+    await ffmpeg(['-i', video, ...h264, '-g', '25', gops]);
+    const keyed = await sign(gops, 'video/mp4');
+    near(await meanColour(keyed.thumbnail!.bytes, { left: 0.6, top: 0.1, width: 0.35, height: 0.8 }), BLUE);
   });
 
   it('without a frame to take, the video is signed without a thumbnail and the reason is reported', async () => {
