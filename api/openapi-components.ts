@@ -448,7 +448,8 @@ export const openApiComponents = {
   },
   responses: {
     TooLarge: error('The file exceeds the upload limit (413)'),
-    UnsupportedType: error('Not a JPEG or PNG image (415)'),
+    UnsupportedType: error('Not an image, video or audio format the service reads, told by content (415)'),
+    UnreadableCredentials: error('The file is sound but its C2PA data cannot be parsed (422, code unreadable_credentials); a damaged file (cut short, out of bounds) is a 400 corrupt_image or corrupt_media naming what is wrong'),
     ValidationError: error('Invalid input (400): the message names the field'),
     Unauthenticated: error('Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials'),
     Forbidden: error('The caller may not do this (403)'),

@@ -1,10 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { Router } from 'express';
+import { C2paError } from '../../shared/c2pa/errors.js';
 import { chainReaderFor } from '../../shared/chain/readers.js';
 import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import { imageCodeFromFile } from '../../shared/softbinding/iscc-image.js';
 import type { AppContext } from '../context.js';
-import { badRequest, notFound } from '../errors.js';
+import { ApiError, badRequest, notFound } from '../errors.js';
 import { verifyAnchor } from '../media/anchor-verification.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
@@ -13,6 +14,17 @@ import type { RateLimiters } from '../rate-limit.js';
 import { mediaRejection } from './uploads.js';
 
 const SHA256 = /^[0-9a-f]{64}$/;
+
+/**
+ * c2pa-rs could not read the file at all (it reports a hash or signature mismatch as Invalid, but throws on a file it
+ * cannot parse). A damaged file (truncated, a box or chunk out of bounds: the upload's structure walk tells) is a 400
+ * naming what is wrong; a sound file whose C2PA data is unreadable is a 422. Never a server error.
+ */
+async function unreadable(err: unknown, tempPath: string): Promise<never> {
+  if (!(err instanceof C2paError)) throw err;
+  await identifyMedia(tempPath, { checkStructure: true });
+  throw new ApiError(422, 'unreadable_credentials', `the file's Content Credentials cannot be read (${err.message})`);
+}
 
 /**
  * Verification for everyone, no account: the embedded manifest's verdict (what the file itself says, checked against
@@ -24,7 +36,7 @@ export async function verifyWithRecovery(ctx: AppContext, tempPath: string, sha2
   const { mimeType } = await identifyMedia(tempPath, { checkStructure: false });
   const bytes = new Uint8Array(await readFile(tempPath));
   const [verdict, anchor] = await Promise.all([
-    verifyFile(ctx.knex, bytes, mimeType, sha256),
+    verifyFile(ctx.knex, bytes, mimeType, sha256).catch((err: unknown) => unreadable(err, tempPath)),
     verifyAnchor(ctx.knex, ctx.config.baseUrl, sha256, chainReaderFor(ctx.config)),
   ]);
   let fingerprint: string | null = null;
@@ -58,6 +70,7 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
    *       200: { description: The verdict, content: { application/json: { schema: { $ref: '#/components/schemas/PublicVerification' } } } }
    *       400: { $ref: '#/components/responses/ValidationError' }
    *       413: { $ref: '#/components/responses/TooLarge' }
+   *       422: { $ref: '#/components/responses/UnreadableCredentials' }
    *       415: { $ref: '#/components/responses/UnsupportedType' }
    *       429: { $ref: '#/components/responses/RateLimited' }
    */

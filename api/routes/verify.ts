@@ -28,6 +28,7 @@ export function verifyRouter(ctx: AppContext): Router {
    *       400: { $ref: '#/components/responses/ValidationError' }
    *       401: { $ref: '#/components/responses/Unauthenticated' }
    *       413: { $ref: '#/components/responses/TooLarge' }
+   *       422: { $ref: '#/components/responses/UnreadableCredentials' }
    *       415: { $ref: '#/components/responses/UnsupportedType' }
    */
   router.post('/verify', authenticate(ctx.passport), requirePermission('media:verify'), async (req, res) => {

@@ -99,6 +99,35 @@ describe('media: every format signed through the worker, Trusted; a flipped medi
     });
   }
 
+  it('a damaged signed file on verify: cut short in its manifest a 400 naming what is wrong, in its media Invalid, unreadable credentials a 422; never a server error', async () => {
+    for (const [mime, name] of [['video/mp4', 'clip.mp4'], ['audio/wav', 'tone.wav'], ['image/jpeg', 'still.jpg']] as const) {
+      const jobId = await submitSign(api.app, acc, samples[mime], name, { title: 'Damaged', creator: 'Desk' });
+      await processSignJob(deps, jobId, { number: 1, final: true });
+      const signed = await downloadFile(api.app, acc, (await waitForJob(api.app, acc, jobId)).signed_file.download_url);
+      const jumbf = signed.indexOf('jumb');
+      // Cut off inside the manifest: c2pa-rs cannot read it, the structure walk says what is wrong.
+      const cutInManifest = signed.subarray(0, jumbf + 100);
+      // Cut off in the media data after the manifest (or before it): whatever c2pa-rs can read, it judges.
+      const cutInMedia = signed.subarray(0, jumbf > signed.length / 2 ? Math.floor(jumbf / 2) : Math.floor((signed.length + jumbf) / 2));
+      // Eight bytes of the JUMBF's description box overwritten, every size left as it was: the file is sound, its
+      // credentials cannot be parsed.
+      const garbled = Buffer.from(signed);
+      garbled.fill(0x41, jumbf + 16, jumbf + 24);
+      for (const path of ['/v1/media/verify', '/v1/verify']) {
+        const send = (bytes: Buffer) => request(api.app).post(path).set('Authorization', `Bearer ${acc.access}`).attach('file', bytes, name);
+        const cut = await send(cutInManifest);
+        expect([cut.status, cut.body.error?.code], `${name} cut in its manifest, ${path}: ${JSON.stringify(cut.body)}`).to.deep.equal([400, mime.startsWith('image/') ? 'corrupt_image' : 'corrupt_media']);
+        expect(cut.body.error.message).to.match(/truncated/);
+        const short = await send(cutInMedia);
+        expect(short.status, `${name} cut in its media, ${path}: ${JSON.stringify(short.body)}`).to.be.oneOf([200, 400]);
+        if (short.status === 200) expect(short.body.validation_state).to.be.oneOf(['Invalid', 'none']);
+        const bad = await send(garbled);
+        expect([bad.status, bad.body.error?.code], `${name} garbled, ${path}: ${JSON.stringify(bad.body)}`).to.deep.equal([422, 'unreadable_credentials']);
+        expect(bad.body.error.message).to.match(/^the file's Content Credentials cannot be read \(c2pa-rs could not read the/);
+      }
+    }
+  });
+
   it('a video signed with a claim thumbnail: verify reports it, the public repository serves it (never reading the video)', async () => {
     const jobId = await submitSign(api.app, acc, samples['video/mp4'], 'clip.mp4', { title: 'Clip', creator: 'Desk', thumbnail: true });
     await processSignJob(deps, jobId, { number: 1, final: true });
