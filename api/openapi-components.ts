@@ -449,6 +449,7 @@ export const openApiComponents = {
   responses: {
     TooLarge: error('The file exceeds the upload limit (413)'),
     UnsupportedType: error('Not an image, video or audio format the service reads, told by content (415)'),
+    VerificationBusy: error('Too many large files are being verified (503, code verification_busy, with Retry-After), or one took too long (verification_timeout)'),
     UnreadableCredentials: error('The file is sound but its C2PA data cannot be parsed (422, code unreadable_credentials); a damaged file (cut short, out of bounds) is a 400 corrupt_image or corrupt_media naming what is wrong'),
     ValidationError: error('Invalid input (400): the message names the field'),
     Unauthenticated: error('Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials'),

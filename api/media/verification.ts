@@ -4,6 +4,7 @@ import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { Certificate } from '../../shared/db/models/certificate.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { normalizeSerialHex } from '../../shared/pki/serial.js';
+import { readLargeAssetFile } from './large-file-verification.js';
 
 /** The signer certificate as the service's own revocation data knows it (not what the file claims). */
 export type RevocationView =
@@ -35,5 +36,11 @@ export type VerificationView = VerificationReport & { revocation: RevocationView
 /** c2pa-rs's verdict with the service's root as the only anchor, plus the signer's revocation status. */
 export async function verifyFile(knex: Knex, bytes: Uint8Array, mimeType: SignableMimeType, sha256: string): Promise<VerificationView> {
   const report = await readAsset(bytes, mimeType, { trustAnchorsPem: await trustAnchorsPem(knex) });
+  return { ...report, revocation: await revocationOf(knex, report.signer?.serial), mime_type: mimeType, sha256 };
+}
+
+/** verifyFile for a file on disk larger than MAX_UPLOAD_BYTES: c2pa-rs reads it in a process of its own. */
+export async function verifyLargeFile(knex: Knex, filePath: string, mimeType: SignableMimeType, sha256: string): Promise<VerificationView> {
+  const report = await readLargeAssetFile(filePath, mimeType, await trustAnchorsPem(knex));
   return { ...report, revocation: await revocationOf(knex, report.signer?.serial), mime_type: mimeType, sha256 };
 }

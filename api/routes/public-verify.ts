@@ -3,13 +3,14 @@ import { Router } from 'express';
 import { C2paError } from '../../shared/c2pa/errors.js';
 import { chainReaderFor } from '../../shared/chain/readers.js';
 import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
+import type { StagedFile } from '../../shared/storage/index.js';
 import { imageCodeFromFile } from '../../shared/softbinding/iscc-image.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { verifyAnchor } from '../media/anchor-verification.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
-import { verifyFile } from '../media/verification.js';
+import { verifyFile, verifyLargeFile } from '../media/verification.js';
 import type { RateLimiters } from '../rate-limit.js';
 import { mediaRejection } from './uploads.js';
 
@@ -32,11 +33,16 @@ async function unreadable(err: unknown, tempPath: string): Promise<never> {
  * recovered by its fingerprint. The result is kept by the file's SHA-256 for its permalink; the file is not kept.
  * `ownOrgId`: a signed-in caller also finds its own organisation's non-discoverable files.
  */
-export async function verifyWithRecovery(ctx: AppContext, tempPath: string, sha256: string, ownOrgId?: string) {
+export async function verifyWithRecovery(ctx: AppContext, staged: StagedFile, ownOrgId?: string) {
+  const { tempPath, sha256, size } = staged;
   const { mimeType } = await identifyMedia(tempPath, { checkStructure: false });
-  const bytes = new Uint8Array(await readFile(tempPath));
+  // A file over MAX_UPLOAD_BYTES (video and audio, which signed-in callers may verify up to their kind's limit) is
+  // read by c2pa-rs in a process of its own, never whole into this one.
+  const verifying = size > ctx.config.maxUploadBytes
+    ? verifyLargeFile(ctx.knex, tempPath, mimeType, sha256)
+    : readFile(tempPath).then((bytes) => verifyFile(ctx.knex, new Uint8Array(bytes), mimeType, sha256));
   const [verdict, anchor] = await Promise.all([
-    verifyFile(ctx.knex, bytes, mimeType, sha256).catch((err: unknown) => unreadable(err, tempPath)),
+    verifying.catch((err: unknown) => unreadable(err, tempPath)),
     verifyAnchor(ctx.knex, ctx.config.baseUrl, sha256, chainReaderFor(ctx.config)),
   ]);
   let fingerprint: string | null = null;
@@ -77,7 +83,7 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
   router.post('/verify', limits.publicApi, async (req, res) => {
     const staged = await receiveAnyFile(req, ctx.staging, ctx.config.maxUploadBytes);
     try {
-      const result = await verifyWithRecovery(ctx, staged.tempPath, staged.sha256);
+      const result = await verifyWithRecovery(ctx, staged);
       await ctx.knex('public_verifications')
         .insert({ sha256: staged.sha256, result: JSON.stringify(result), updated_at: new Date() })
         .onConflict('sha256')

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { MediaRejectedError } from '../../shared/media/formats.js';
+import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import type { AppContext } from '../context.js';
-import { receiveFile } from '../media/multipart-file.js';
+import { assertWithinUploadLimit, receiveFile, stagingLimit } from '../media/multipart-file.js';
 import { principalOf } from '../auth/principal.js';
 import { verifyWithRecovery } from './public-verify.js';
 import { mediaRejection } from './uploads.js';
@@ -16,7 +16,7 @@ export function verifyRouter(ctx: AppContext): Router {
    *   post:
    *     tags: [Media]
    *     summary: Validate a file's C2PA manifest against the service's root CA and report the signer's revocation status and on-chain anchor
-   *     description: A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
+   *     description: Takes a video or audio file up to its kind's upload limit (MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO; images MAX_UPLOAD_BYTES); one larger than MAX_UPLOAD_BYTES is read in a process of its own, one at a time per API process (503 verification_busy with Retry-After when too many wait). A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
    *     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }]
    *     requestBody:
    *       required: true
@@ -29,13 +29,16 @@ export function verifyRouter(ctx: AppContext): Router {
    *       401: { $ref: '#/components/responses/Unauthenticated' }
    *       413: { $ref: '#/components/responses/TooLarge' }
    *       422: { $ref: '#/components/responses/UnreadableCredentials' }
+   *       503: { $ref: '#/components/responses/VerificationBusy' }
    *       415: { $ref: '#/components/responses/UnsupportedType' }
    */
   router.post('/verify', authenticate(ctx.passport), requirePermission('media:verify'), async (req, res) => {
-    const { staged } = await receiveFile(req, ctx.staging, ctx.config.maxUploadBytes);
+    // What a caller may sign, it may verify: video and audio up to their own limits (MAX_UPLOAD_BYTES_VIDEO/_AUDIO).
+    const { staged } = await receiveFile(req, ctx.staging, stagingLimit(ctx.config));
     try {
+      assertWithinUploadLimit(ctx.config, (await identifyMedia(staged.tempPath, { checkStructure: false })).mimeType, staged.size);
       // Signed in: recovery also finds the organisation's own non-discoverable files.
-      res.json(await verifyWithRecovery(ctx, staged.tempPath, staged.sha256, principalOf(req).orgId));
+      res.json(await verifyWithRecovery(ctx, staged, principalOf(req).orgId));
     } catch (err) {
       throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {

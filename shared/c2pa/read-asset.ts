@@ -1,7 +1,7 @@
 import { C2paError, describeWasmError, wasmErrorKind } from './errors.js';
 import { assertSignableMedia, type SignableMimeType } from './media-type.js';
 import { structureOnlySettings, trustSettings } from './settings.js';
-import { c2paWasm } from './wasm.js';
+import { c2paWasm, FileBlob } from './wasm.js';
 
 /**
  * Reads and validates a file's C2PA manifest store with c2pa-rs, judged against the given trust anchors only.
@@ -143,11 +143,11 @@ type Reader = Awaited<ReturnType<ReturnType<typeof c2paWasm>['WasmReader']['from
 /** The media type of a detached C2PA manifest store (JUMBF). */
 export const MANIFEST_STORE_TYPE = 'application/c2pa';
 
-/** Opens a reader; undefined when the file has no manifest. */
-async function openReader(bytes: Uint8Array, mimeType: SignableMimeType | typeof MANIFEST_STORE_TYPE, settings: string): Promise<Reader | undefined> {
+/** Opens a reader on bytes or a Blob (a FileBlob for a file on disk); undefined when the file has no manifest. */
+async function openReader(source: Uint8Array | Blob, mimeType: SignableMimeType | typeof MANIFEST_STORE_TYPE, settings: string): Promise<Reader | undefined> {
   const { WasmReader } = c2paWasm();
   try {
-    return await WasmReader.fromBytes(mimeType, bytes, settings);
+    return source instanceof Blob ? await WasmReader.fromBlob(mimeType, source, settings) : await WasmReader.fromBytes(mimeType, source, settings);
   } catch (err) {
     const kind = wasmErrorKind(err);
     if (kind && NO_MANIFEST_KINDS.has(kind)) return undefined;
@@ -158,7 +158,12 @@ async function openReader(bytes: Uint8Array, mimeType: SignableMimeType | typeof
 /** Whether the file carries a C2PA manifest store (structure only, no validation; about 1-2 ms). */
 export async function hasManifest(bytes: Uint8Array, mimeType: SignableMimeType): Promise<boolean> {
   assertSignableMedia(bytes, mimeType);
-  const reader = await openReader(bytes, mimeType, structureOnlySettings());
+  return sourceHasManifest(bytes, mimeType);
+}
+
+/** hasManifest for bytes or a Blob whose type is already checked (a BytesBlob or a FileBlob). */
+export async function sourceHasManifest(source: Uint8Array | Blob, mimeType: SignableMimeType): Promise<boolean> {
+  const reader = await openReader(source, mimeType, structureOnlySettings());
   if (!reader) return false;
   try {
     return reader.activeLabel() !== undefined;
@@ -300,6 +305,20 @@ function timestampOf(manifest: ReaderManifest | undefined, status: VerificationR
 export async function readAsset(bytes: Uint8Array, mimeType: SignableMimeType, options: ReadOptions): Promise<VerificationReport> {
   assertSignableMedia(bytes, mimeType);
   return reportOf(await openReader(bytes, mimeType, trustSettings(options.trustAnchorsPem)));
+}
+
+/**
+ * readAsset for a file on disk, of any size: c2pa-rs reads a file over 50 MB through a FileBlob, the ranges it asks
+ * for when it asks (a 256 MiB MP4: about 0.5 GiB of WASM memory, which then stays with the process: run it in a
+ * process of its own). The type must already be known from the content (identifyMedia).
+ */
+export async function readAssetFile(filePath: string, mimeType: SignableMimeType, options: ReadOptions): Promise<VerificationReport> {
+  const blob = FileBlob.open(filePath, mimeType);
+  try {
+    return reportOf(await openReader(blob, mimeType, trustSettings(options.trustAnchorsPem)));
+  } finally {
+    blob.close();
+  }
 }
 
 /**

@@ -5,11 +5,11 @@ import type { WasmBuilder as Builder } from '@contentauth/c2pa-wasm';
 import { identifyMedia, MediaRejectedError } from '../media/formats.js';
 import type { VaultKey } from '../vault/types.js';
 import { coseSigner, type Timestamper } from './cose-sign1.js';
-import { C2paError, describeWasmError, wasmErrorKind } from './errors.js';
+import { C2paError, describeWasmError } from './errors.js';
 import { opensParentIngredient, PARENT_INGREDIENT_ID, type ManifestDefinition } from './manifest-definition.js';
 import { assertSignableMedia, isSignableMimeType, MediaTypeMismatchError, UnsupportedMediaTypeError, type SignableMimeType } from './media-type.js';
-import { hasManifest } from './read-asset.js';
-import { structureOnlySettings, trustSettings } from './settings.js';
+import { hasManifest, sourceHasManifest } from './read-asset.js';
+import { trustSettings } from './settings.js';
 import { claimThumbnailOf, type ThumbnailSource } from './thumbnail.js';
 import { BytesBlob, c2paWasm, FileBlob } from './wasm.js';
 
@@ -132,9 +132,9 @@ export async function signFile(input: SignFileInput): Promise<SignedFile> {
     const inMemory = source.size <= C2PA_WASM_WHOLE_READ_BYTES ? readFileSync(input.sourcePath) : undefined;
     const mimeType = inMemory ? assertSignableMedia(inMemory, input.mimeType) : await assertSignableFile(input.sourcePath, input.mimeType);
     const blob = inMemory ? new BytesBlob(inMemory, mimeType) : source;
-    const sourceHasManifest = await blobHasManifest(blob, mimeType);
-    const manifest = typeof input.manifest === 'function' ? input.manifest(sourceHasManifest) : input.manifest;
-    if (!opensParentIngredient(manifest) && sourceHasManifest) throw new SourceManifestConflictError();
+    const carriesManifest = await sourceHasManifest(blob, mimeType);
+    const manifest = typeof input.manifest === 'function' ? input.manifest(carriesManifest) : input.manifest;
+    if (!opensParentIngredient(manifest) && carriesManifest) throw new SourceManifestConflictError();
     const thumbnailSource = { path: input.sourcePath, bytes: async () => inMemory ?? readFileSync(input.sourcePath) };
     const { asset, manifestStore } = await signSource({ ...input, manifest }, mimeType, blob, thumbnailSource);
     const sha256 = await writeAndHash(input.outputPath, asset);
@@ -193,7 +193,7 @@ export async function fileHasManifest(filePath: string, mimeType: SignableMimeTy
   const checked = await assertSignableFile(filePath, mimeType);
   const source = FileBlob.open(filePath, checked);
   try {
-    return await blobHasManifest(source, checked);
+    return await sourceHasManifest(source, checked);
   } finally {
     source.close();
   }
@@ -210,26 +210,6 @@ async function assertSignableFile(filePath: string, mimeType: string): Promise<S
   }
   if (detected !== mimeType) throw new MediaTypeMismatchError(mimeType, detected);
   return mimeType;
-}
-
-/** c2pa-rs errors that mean "this file has no C2PA data" (as in read-asset.ts). */
-const NO_MANIFEST_KINDS = new Set(['JumbfNotFound', 'ProvenanceMissing']);
-
-async function blobHasManifest(source: Blob, mimeType: SignableMimeType): Promise<boolean> {
-  const { WasmReader } = c2paWasm();
-  let reader;
-  try {
-    reader = await WasmReader.fromBlob(mimeType, source, structureOnlySettings());
-  } catch (err) {
-    const kind = wasmErrorKind(err);
-    if (kind && NO_MANIFEST_KINDS.has(kind)) return false;
-    throw new C2paError(`c2pa-rs could not read the ${mimeType} file: ${describeWasmError(err)}`, { cause: err });
-  }
-  try {
-    return reader.activeLabel() !== undefined;
-  } finally {
-    reader.free();
-  }
 }
 
 /** The signing both entry points share; `source` is a BytesBlob or a FileBlob, already checked to be `mimeType`. */

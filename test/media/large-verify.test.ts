@@ -1,0 +1,122 @@
+/**
+ * Verifying video and audio larger than MAX_UPLOAD_BYTES: a signed-in caller may verify what it may sign (up to the
+ * kind's own limit); c2pa-rs reads such a file in a process of its own (api/media/verify-process.ts), never in the
+ * API process. MAX_UPLOAD_BYTES is set to 256 KiB here so that files of about a MiB take that path.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import request from 'supertest';
+import { c2paWasm, c2paWasmMemoryBytes } from '../../shared/c2pa/wasm.js';
+import { createLogger } from '../../shared/logger.js';
+import { initPki } from '../../shared/pki/authority.js';
+import { LocalJobEvents } from '../../shared/queue/job-events.js';
+import { createKeyVault } from '../../shared/vault/index.js';
+import { processSignJob, type SignJobDeps } from '../../workers/sign-job.js';
+import { signJobDeps } from '../../workers/sign-job-deps.js';
+import { noisePng } from '../support/noise-png.js';
+import { bearer, downloadFile, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
+
+const run = promisify(execFile);
+const ffmpeg = (args: string[]) => run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
+const LIMIT = 256 * 1024;
+
+/** Verify processes this test process started that are still running. */
+function verifyProcesses(): number[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(process.pid), '-f', 'verify-process.ts'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read in a process of its own)', function () {
+  this.timeout(120_000);
+  let api: TestApi;
+  let acc: Account;
+  let deps: SignJobDeps;
+  let dir: string;
+  const signed: Record<string, Buffer> = {};
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'large-verify-'));
+    api = await startTestApi({ SIGN_WITHOUT_TIMESTAMP: 'true', SIGN_ATTEMPTS: '1', MAX_UPLOAD_BYTES: String(LIMIT) });
+    const vault = createKeyVault(api.config);
+    await initPki({ knex: api.db.knex, vault, config: api.config });
+    acc = await registerAccount(api.app, 'Large Files Desk');
+    deps = { ...signJobDeps({ config: api.config, knex: api.db.knex, vault, events: new LocalJobEvents(), logger: createLogger('silent', 'test') }), tempDir: path.join(dir, 'work') };
+    // About 1 MiB each: 11 s of 48 kHz 16-bit mono, and 4 s of 320x240 MPEG-4 at a high bitrate.
+    await ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000:duration=11', '-c:a', 'pcm_s16le', path.join(dir, 'tone.wav')]);
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25:duration=4', '-c:v', 'mpeg4', '-q:v', '2', path.join(dir, 'clip.mp4')]);
+    for (const name of ['tone.wav', 'clip.mp4']) {
+      const bytes = readFileSync(path.join(dir, name));
+      expect(bytes.length, name).to.be.greaterThan(LIMIT);
+      const jobId = await submitSign(api.app, acc, bytes, name, { title: name, creator: 'Desk' });
+      await processSignJob(deps, jobId, { number: 1, final: true });
+      signed[name] = await downloadFile(api.app, acc, (await waitForJob(api.app, acc, jobId)).signed_file.download_url);
+    }
+  });
+  after(async () => {
+    await api?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const verify = (bytes: Buffer, name: string) => request(api.app).post('/v1/media/verify').set(bearer(acc.access)).attach('file', bytes, name);
+
+  it('reads them Trusted with their duration, a changed media byte Invalid, without growing the API process', async () => {
+    c2paWasm();
+    const wasmBefore = c2paWasmMemoryBytes();
+    for (const [name, mime, duration, mismatch] of [
+      ['tone.wav', 'audio/wav', 'PT11S', 'assertion.dataHash.mismatch'],
+      ['clip.mp4', 'video/mp4', 'PT4S', 'assertion.bmffHash.mismatch'],
+    ] as const) {
+      const ok = await verify(signed[name]!, name);
+      expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+      expect([ok.body.validation_state, ok.body.mime_type, ok.body.manifest.title, ok.body.manifest.duration]).to.deep.equal(['Trusted', mime, name, duration]);
+      expect(ok.body.revocation.status).to.equal('good');
+      // A byte in the middle of the file, far from the manifest at either end.
+      const tampered = Buffer.from(signed[name]!);
+      const jumbf = tampered.indexOf('jumb');
+      const at = jumbf > tampered.length / 2 ? Math.floor(jumbf / 2) : Math.floor((tampered.length + jumbf) / 2);
+      tampered[at] = tampered[at]! ^ 0x01;
+      const bad = await verify(tampered, name);
+      expect([bad.status, bad.body.validation_state]).to.deep.equal([200, 'Invalid']);
+      expect(bad.body.status.failure).to.include(mismatch);
+    }
+    // c2pa-rs ran elsewhere: this process's WASM memory did not grow, and no verify process is left.
+    expect(c2paWasmMemoryBytes()).to.equal(wasmBefore);
+    expect(verifyProcesses()).to.deep.equal([]);
+  });
+
+  it('reads one large file at a time, four more waiting; beyond that 503 verification_busy with Retry-After', async () => {
+    // Eight at once: staging a MiB takes milliseconds, a verify process about half a second.
+    const answers = await Promise.all(Array.from({ length: 8 }, () => verify(signed['tone.wav']!, 'tone.wav')));
+    const busy = answers.filter((a) => a.status === 503);
+    expect(busy.length, answers.map((a) => a.status).join(' ')).to.be.within(1, 3);
+    for (const b of busy) expect([b.body.error.code, b.headers['retry-after']]).to.deep.equal(['verification_busy', '30']);
+    for (const a of answers.filter((x) => x.status !== 503)) expect([a.status, a.body.validation_state]).to.deep.equal([200, 'Trusted']);
+    expect(verifyProcesses()).to.deep.equal([]);
+  });
+
+  it('says what is wrong with a damaged large file (400 or 422 from the verify process), and keeps the other limits', async () => {
+    const wav = signed['tone.wav']!;
+    const jumbf = wav.indexOf('jumb');
+    const garbled = Buffer.from(wav);
+    garbled.fill(0x41, jumbf + 16, jumbf + 24);
+    const unreadable = await verify(garbled, 'tone.wav');
+    expect([unreadable.status, unreadable.body.error?.code]).to.deep.equal([422, 'unreadable_credentials']);
+    const cut = await verify(wav.subarray(0, jumbf + 100), 'tone.wav');
+    expect([cut.status, cut.body.error?.code]).to.deep.equal([400, 'corrupt_media']);
+    // The public endpoint keeps MAX_UPLOAD_BYTES; images keep it on both.
+    const anonymous = await request(api.app).post('/v1/verify').attach('file', wav, 'tone.wav');
+    expect([anonymous.status, anonymous.body.error?.code]).to.deep.equal([413, 'payload_too_large']);
+    const bigImage = noisePng(400, 300);
+    expect(bigImage.length).to.be.greaterThan(LIMIT);
+    const image = await verify(bigImage, 'noise.png');
+    expect([image.status, image.body.error?.code]).to.deep.equal([413, 'payload_too_large']);
+    expect(verifyProcesses()).to.deep.equal([]);
+  });
+});
