@@ -8,6 +8,9 @@
  * - buffered: the worker's path before: FileStore.read (the whole upload in memory), signAssetWithManifest from
  *             memory, FileStore.write, SHA-256.
  * - wasm:     c2pa-rs alone on a FileBlob, without signFile's size guard: what c2pa-wasm itself does with the file.
+ * - verify:   reading the signed file back as the API does for a file over MAX_UPLOAD_BYTES (readAssetFile in a
+ *             process of its own, api/media/verify-process.ts), trusting the signing chain's root. The signed file is
+ *             made first by another child (mode sign-to), so the figure is the read's alone.
  *
  * Each child reports its peak RSS, c2pa-wasm's WASM memory (WebAssembly.Memory size: it only grows), the JS heap
  * and the JS ArrayBuffers (the signed file c2pa-wasm hands back is one). A WASM trap (c2pa-wasm out of its 4 GiB of
@@ -18,7 +21,7 @@
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -26,8 +29,8 @@ import { fileURLToPath } from 'node:url';
 import { coseSigner } from '../../shared/c2pa/cose-sign1.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
-import { hasManifest } from '../../shared/c2pa/read-asset.js';
-import { signAssetWithManifest, signFile } from '../../shared/c2pa/sign-asset.js';
+import { hasManifest, readAssetFile } from '../../shared/c2pa/read-asset.js';
+import { MAX_WASM_SIGN_BYTES, signAssetWithManifest, signFile } from '../../shared/c2pa/sign-asset.js';
 import { c2paWasm, c2paWasmMemoryBytes, FileBlob } from '../../shared/c2pa/wasm.js';
 import { LocalFileStore } from '../../shared/storage/index.js';
 import { makeOpensslChain } from '../../test/support/openssl-chain.js';
@@ -35,7 +38,7 @@ import { makeSample, MIME, type BenchFormat } from './media.js';
 
 const MiB = 2 ** 20;
 const SELF = fileURLToPath(import.meta.url);
-type Mode = 'file' | 'buffered' | 'wasm';
+type Mode = 'file' | 'buffered' | 'wasm' | 'sign-to' | 'verify';
 
 interface Report {
   mode: Mode;
@@ -86,7 +89,15 @@ async function child(mode: Mode, file: string, mimeType: SignableMimeType): Prom
   const key = { key: chain.keys.leaf, chainDer: [chain.der.leaf, chain.der.subCa] };
   const manifest = (sourceHasManifest: boolean) => buildManifestDefinition({ title: 'Bench', creator: 'Bench' }, { sourceHasManifest });
   try {
-    if (mode === 'file') {
+    if (mode === 'sign-to') {
+      // Not measured: the signed file and its root for mode verify, beside the source.
+      await signFile({ sourcePath: file, outputPath: `${file}.signed`, mimeType, manifest, ...key });
+      writeFileSync(`${file}.signed.root.pem`, chain.pem.root);
+    } else if (mode === 'verify') {
+      const read = await readAssetFile(file, mimeType, { trustAnchorsPem: readFileSync(`${file}.root.pem`, 'utf8') });
+      report(`read: ${read.validation_state}`);
+      return;
+    } else if (mode === 'file') {
       const work = await mkdtemp(path.join(data, 'sign-'));
       try {
         await store.readToFile('uploads/bench/source.bin', path.join(work, 'source'));
@@ -136,18 +147,22 @@ if (process.argv[2] === 'child') {
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const f = (n: number, digits = 0) => n.toFixed(digits).padStart(6);
   try {
-    console.log('peak memory of one sign job in a fresh process (VmHWM); x = peak / file size');
+    console.log('peak memory of one sign job (and of reading the signed file back) in a fresh process (VmHWM); x = peak / file size');
     for (const spec of specs) {
       const sample = await makeSample(dir, spec.format, spec.bytes);
       console.log(`${sample.label} (${sample.size} bytes, ${MIME[spec.format]})`);
-      for (const mode of ['buffered', 'file', 'wasm'] as const) {
-        const r = await runChild(mode, sample.path, sample.mimeType, sample.size);
+      const line = (r: Report) =>
         console.log(
-          `  ${mode.padEnd(9)} ${r.outcome.slice(0, 44).padEnd(44)} peak ${f(r.peakMiB)} MiB (x${(r.peakMiB / (r.size / MiB)).toFixed(2)})  ` +
+          `  ${r.mode.padEnd(9)} ${r.outcome.slice(0, 44).padEnd(44)} peak ${f(r.peakMiB)} MiB (x${(r.peakMiB / (r.size / MiB)).toFixed(2)})  ` +
             `start ${f(r.baseMiB)} MiB  WASM memory ${f(r.wasmMiB)} MiB  JS heap ${f(r.heapMiB, 1)} MiB  ArrayBuffers ${f(r.arrayBuffersMiB)} MiB  ${f(r.ms)} ms`,
         );
+      for (const mode of ['buffered', 'file', 'wasm'] as const) line(await runChild(mode, sample.path, sample.mimeType, sample.size));
+      // Reading it back, when it can be signed at all.
+      if (sample.size <= MAX_WASM_SIGN_BYTES) {
+        await runChild('sign-to', sample.path, sample.mimeType, sample.size);
+        line(await runChild('verify', `${sample.path}.signed`, sample.mimeType, sample.size));
       }
-      rmSync(sample.path, { force: true });
+      for (const suffix of ['', '.signed', '.signed.root.pem']) rmSync(`${sample.path}${suffix}`, { force: true });
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
