@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { C2paError } from '../../shared/c2pa/errors.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import type { VerificationReport } from '../../shared/c2pa/read-asset.js';
+import { largeVerifyBusy, largeVerifySeconds } from '../../shared/metrics/metrics.js';
 import { ApiError } from '../errors.js';
 import type { VerifyAnswer, VerifyRequest } from './verify-process.js';
 
@@ -24,6 +25,7 @@ let running = 0;
 const waiting: (() => void)[] = [];
 
 function busy(): ApiError {
+  largeVerifyBusy.inc();
   return new ApiError(503, 'verification_busy', 'large files are being verified; try again shortly', { 'Retry-After': '30' });
 }
 
@@ -74,9 +76,18 @@ function readInChild(request: VerifyRequest): Promise<VerificationReport> {
 /** readAssetFile in a process of its own, waiting for its turn (503 verification_busy when too many wait). */
 export async function readLargeAssetFile(filePath: string, mimeType: SignableMimeType, trustAnchorsPem: string[]): Promise<VerificationReport> {
   const done = await turn();
+  const started = performance.now();
+  let outcome = 'failed';
   try {
-    return await readInChild({ filePath, mimeType, trustAnchorsPem });
+    const report = await readInChild({ filePath, mimeType, trustAnchorsPem });
+    outcome = 'read';
+    return report;
+  } catch (err) {
+    if (err instanceof C2paError) outcome = 'unreadable';
+    else if (err instanceof ApiError && err.code === 'verification_timeout') outcome = 'timeout';
+    throw err;
   } finally {
+    largeVerifySeconds.observe({ outcome }, (performance.now() - started) / 1000);
     done();
   }
 }

@@ -47,6 +47,22 @@ export const queueJobs = new Gauge({
   },
 });
 
+/** Verifications of files over MAX_UPLOAD_BYTES, each read in a process of its own (api/media/large-file-verification.ts). */
+export const largeVerifySeconds = new Histogram({
+  name: 'mss_verify_large_seconds',
+  help: 'Verifications of files over MAX_UPLOAD_BYTES read in a process of their own, by outcome (read, unreadable, failed, timeout), from their turn to the answer',
+  labelNames: ['outcome'] as const,
+  buckets: SECONDS,
+  registers: [registry],
+});
+
+/** Large-file verifications turned away because too many were waiting (503 verification_busy). */
+export const largeVerifyBusy = new Counter({
+  name: 'mss_verify_large_busy_total',
+  help: 'Verifications of files over MAX_UPLOAD_BYTES refused with 503 because too many were running or waiting',
+  registers: [registry],
+});
+
 export const ocspResponses = new Counter({
   name: 'mss_ocsp_responses_total',
   help: 'OCSP responses by certificate status (good, revoked, unknown) or error status, and cache (hit, miss; miss: signed by the vault or read from the shared store)',

@@ -17,6 +17,7 @@ import { LocalJobEvents } from '../../shared/queue/job-events.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob, type SignJobDeps } from '../../workers/sign-job.js';
 import { signJobDeps } from '../../workers/sign-job-deps.js';
+import { growth } from '../metrics/support.js';
 import { noisePng } from '../support/noise-png.js';
 import { bearer, downloadFile, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
 
@@ -93,8 +94,13 @@ describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read in
 
   it('reads one large file at a time, four more waiting; beyond that 503 verification_busy with Retry-After', async () => {
     // Eight at once: staging a MiB takes milliseconds, a verify process about half a second.
-    const answers = await Promise.all(Array.from({ length: 8 }, () => verify(signed['tone.wav']!, 'tone.wav')));
+    let answers: request.Response[] = [];
+    const [busyCount, readCount] = await growth([['mss_verify_large_busy_total'], ['mss_verify_large_seconds_count', { outcome: 'read' }]], async () => {
+      answers = await Promise.all(Array.from({ length: 8 }, () => verify(signed['tone.wav']!, 'tone.wav')));
+    });
     const busy = answers.filter((a) => a.status === 503);
+    // Operators see both in /metrics.
+    expect([busyCount, readCount]).to.deep.equal([busy.length, 8 - busy.length]);
     expect(busy.length, answers.map((a) => a.status).join(' ')).to.be.within(1, 3);
     for (const b of busy) expect([b.body.error.code, b.headers['retry-after']]).to.deep.equal(['verification_busy', '30']);
     for (const a of answers.filter((x) => x.status !== 503)) expect([a.status, a.body.validation_state]).to.deep.equal([200, 'Trusted']);
