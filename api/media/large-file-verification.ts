@@ -29,15 +29,16 @@ function busy(): ApiError {
   return new ApiError(503, 'verification_busy', 'large files are being verified; try again shortly', { 'Retry-After': '30' });
 }
 
+/** Waits for a slot; the function it returns gives the slot up (to the first waiter, who then holds it). */
 async function turn(): Promise<() => void> {
-  if (running >= LARGE_VERIFY_CONCURRENCY) {
-    if (waiting.length >= LARGE_VERIFY_QUEUE) throw busy();
-    await new Promise<void>((resolve) => waiting.push(resolve));
-  }
-  running += 1;
+  if (running < LARGE_VERIFY_CONCURRENCY) running += 1;
+  else if (waiting.length >= LARGE_VERIFY_QUEUE) throw busy();
+  // Handed over as it is freed, never re-counted: a request arriving meanwhile cannot slip in ahead.
+  else await new Promise<void>((resolve) => waiting.push(resolve));
   return () => {
-    running -= 1;
-    waiting.shift()?.();
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
   };
 }
 
