@@ -31,6 +31,7 @@ const BY_CODE = {
   corrupt_image: (e) => `The image is damaged and cannot be used: ${e.message}.`,
   corrupt_media: (e) => `The file is damaged and cannot be used: ${e.message}.`,
   upload_aborted: () => 'The upload was interrupted. Please try again.',
+  unreadable_credentials: () => 'This file carries Content Credentials that are damaged and cannot be read, so nothing can be said about it.',
   verification_busy: () => 'Other large files are being checked just now. Please try again in a minute.',
   verification_timeout: () => 'The file took too long to check. Please try again later.',
   queue_unavailable: () => 'Signing is unavailable for a moment. Nothing was recorded; please try again shortly.',
