@@ -17,7 +17,7 @@ import { reportQueueDepth } from '../shared/metrics/metrics.js';
 import { startOpsServer } from '../shared/ops/ops-server.js';
 import { createFileStore } from '../shared/storage/index.js';
 import { createKeyVault } from '../shared/vault/index.js';
-import { DRAIN_TIMEOUT_MS, startBullMqSignWorker } from '../workers/bullmq-sign-worker.js';
+import { DRAIN_TIMEOUT_MS, logVideoThumbnails, startBullMqSignWorker } from '../workers/bullmq-sign-worker.js';
 import { markAbandoned, processSignJob } from '../workers/sign-job.js';
 import { signJobDeps } from '../workers/sign-job-deps.js';
 import { startEmbeddedChainIfNeeded } from '../shared/chain/embedded.js';
@@ -56,6 +56,7 @@ runMain('all-in-one', async (givenConfig, logger) => {
     logger.warn({ redisUrl: config.redisUrl }, 'no Redis answers: using the in-process queue (job state in the database)');
     // Jobs a previous run left queued or half-done are put back by the scheduler's reconciler at its start.
     const embedded = new EmbeddedSignQueue(processor, { ...retry, concurrency: config.workerConcurrency });
+    await logVideoThumbnails(config.ffmpegPath, logger);
     signQueue = embedded;
     stopWorker = () => embedded.close();
   }

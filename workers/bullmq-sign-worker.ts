@@ -111,7 +111,7 @@ function watchWasmMemory(child: Child, wasmBytes: WeakMap<Child, number>): void 
 }
 
 /** Says once, at start, whether video will get claim thumbnails here (rather than in a warning per job). */
-async function logVideoThumbnails(ffmpegPath: string | undefined, logger: Logger): Promise<void> {
+export async function logVideoThumbnails(ffmpegPath: string | undefined, logger: Logger): Promise<void> {
   if (!ffmpegPath) return logger.info('FFMPEG_PATH=off: video is signed without claim thumbnails');
   const version = await ffmpegVersion(ffmpegPath);
   if (version) logger.info({ ffmpeg: version }, 'video claim thumbnails: frames taken by ffmpeg');
