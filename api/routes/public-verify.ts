@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { Router } from 'express';
 import { C2paError } from '../../shared/c2pa/errors.js';
 import { chainReaderFor } from '../../shared/chain/readers.js';
-import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
+import { formatFor, identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import type { StagedFile } from '../../shared/storage/index.js';
 import { imageCodeFromFile } from '../../shared/softbinding/iscc-image.js';
 import type { AppContext } from '../context.js';
@@ -47,7 +47,8 @@ export async function verifyWithRecovery(ctx: AppContext, staged: StagedFile, ow
   ]);
   let fingerprint: string | null = null;
   let recovered: Awaited<ReturnType<typeof recoverByFingerprint>> = [];
-  if (verdict.validation_state === 'none') {
+  // Fingerprints are of images: a video or audio file without credentials has none to look up by.
+  if (verdict.validation_state === 'none' && formatFor(mimeType)?.kind === 'image') {
     const code = await imageCodeFromFile(tempPath).catch(() => undefined);
     if (code) {
       fingerprint = code.iscc;
