@@ -33,14 +33,16 @@ export async function revocationOf(knex: Knex, serial: string | null | undefined
 
 export type VerificationView = VerificationReport & { revocation: RevocationView; mime_type: SignableMimeType; sha256: string };
 
+async function viewOf(knex: Knex, report: VerificationReport, mimeType: SignableMimeType, sha256: string): Promise<VerificationView> {
+  return { ...report, revocation: await revocationOf(knex, report.signer?.serial), mime_type: mimeType, sha256 };
+}
+
 /** c2pa-rs's verdict with the service's root as the only anchor, plus the signer's revocation status. */
 export async function verifyFile(knex: Knex, bytes: Uint8Array, mimeType: SignableMimeType, sha256: string): Promise<VerificationView> {
-  const report = await readAsset(bytes, mimeType, { trustAnchorsPem: await trustAnchorsPem(knex) });
-  return { ...report, revocation: await revocationOf(knex, report.signer?.serial), mime_type: mimeType, sha256 };
+  return viewOf(knex, await readAsset(bytes, mimeType, { trustAnchorsPem: await trustAnchorsPem(knex) }), mimeType, sha256);
 }
 
 /** verifyFile for a file on disk larger than MAX_UPLOAD_BYTES: c2pa-rs reads it in a process of its own. */
 export async function verifyLargeFile(knex: Knex, filePath: string, mimeType: SignableMimeType, sha256: string): Promise<VerificationView> {
-  const report = await readLargeAssetFile(filePath, mimeType, await trustAnchorsPem(knex));
-  return { ...report, revocation: await revocationOf(knex, report.signer?.serial), mime_type: mimeType, sha256 };
+  return viewOf(knex, await readLargeAssetFile(filePath, mimeType, await trustAnchorsPem(knex)), mimeType, sha256);
 }

@@ -195,6 +195,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
     res.setHeader('Cache-Control', 'public, max-age=300');
     if (req.accepts([MANIFEST_STORE_TYPE, 'application/json']) === 'application/json') {
       const { report, revocation } = await describeStoredManifest(ctx.knex, row.store);
+      const kind = formatFor(row.mime_type)?.kind;
       res.json({
         manifest_id: row.manifest_id,
         manifest: report.manifest,
@@ -206,7 +207,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
         signed_sha256: row.sha256,
         anchor: (await anchorViewForHash(ctx.knex, ctx.config.baseUrl, row.sha256)) ?? null,
         // Images are drawn from the signed file; video from the manifest's claim thumbnail, when it has one.
-        thumbnail_url: formatFor(row.mime_type)?.kind === 'image' || (formatFor(row.mime_type)?.kind === 'video' && report.manifest?.thumbnail)
+        thumbnail_url: kind === 'image' || (kind === 'video' && report.manifest?.thumbnail)
           ? `${ctx.config.baseUrl}/v1/manifests/${encodeURIComponent(row.manifest_id)}/thumbnail`
           : null,
       });

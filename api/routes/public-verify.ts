@@ -9,6 +9,7 @@ import type { AppContext } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { verifyAnchor } from '../media/anchor-verification.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
+import { assertWithinUploadLimit } from '../media/multipart-file.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
 import { verifyFile, verifyLargeFile } from '../media/verification.js';
 import type { RateLimiters } from '../rate-limit.js';
@@ -36,6 +37,8 @@ async function unreadable(err: unknown, tempPath: string): Promise<never> {
 export async function verifyWithRecovery(ctx: AppContext, staged: StagedFile, ownOrgId?: string) {
   const { tempPath, sha256, size } = staged;
   const { mimeType } = await identifyMedia(tempPath, { checkStructure: false });
+  // Within its kind's limit (the public route stages at most MAX_UPLOAD_BYTES, so this matters to signed-in callers).
+  assertWithinUploadLimit(ctx.config, mimeType, size);
   // A file over MAX_UPLOAD_BYTES (video and audio, which signed-in callers may verify up to their kind's limit) is
   // read by c2pa-rs in a process of its own, never whole into this one.
   const verifying = size > ctx.config.maxUploadBytes

@@ -1,8 +1,8 @@
 import { Router } from 'express';
-import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
+import { MediaRejectedError } from '../../shared/media/formats.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import type { AppContext } from '../context.js';
-import { assertWithinUploadLimit, receiveFile, stagingLimit } from '../media/multipart-file.js';
+import { receiveFile, stagingLimit } from '../media/multipart-file.js';
 import { principalOf } from '../auth/principal.js';
 import { verifyWithRecovery } from './public-verify.js';
 import { mediaRejection } from './uploads.js';
@@ -33,10 +33,10 @@ export function verifyRouter(ctx: AppContext): Router {
    *       415: { $ref: '#/components/responses/UnsupportedType' }
    */
   router.post('/verify', authenticate(ctx.passport), requirePermission('media:verify'), async (req, res) => {
-    // What a caller may sign, it may verify: video and audio up to their own limits (MAX_UPLOAD_BYTES_VIDEO/_AUDIO).
+    // What a caller may sign, it may verify: video and audio up to their own limits (MAX_UPLOAD_BYTES_VIDEO/_AUDIO,
+    // checked by verifyWithRecovery once it knows the type).
     const { staged } = await receiveFile(req, ctx.staging, stagingLimit(ctx.config));
     try {
-      assertWithinUploadLimit(ctx.config, (await identifyMedia(staged.tempPath, { checkStructure: false })).mimeType, staged.size);
       // Signed in: recovery also finds the organisation's own non-discoverable files.
       res.json(await verifyWithRecovery(ctx, staged, principalOf(req).orgId));
     } catch (err) {

@@ -61,7 +61,7 @@ export async function claimThumbnailOf(source: ThumbnailSource, mimeType: Signab
     return makeClaimThumbnail(bytes, mimeType);
   }
   if (kind !== 'video') throw new ThumbnailError(`${mimeType} has no picture to make one of`);
-  if (!options.ffmpegPath) throw new ThumbnailError('video thumbnails need ffmpeg (FFMPEG_PATH is empty)');
+  if (!options.ffmpegPath) throw new ThumbnailError('video thumbnails need ffmpeg (FFMPEG_PATH=off)');
   if (!('path' in source)) throw new ThumbnailError('video thumbnails are made from a file on disk (signFile), not from memory');
   let frame: Uint8Array;
   try {

@@ -6,8 +6,9 @@
  * decodes key frames only (a camera's 4K long-GOP file would otherwise be decoded for seconds up to the seek point);
  * its `thumbnail` filter then picks, of the next FRAME_CANDIDATES key frames within FRAME_WINDOW_SECONDS, the one
  * nearest their average (not one mid-cut or mid-flash). A clip with no key frame in that window (one GOP longer than
- * the clip) is decoded in full from its key frame up to the seek point instead; the start is the last resort. Displayed as a player shows it: rotation applied (ffmpeg's
- * autorotate), non-square pixels made square, at most FRAME_LONG_EDGE pixels on its long side, as PNG.
+ * the clip) is decoded in full from its key frame up to the seek point instead; the start is the last resort.
+ * Displayed as a player shows it: rotation applied (ffmpeg's autorotate), non-square pixels made square, at most
+ * FRAME_LONG_EDGE pixels on its long side, as PNG.
  *
  * ffmpeg parses untrusted files here, so it runs with what it needs only: local files (no network or other
  * protocols a crafted playlist or reference could name), one thread, stdin closed, FRAME_TIMEOUT_MS, then SIGKILL.
