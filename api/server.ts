@@ -7,6 +7,7 @@ import type { JobEvents, SignQueue } from '../shared/queue/types.js';
 import { createRedis, pingWithin } from '../shared/redis.js';
 import type { FileStore } from '../shared/storage/index.js';
 import { createApp } from './app.js';
+import { VerifyPool, verifyPoolOptions } from './media/verify-pool.js';
 import type { KeyVault } from '../shared/vault/types.js';
 
 export interface RunningApi {
@@ -21,7 +22,8 @@ export async function startApi(
 ): Promise<RunningApi> {
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
   redis.connect().catch(() => undefined);
-  const app = createApp({ config, ...deps, pingRedis: () => pingWithin(redis) });
+  const verifyPool = new VerifyPool(verifyPoolOptions(config, deps.logger));
+  const app = createApp({ config, ...deps, verifyPool, pingRedis: () => pingWithin(redis) });
   const server = app.listen(config.port);
   await once(server, 'listening');
   // Longer than the longest ?wait= hold, shorter than typical proxy idle timeouts.
@@ -31,6 +33,7 @@ export async function startApi(
     server,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await verifyPool.close();
       redis.disconnect();
     },
   };

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../api/app.js';
+import { VerifyPool, verifyPoolOptions } from '../../api/media/verify-pool.js';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { BullMqSignQueue } from '../../shared/queue/bullmq-sign-queue.js';
@@ -17,6 +18,8 @@ export interface TestApi {
   app: Express;
   config: Config;
   db: TestDatabase;
+  /** The app's verification pool (closed by close()). */
+  verifyPool: VerifyPool;
   close(): Promise<void>;
 }
 
@@ -46,8 +49,10 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
   const jobEvents = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true });
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
   redis.connect().catch(() => undefined);
+  const verifyPool = new VerifyPool(verifyPoolOptions(config));
   const app = createApp({
     config,
+    verifyPool,
     knex: db.knex,
     logger: createLogger(config.logLevel, 'test'),
     pingRedis: () => pingWithin(redis),
@@ -60,7 +65,9 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     app,
     config,
     db,
+    verifyPool,
     async close() {
+      await verifyPool.close();
       redis.disconnect();
       await signQueue.close();
       await jobEvents.close();
