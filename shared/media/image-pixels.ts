@@ -48,22 +48,33 @@ export async function assertImagePixelsWithin(image: ImageInput, maxPixels: numb
  */
 const DECODE_CHECKED = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/tiff', 'image/avif']);
 
+/** Decoder warnings that mean the pixel data ran out: libjpeg's "premature end of data segment" (a scan cut short, even with an end-of-image marker appended), libpng's read errors. */
+const TRUNCATION = /premature end|truncat|unexpected end|read error|not enough (image )?data/i;
+
+const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]!;
+
+/** Decodes the first page at a small scale (shrink-on-load: a 24 MP JPEG at 1/8, every scan byte still read). */
+async function decodeSmall(image: ImageInput, failOn: 'truncated' | 'warning', maxPixels: number): Promise<void> {
+  await sharp(sharpInput(image), { failOn, limitInputPixels: maxPixels, sequentialRead: true }).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
+}
+
 /**
- * Decodes the image (first page) to find pixel data that is missing or cut short: a PNG whose IDAT ends early, a JPEG
- * whose scan stops before its last row. libvips' `failOn: 'truncated'` level: damage a decoder recovers from (a
- * stray byte before a marker, common in camera files) is not refused. Shrink-on-load keeps it cheap (a 24 MP JPEG
- * is decoded at 1/8 scale, every scan byte still read) and memory bounded (read sequentially into a small output).
- * Call assertImagePixelsWithin first. Throws MediaRejectedError `corrupt`.
+ * Decodes the image to find pixel data that is missing or cut short: a PNG whose IDAT ends early, a JPEG whose scan
+ * stops before its last row. Damage a decoder recovers from without losing pixels (a stray byte before a marker,
+ * common in camera files) is not refused: a warning fails the image only when it says the data ran out. Cheap
+ * (shrink-on-load) and memory bounded (read sequentially into a small output). Call assertImagePixelsWithin first.
+ * Throws MediaRejectedError `corrupt`.
  */
 export async function assertImageDecodes(image: ImageInput, mimeType: string, maxPixels: number): Promise<void> {
   if (!DECODE_CHECKED.has(mimeType)) return;
+  const refuse = (err: unknown) => new MediaRejectedError('corrupt', `the image's pixel data is damaged or truncated (${firstLine(err)})`, mimeType);
   try {
-    await sharp(sharpInput(image), { failOn: 'truncated', limitInputPixels: maxPixels, sequentialRead: true })
-      .resize(64, 64, { fit: 'inside' })
-      .raw()
-      .toBuffer();
-  } catch (err) {
-    const reason = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-    throw new MediaRejectedError('corrupt', `the image's pixel data is damaged or truncated (${reason})`, mimeType);
+    await decodeSmall(image, 'warning', maxPixels);
+  } catch (warning) {
+    if (TRUNCATION.test(firstLine(warning))) throw refuse(warning);
+    // Another warning: refused only if the image cannot be decoded past it.
+    await decodeSmall(image, 'truncated', maxPixels).catch((err: unknown) => {
+      throw refuse(err);
+    });
   }
 }
