@@ -23,6 +23,8 @@ export async function startApi(
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
   redis.connect().catch(() => undefined);
   const verifyPool = new VerifyPool(verifyPoolOptions(config, deps.logger));
+  // Its supervisor forked now, before traffic: forking a large process stalls its event loop.
+  await verifyPool.start();
   const app = createApp({ config, ...deps, verifyPool, pingRedis: () => pingWithin(redis) });
   const server = app.listen(config.port);
   await once(server, 'listening');

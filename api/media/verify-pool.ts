@@ -3,7 +3,8 @@
  * VERIFY_POOL_SIZE processes of their own (verify-process.ts), never on the API's event loop, which stays free to
  * answer (/health among others) however heavy the files. Processes rather than worker threads: a decoder that
  * crashes or runs out of memory takes one member down, not the API; a stuck one can be killed; and the memory a large
- * file took (c2pa-wasm's never shrinks, libvips' heap rarely does) goes back with the process.
+ * file took (c2pa-wasm's never shrinks, libvips' heap rarely does) goes back with the process. A supervisor process
+ * (verify-supervisor.ts) starts and ends them, so the API forks once, not for every new member.
  *
  * Bounded: a task waits for a free member, at most VERIFY_QUEUE_LIMIT waiting; beyond that 503 verification_busy
  * with Retry-After. A member that dies or errs mid-task is a 503 verification_failed and is replaced by the next task
@@ -11,7 +12,6 @@
  * Members run at a lower CPU priority than the API process.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { setPriority } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { C2paError } from '../../shared/c2pa/errors.js';
@@ -19,10 +19,11 @@ import type { Config } from '../../shared/config.js';
 import { MediaRejectedError, type MediaRejection } from '../../shared/media/errors.js';
 import { reportVerifyPool, verifyPoolRejections, verifyPoolSeconds, verifyPoolWaitSeconds } from '../../shared/metrics/metrics.js';
 import { ApiError } from '../errors.js';
-import type { TaskAnswer, TaskError, TaskMessage } from './verify-process.js';
+import type { TaskError } from './verify-process.js';
+import type { SupervisorAnswer, SupervisorLog, SupervisorMembers, SupervisorOptions, SupervisorTask } from './verify-supervisor.js';
 import type { TaskInput, TaskKind, TaskResult } from './verify-tasks.js';
 
-const MEMBER = fileURLToPath(new URL('./verify-process.ts', import.meta.url));
+const SUPERVISOR = fileURLToPath(new URL('./verify-supervisor.ts', import.meta.url));
 
 /** A 256 MiB MP4 reads in about 2 s, a 200 MP image decodes in a few: a task this long is stuck. */
 export const VERIFY_TASK_TIMEOUT_MS = 180_000;
@@ -45,57 +46,33 @@ export function verifyPoolOptions(config: Pick<Config, 'verifyPoolSize' | 'verif
   return { size: config.verifyPoolSize, queueLimit: config.verifyQueueLimit, recycleBytes: config.verifyRecycleBytes, logger };
 }
 
-interface Pending {
-  id: number;
-  resolve(result: unknown): void;
-  reject(err: unknown): void;
-}
-
-/** One process of the pool, and the task it is doing. */
-class Member {
-  readonly ready: Promise<void>;
-  pending: Pending | undefined;
-  idleTimer: NodeJS.Timeout | undefined;
-  exited = false;
-  /** Ended by the pool (idle, grown, timed out, closed), not on its own. */
-  retired = false;
-
-  constructor(readonly child: ChildProcess) {
-    this.ready = new Promise((resolve, reject) => {
-      const onMessage = (msg: unknown) => {
-        if ((msg as { ready?: unknown } | null)?.ready !== true) return;
-        child.off('message', onMessage);
-        resolve();
-      };
-      child.on('message', onMessage);
-      child.once('exit', (code, signal) => reject(failed(`the verification process could not start (${signal ?? `exit ${code}`})`)));
-    });
-    // Rejected only when the process never got ready; that is answered where it is awaited.
-    this.ready.catch(() => undefined);
-  }
-}
-
 function busy(): ApiError {
   verifyPoolRejections.inc({ reason: 'busy' });
   return new ApiError(503, 'verification_busy', 'the service is busy verifying other files; try again shortly', { 'Retry-After': RETRY_AFTER_SECONDS });
 }
 
-function failed(detail: string): ApiError {
-  return new ApiError(503, 'verification_failed', `the file could not be verified now: ${detail}; try again shortly`, { 'Retry-After': RETRY_AFTER_SECONDS });
+function unavailable(code: 'verification_failed' | 'verification_timeout', detail: string): ApiError {
+  return new ApiError(503, code, `the file could not be verified: ${detail}; try again shortly`, { 'Retry-After': RETRY_AFTER_SECONDS });
 }
 
-/** The file's own faults come back as the errors an in-process read throws; anything else is the member's. */
-function fileError(error: TaskError): Error | undefined {
+/** The file's own faults come back as the errors an in-process read throws. */
+function fileError(error: TaskError): Error {
   if (error.name === 'C2paError') return new C2paError(error.message);
-  if (error.name === 'MediaRejectedError') return new MediaRejectedError(error.reason as MediaRejection, error.message, error.mimeType);
-  return undefined;
+  return new MediaRejectedError(error.reason as MediaRejection, error.message, error.mimeType);
+}
+
+interface Supervisor {
+  child: ChildProcess;
+  ready: Promise<boolean>;
+  exited: Promise<void>;
 }
 
 export class VerifyPool {
-  readonly #options: Required<Omit<VerifyPoolOptions, 'logger'>> & { logger?: Logger };
-  readonly #idle: Member[] = [];
-  readonly #members = new Set<Member>();
+  readonly #options: VerifyPoolOptions & { timeoutMs: number };
   readonly #waiting: (() => void)[] = [];
+  readonly #pending = new Map<number, { resolve(result: unknown): void; reject(err: unknown): void }>();
+  #supervisor: Supervisor | undefined;
+  #members: number[] = [];
   #running = 0;
   #nextId = 0;
   #closed = false;
@@ -106,14 +83,19 @@ export class VerifyPool {
     this.#unreport = reportVerifyPool(() => this.state());
   }
 
-  /** Tasks running, tasks waiting, processes alive. */
+  /** Tasks running, tasks waiting, member processes alive. */
   state(): { busy: number; queued: number; processes: number } {
-    return { busy: this.#running, queued: this.#waiting.length, processes: this.#members.size };
+    return { busy: this.#running, queued: this.#waiting.length, processes: this.#members.length };
   }
 
-  /** Process ids of the members alive (for tests and operators' logs). */
+  /** Process ids of the members alive, as the supervisor last reported them. */
   pids(): number[] {
-    return [...this.#members].map((m) => m.child.pid).filter((pid): pid is number => pid !== undefined);
+    return [...this.#members];
+  }
+
+  /** Starts the supervisor now rather than with the first task (startApi: before traffic, not in its middle). */
+  async start(): Promise<void> {
+    await this.#ensureSupervisor().ready;
   }
 
   /**
@@ -141,13 +123,14 @@ export class VerifyPool {
     }
   }
 
-  /** Ends every member (their tasks fail with 503) and refuses new tasks. */
+  /** Ends the supervisor and every member (tasks still running fail with 503) and refuses new tasks. */
   async close(): Promise<void> {
     this.#closed = true;
     this.#unreport();
-    const exits = [...this.#members].map((m) => (m.exited ? Promise.resolve() : new Promise<void>((resolve) => m.child.once('exit', () => resolve()))));
-    for (const member of [...this.#members]) this.#retire(member, 'SIGKILL');
-    await Promise.all(exits);
+    const supervisor = this.#supervisor;
+    if (!supervisor) return;
+    supervisor.child.kill('SIGTERM');
+    await supervisor.exited;
   }
 
   /** Waits for a slot; the function it returns gives the slot up (to the first waiter, who then holds it). */
@@ -165,103 +148,54 @@ export class VerifyPool {
   }
 
   async #perform(kind: TaskKind, input: TaskInput<TaskKind>): Promise<unknown> {
-    const member = this.#idle.pop() ?? this.#start();
-    clearTimeout(member.idleTimer);
-    await member.ready;
-    if (member.exited) throw failed('the verification process ended before its task');
+    const supervisor = this.#ensureSupervisor();
+    if (!(await supervisor.ready)) throw unavailable('verification_failed', 'the verification processes could not start');
+    const id = (this.#nextId += 1);
     return new Promise((resolve, reject) => {
-      const id = (this.#nextId += 1);
-      const timer = setTimeout(() => {
-        this.#options.logger?.warn({ pid: member.child.pid, task: kind }, 'ending a verification process that took too long');
-        this.#settle(member, (p) => p.reject(new ApiError(503, 'verification_timeout', `the file could not be verified within ${this.#options.timeoutMs / 1000} s; try again later`)));
-        this.#retire(member, 'SIGKILL');
-      }, this.#options.timeoutMs);
-      member.pending = {
-        id,
-        resolve: (result) => {
-          clearTimeout(timer);
-          resolve(result);
-        },
-        reject: (err) => {
-          clearTimeout(timer);
-          reject(err);
-        },
-      };
-      member.child.send({ id, kind, input } satisfies TaskMessage as TaskMessage, (err) => {
-        if (!err) return;
-        this.#settle(member, (p) => p.reject(failed('the verification process could not be reached')));
-        this.#retire(member, 'SIGKILL');
+      this.#pending.set(id, { resolve, reject });
+      supervisor.child.send({ id, kind, input } satisfies SupervisorTask, (err) => {
+        if (err) this.#settle(id, (p) => p.reject(unavailable('verification_failed', 'the verification processes could not be reached')));
       });
     });
   }
 
-  #start(): Member {
-    // The API's own loader flags (tsx), so the member runs the same TypeScript.
-    const child = fork(MEMBER, [], { execArgv: process.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    const member = new Member(child);
-    this.#members.add(member);
-    try {
-      if (child.pid !== undefined) setPriority(child.pid, MEMBER_NICENESS);
-    } catch {
-      // Not permitted here: the member runs at the API's priority.
-    }
-    // An idle pool never keeps the API process alive; a member leaves when its parent does (verify-process.ts).
-    child.unref();
-    child.channel?.unref();
-    child.on('message', (msg: TaskAnswer) => {
-      if (typeof msg?.id !== 'number' || member.pending?.id !== msg.id) return;
-      this.#answered(member, msg);
-    });
-    child.once('exit', (code, signal) => {
-      member.exited = true;
-      this.#forget(member);
-      this.#settle(member, (p) => p.reject(failed(`the verification process ended (${signal ?? `exit ${code}`})`)));
-      if (!member.retired) this.#options.logger?.warn({ pid: child.pid, code, signal }, 'a verification process ended unexpectedly; the next task starts another');
-    });
-    child.once('error', (err) => this.#options.logger?.warn({ err, pid: child.pid }, 'verification process error'));
-    return member;
-  }
-
-  #answered(member: Member, answer: TaskAnswer): void {
-    if ('result' in answer) {
-      this.#settle(member, (p) => p.resolve(answer.result));
-    } else {
-      const err = fileError(answer.error);
-      // A failure of our own (a WASM trap, a bug) may leave the process's state damaged: it is replaced.
-      if (!err) {
-        this.#options.logger?.warn({ pid: member.child.pid, error: answer.error }, 'a verification task failed; replacing its process');
-        this.#settle(member, (p) => p.reject(failed(answer.error.message)));
-        this.#retire(member, 'SIGKILL');
-        return;
-      }
-      this.#settle(member, (p) => p.reject(err));
-    }
-    if (answer.rssBytes > this.#options.recycleBytes || this.#closed) {
-      this.#options.logger?.info({ pid: member.child.pid, rssMiB: Math.round(answer.rssBytes / 2 ** 20), wasmMiB: Math.round(answer.wasmBytes / 2 ** 20) }, 'ending a verification process that grew past VERIFY_RECYCLE_BYTES');
-      this.#retire(member, 'SIGTERM');
-      return;
-    }
-    member.idleTimer = setTimeout(() => this.#retire(member, 'SIGTERM'), IDLE_MS).unref();
-    this.#idle.push(member);
-  }
-
-  /** Settles the member's task, once. */
-  #settle(member: Member, how: (pending: Pending) => void): void {
-    const pending = member.pending;
-    member.pending = undefined;
+  #settle(id: number, how: (pending: { resolve(result: unknown): void; reject(err: unknown): void }) => void): void {
+    const pending = this.#pending.get(id);
+    this.#pending.delete(id);
     if (pending) how(pending);
   }
 
-  #forget(member: Member): void {
-    clearTimeout(member.idleTimer);
-    this.#members.delete(member);
-    const at = this.#idle.indexOf(member);
-    if (at >= 0) this.#idle.splice(at, 1);
+  #ensureSupervisor(): Supervisor {
+    if (this.#supervisor) return this.#supervisor;
+    const options: SupervisorOptions = { recycleBytes: this.#options.recycleBytes, timeoutMs: this.#options.timeoutMs, idleMs: IDLE_MS, niceness: MEMBER_NICENESS };
+    // The API's own loader flags (tsx), so the supervisor and its members run the same TypeScript.
+    const child = fork(SUPERVISOR, [JSON.stringify(options)], { execArgv: process.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    // An idle pool never keeps the API process alive; the supervisor and its members leave when the API does.
+    child.unref();
+    child.channel?.unref();
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const ready = new Promise<boolean>((resolve) => {
+      child.once('message', (msg: { ready?: unknown }) => resolve(msg?.ready === true));
+      void exited.then(() => resolve(false));
+    });
+    const supervisor: Supervisor = { child, ready, exited };
+    this.#supervisor = supervisor;
+    child.on('message', (msg: SupervisorAnswer | SupervisorMembers | SupervisorLog) => this.#received(msg));
+    child.once('exit', (code, signal) => {
+      if (this.#supervisor === supervisor) this.#supervisor = undefined;
+      this.#members = [];
+      for (const id of [...this.#pending.keys()]) this.#settle(id, (p) => p.reject(unavailable('verification_failed', 'the verification processes ended')));
+      if (!this.#closed) this.#options.logger?.warn({ code, signal }, 'the verification pool supervisor ended; the next task starts another');
+    });
+    child.once('error', (err) => this.#options.logger?.warn({ err }, 'verification pool supervisor error'));
+    return supervisor;
   }
 
-  #retire(member: Member, signal: NodeJS.Signals): void {
-    member.retired = true;
-    this.#forget(member);
-    if (!member.exited) member.child.kill(signal);
+  #received(msg: SupervisorAnswer | SupervisorMembers | SupervisorLog): void {
+    if ('members' in msg) this.#members = msg.members;
+    else if ('log' in msg) this.#options.logger?.[msg.log.level](msg.log.fields, msg.log.message);
+    else if ('result' in msg) this.#settle(msg.id, (p) => p.resolve(msg.result));
+    else if ('error' in msg) this.#settle(msg.id, (p) => p.reject(fileError(msg.error)));
+    else if ('failure' in msg) this.#settle(msg.id, (p) => p.reject(unavailable(msg.failure.code, msg.failure.message)));
   }
 }

@@ -3,7 +3,6 @@
  * (MAX_IMAGE_PIXELS, shared/media/image-pixels.ts). How long /health takes meanwhile is measured by
  * bench/api/verify-health.ts, not here: these tests check that it answers, and what every request gets.
  */
-import { execFileSync } from 'node:child_process';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
@@ -13,15 +12,11 @@ import { createKeyVault } from '../../shared/vault/index.js';
 import { growth } from '../metrics/support.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 import { largePhotoJpeg, pngBomb, svgDeclaring } from '../support/bomb-images.js';
+import { descendantPids } from '../support/descendants.js';
 
-/** Verification pool processes this test process started that are alive. */
-function poolProcesses(): number[] {
-  try {
-    return execFileSync('pgrep', ['-P', String(process.pid), '-f', 'verify-process.ts'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
+/** Verification pool processes (members and supervisors) this test process started that are alive. */
+const poolProcesses = () => descendantPids('api/media/verify-');
+const poolMembers = () => descendantPids('api/media/verify-process.ts');
 
 /** The API with its PKI (verification judges against the service's roots). */
 async function startApiWithPki(env: Record<string, string>): Promise<TestApi> {
@@ -88,7 +83,7 @@ describe('verification pool: heavy work off the event loop, bounded', function (
     expect(health.length).to.be.greaterThan(3);
     expect(health.every((s) => s === 200), health.join(' ')).to.equal(true);
     expect(mostBusy).to.equal(api.config.verifyPoolSize);
-    expect(poolProcesses().length).to.be.at.most(api.config.verifyPoolSize);
+    expect(poolMembers().length).to.be.at.most(api.config.verifyPoolSize);
   });
 
   it('a pool process that dies mid-task is a 503 verification_failed with Retry-After; the next request gets a new one', async () => {
@@ -199,7 +194,7 @@ describe('verification pool: a process that grew past VERIFY_RECYCLE_BYTES is re
       expect([res.status, res.body.validation_state]).to.deep.equal([200, 'none']);
       expect(api.verifyPool.pids()).to.deep.equal([]);
     }
-    for (let i = 0; i < 100 && poolProcesses().length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(poolProcesses()).to.deep.equal([]);
+    for (let i = 0; i < 100 && poolMembers().length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(poolMembers()).to.deep.equal([]);
   });
 });

@@ -4,7 +4,7 @@
  * process here: VERIFY_POOL_SIZE=1, VERIFY_QUEUE_LIMIT=4), never in the API process. MAX_UPLOAD_BYTES is set to
  * 256 KiB here so that files of about a MiB take that path.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,6 +19,7 @@ import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob, type SignJobDeps } from '../../workers/sign-job.js';
 import { signJobDeps } from '../../workers/sign-job-deps.js';
 import { growth } from '../metrics/support.js';
+import { descendantPids } from '../support/descendants.js';
 import { noisePng } from '../support/noise-png.js';
 import { bearer, downloadFile, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
 
@@ -26,16 +27,10 @@ const run = promisify(execFile);
 const ffmpeg = (args: string[]) => run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
 const LIMIT = 256 * 1024;
 
-/** Verification pool processes this test process started that are still running. */
-function verifyProcesses(): number[] {
-  try {
-    return execFileSync('pgrep', ['-P', String(process.pid), '-f', 'verify-process.ts'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
+/** Verification pool members this test process started (through the pool's supervisor) that are still running. */
+const verifyProcesses = () => descendantPids('api/media/verify-process.ts');
 
-describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read in a process of its own)', function () {
+describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read from disk in the verification pool)', function () {
   this.timeout(120_000);
   let api: TestApi;
   let acc: Account;
@@ -65,7 +60,7 @@ describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read in
     await api?.close();
     rmSync(dir, { recursive: true, force: true });
     // Closing the API ends its pool's processes.
-    expect(verifyProcesses()).to.deep.equal([]);
+    expect(descendantPids('api/media/verify-')).to.deep.equal([]);
   });
 
   const verify = (bytes: Buffer, name: string) => request(api.app).post('/v1/media/verify').set(bearer(acc.access)).attach('file', bytes, name);
