@@ -2,8 +2,8 @@
  * The verification pool's supervisor (verify-pool.ts starts it, one per API process): a small process of its own that
  * starts the pool's members (verify-process.ts), hands each task the API sends to an idle one, relays the answer, and
  * ends members that took too long, died, or grew past the recycling bound. Members are forked here rather than by the
- * API because fork() copies the forking process's page tables: in an API process of 1 GB (`npm start`, with its
- * embedded database) that stalled the event loop for 50-500 ms per new member.
+ * API because fork() copies the forking process's page tables, which stalls the event loop of a large process (the
+ * API under `npm start` holds the embedded database) for as long as that takes, at every new member.
  *
  * The API never sends more tasks than the pool's size, so a task always finds an idle member or starts one.
  *
