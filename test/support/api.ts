@@ -5,6 +5,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../api/app.js';
 import { startIssuanceJob } from '../../scheduler/issuance-job.js';
+import { VerifyPool, verifyPoolOptions } from '../../api/media/verify-pool.js';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { BullMqSignQueue } from '../../shared/queue/bullmq-sign-queue.js';
@@ -18,6 +19,8 @@ export interface TestApi {
   app: Express;
   config: Config;
   db: TestDatabase;
+  /** The app's verification pool (closed by close()). */
+  verifyPool: VerifyPool;
   close(): Promise<void>;
 }
 
@@ -53,8 +56,10 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const jobEvents = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true });
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
   redis.connect().catch(() => undefined);
+  const verifyPool = new VerifyPool(verifyPoolOptions(config));
   const app = createApp({
     config,
+    verifyPool,
     knex: db.knex,
     logger: createLogger(config.logLevel, 'test'),
     pingRedis: () => pingWithin(redis),
@@ -67,8 +72,10 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
     app,
     config,
     db,
+    verifyPool,
     async close() {
       await issuer?.stop();
+      await verifyPool.close();
       redis.disconnect();
       await signQueue.close();
       await jobEvents.close();
