@@ -15,7 +15,7 @@ import { readCertificate } from '../shared/pki/certificate.js';
 import type { OcspCertStatus } from '../shared/pki/ocsp-response.js';
 import { samePublicKey } from '../shared/pki/tbs-signer.js';
 import { VaultKeyNotFoundError, type KeyVault } from '../shared/vault/types.js';
-import type { OcspIssuer, OcspStatusLookup } from './responder.js';
+import type { OcspIssuer, OcspStatusLookup } from './source.js';
 
 export interface DatabaseIssuer extends OcspIssuer {
   /** Rows of every usable CA certificate with this subject and key, newest first. */

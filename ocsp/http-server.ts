@@ -19,8 +19,11 @@ export const HEALTH_BODY = Buffer.from('{"status":"ok"}');
 /** After a 413, request bytes still read (and dropped) before the connection is cut. */
 const MAX_DRAIN_BYTES = 1024 * 1024;
 
-/** An http.Server with the timeouts above that answers malformed HTTP with 400/408/431. Not yet listening. */
-export function createHardenedServer(listener: RequestListener, timeouts: ServerTimeouts = {}): Server {
+/**
+ * An http.Server with the timeouts above that answers malformed HTTP with 400/408/431 (each such answer is
+ * reported to `onRefusal`, for the server's metrics). Not yet listening.
+ */
+export function createHardenedServer(listener: RequestListener, timeouts: ServerTimeouts = {}, onRefusal?: (httpStatus: number) => void): Server {
   const headersTimeout = timeouts.headersTimeoutMs ?? 5000;
   const server = http.createServer(
     {
@@ -40,6 +43,7 @@ export function createHardenedServer(listener: RequestListener, timeouts: Server
     const status = err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout'
       : err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large'
       : '400 Bad Request';
+    onRefusal?.(Number(status.slice(0, 3)));
     socket.end(`HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
   });
   return server;

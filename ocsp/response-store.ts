@@ -10,7 +10,7 @@
  * before a revocation is never left behind for other copies to serve.
  */
 import type { Knex } from 'knex';
-import type { OcspResponseStore, StoredOcspResponse } from './responder.js';
+import type { OcspResponseStore, StoredOcspResponse } from './source.js';
 
 interface Row {
   der: Buffer;

@@ -17,10 +17,11 @@ import { readPublication } from '../shared/pki/publications.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import { createCrlHost } from './crl-host.js';
 import { databaseStatusLookup, loadOcspIssuers, type DatabaseIssuer } from './database-issuers.js';
-import { OcspResponder, countOcspAnswer, errorAnswer, type OcspAnswer } from './responder.js';
+import { errorAnswer } from './answers.js';
+import { OcspResponder } from './responder.js';
 import { databaseResponseStore } from './response-store.js';
 import { listenServer } from './http-server.js';
-import { createOcspServer } from './server.js';
+import { createOcspServer, type OcspAnswerer } from './server.js';
 import { startTsaService, type TsaService } from './tsa-service.js';
 
 export interface OcspRoleOptions {
@@ -107,8 +108,8 @@ export async function startOcspRole(
     throw err;
   }
 
-  const answers = {
-    respond: async (der: Uint8Array): Promise<OcspAnswer> => (responder ? responder.respond(der) : countOcspAnswer(errorAnswer('unauthorized'), 'miss')),
+  const answers: OcspAnswerer = {
+    serve: async (der) => (responder ? responder.serve(der) : { answer: errorAnswer('unauthorized'), hit: false }),
   };
   const ocspServer = createOcspServer(answers, { logger });
   const crlHost = createCrlHost({ read: (name) => readPublication(knex, name) }, { logger });

@@ -1,5 +1,6 @@
 /**
- * HTTP front of the OCSP responder (RFC 6960 appendix A, RFC 5019 sections 5 and 6):
+ * HTTP front of the OCSP responder (RFC 6960 appendix A, RFC 5019 sections 5 and 6), and the one place where
+ * its answers are counted:
  *
  *   POST /<any path>   body: DER OCSPRequest (application/ocsp-request), at most maxRequestBytes (10 KiB)
  *   GET  /<base64>     RFC 5019 / 6960 A.1 GET form (what c2pa-rs sends); HEAD too
@@ -19,13 +20,23 @@
  * Robustness: timeouts far below the spec's 10 s proxy read timeout (headers 5 s, whole request 5 s, answer
  * 4 s -> tryLater, idle keep-alive 5 s, checked every second); an empty, truncated or garbage body is a
  * malformedRequest; a client that disconnects early only loses its own answer; parse errors at the HTTP
- * level are answered 400/408 by the clientError handler. No request can throw out of the handler.
+ * level are answered 400/408/431 by the clientError handler. No request can throw out of the handler.
+ *
+ * Metrics: every answer written counts once in mss_ocsp_responses_total{status, cache}, here where answers are
+ * sent, so the refusals made by this layer count too. status: the certificate status of a signed answer (good,
+ * revoked, unknown, multiple) or the OCSP error status (a 413, an undecodable GET path and an answer past its
+ * deadline included); http_405, http_400, http_408 or http_431 for a refusal without an OCSP body (a method
+ * other than GET, HEAD, POST; HTTP the parser refused). cache: hit when the answer came from this process's
+ * cache, miss otherwise. Not counted: /health, an answer for a client already gone, an answer finished after
+ * its tryLater was sent.
  */
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { answerWithin, createHardenedServer, HEALTH_BODY, readBoundedBody, sendJsonError, type ServerTimeouts } from './http-server.js';
+import { ocspResponses } from '../shared/metrics/metrics.js';
 import { OcspMalformedRequestError, decodeOcspGetPath } from '../shared/pki/ocsp-request.js';
-import { OcspResponder, errorAnswer, type OcspAnswer, type OcspIssuer, type OcspResponderOptions } from './responder.js';
+import { errorAnswer } from './answers.js';
+import { answerWithin, createHardenedServer, HEALTH_BODY, readBoundedBody, sendJsonError, type ServerTimeouts } from './http-server.js';
+import type { OcspAnswer, OcspReply } from './source.js';
 
 export interface OcspServerOptions extends ServerTimeouts {
   /** Largest POST body accepted. Default 10240. */
@@ -37,16 +48,19 @@ export interface OcspServerOptions extends ServerTimeouts {
   logger?: Pick<Logger, 'warn' | 'error'>;
 }
 
-/** What the server needs of the responder core (OcspResponder satisfies it). */
-export interface OcspAnswerSource {
-  respond(requestDer: Uint8Array): Promise<OcspAnswer>;
+/** What the server needs of the responder (OcspResponder satisfies it): never rejects. */
+export interface OcspAnswerer {
+  serve(requestDer: Uint8Array): Promise<OcspReply>;
 }
 
 const OCSP_RESPONSE_TYPE = 'application/ocsp-response';
 
-/** The request listener alone, e.g. to mount on an existing server. */
-export function createOcspRequestListener(
-  responder: OcspAnswerSource,
+function count(status: string, hit: boolean): void {
+  ocspResponses.inc({ status, cache: hit ? 'hit' : 'miss' });
+}
+
+function createOcspRequestListener(
+  responder: OcspAnswerer,
   options: OcspServerOptions = {},
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const maxRequestBytes = options.maxRequestBytes ?? 10 * 1024;
@@ -54,8 +68,9 @@ export function createOcspRequestListener(
   const maxHttpCacheSeconds = options.maxHttpCacheSeconds ?? 3600;
   const logger = options.logger;
 
-  function send(req: IncomingMessage, res: ServerResponse, answer: OcspAnswer, httpStatus = 200): void {
+  function send(req: IncomingMessage, res: ServerResponse, answer: OcspAnswer, hit = false, httpStatus = 200): void {
     if (res.headersSent || res.destroyed) return;
+    count(answer.responseStatus === 'successful' ? answer.certStatus : answer.responseStatus, hit);
     const headers: OutgoingHttpHeaders = { 'Content-Type': OCSP_RESPONSE_TYPE, 'Content-Length': answer.der.length };
     const isGet = req.method === 'GET' || req.method === 'HEAD';
     if (isGet && answer.responseStatus === 'successful' && !answer.nonceEchoed) {
@@ -82,14 +97,14 @@ export function createOcspRequestListener(
   }
 
   function answer(req: IncomingMessage, res: ServerResponse, der: Uint8Array): void {
-    answerWithin(responder.respond(der), answerTimeoutMs, {
-      onTimeout: () => errorAnswer('tryLater'),
-      // respond() never rejects; this is a last line of defence.
+    answerWithin<OcspReply>(responder.serve(der), answerTimeoutMs, {
+      onTimeout: () => ({ answer: errorAnswer('tryLater'), hit: false }),
+      // serve() never rejects; this is a last line of defence.
       onError: (err) => {
         logger?.error({ err }, 'OCSP responder rejected');
-        return errorAnswer('internalError');
+        return { answer: errorAnswer('internalError'), hit: false };
       },
-      deliver: (a) => send(req, res, a),
+      deliver: (reply) => send(req, res, reply.answer, reply.hit),
     });
   }
 
@@ -102,7 +117,7 @@ export function createOcspRequestListener(
     if (method === 'POST') {
       readBoundedBody(req, maxRequestBytes, (der) => answer(req, res, der), () => {
         res.setHeader('Connection', 'close');
-        send(req, res, errorAnswer('malformedRequest'), 413);
+        send(req, res, errorAnswer('malformedRequest'), false, 413);
       });
       return;
     }
@@ -128,25 +143,12 @@ export function createOcspRequestListener(
     }
 
     req.resume();
+    if (!res.destroyed) count('http_405', false);
     sendJsonError(res, 405, 'method_not_allowed', 'use POST with a DER OCSP request, or GET', { Allow: 'GET, HEAD, POST' });
   };
 }
 
 /** An http.Server answering OCSP through `responder`, with the timeouts above. Not yet listening. */
-export function createOcspServer(responder: OcspAnswerSource, options: OcspServerOptions = {}): Server {
-  return createHardenedServer(createOcspRequestListener(responder, options), options);
-}
-
-/**
- * Responder core + HTTP server in one call: what the process entry point uses, supplying the issuers (CA
- * certificate + vault key) and the status lookup (database). Keep `responder` to call invalidate() when a
- * certificate's status changes.
- */
-export function createOcspService<I extends OcspIssuer>(
-  options: OcspResponderOptions<I> & { http?: OcspServerOptions },
-): { responder: OcspResponder<I>; server: Server } {
-  const { http: httpOptions, ...responderOptions } = options;
-  const responder = new OcspResponder<I>(responderOptions);
-  const server = createOcspServer(responder, { logger: options.logger, ...httpOptions });
-  return { responder, server };
+export function createOcspServer(responder: OcspAnswerer, options: OcspServerOptions = {}): Server {
+  return createHardenedServer(createOcspRequestListener(responder, options), options, (httpStatus) => count(`http_${httpStatus}`, false));
 }

@@ -126,7 +126,7 @@ export const publicConcurrencyRejections = new Counter({
 
 export const ocspResponses = new Counter({
   name: 'mss_ocsp_responses_total',
-  help: 'OCSP responses by certificate status (good, revoked, unknown) or error status, and cache (hit, miss; miss: signed by the vault or read from the shared store)',
+  help: 'OCSP answers written by the HTTP edge, by certificate status (good, revoked, unknown, multiple), OCSP error status, or http_405/http_400/http_408/http_431 for refusals without an OCSP body; cache: hit, or miss (signed by the vault, read from the shared store, an error)',
   labelNames: ['status', 'cache'] as const,
   registers: [registry],
 });

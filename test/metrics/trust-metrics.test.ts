@@ -13,6 +13,8 @@ import { databaseStatusLookup, loadOcspIssuers } from '../../ocsp/database-issue
 import { OcspResponder } from '../../ocsp/responder.js';
 import { databaseResponseStore } from '../../ocsp/response-store.js';
 import { startOcspRole, type OcspRole } from '../../ocsp/role.js';
+import { listenServer } from '../../ocsp/http-server.js';
+import { createOcspServer } from '../../ocsp/server.js';
 import { registerCrlAgeCollector } from '../../shared/metrics/crl-age.js';
 import { initPki, revokeCertificate, type InitPkiResult } from '../../shared/pki/authority.js';
 import { certIdFor, encodeCertId, encodeOcspRequest } from '../../shared/pki/ocsp-request.js';
@@ -20,6 +22,7 @@ import { InProcessPkiEvents } from '../../shared/pki/pki-events.js';
 import { requestTimestamp } from '../../shared/tsa/client.js';
 import { buildTimeStampRequest } from '../../shared/tsa/protocol.js';
 import { startTrust, type TrustFixture } from '../trust/support.js';
+import { OCSPResponseStatus, responseStatusOf } from '../ocsp/support.js';
 import { growth, scrape } from './support.js';
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -128,13 +131,25 @@ describe('metrics: trust services (ocsp role on Postgres, local vault)', functio
       lookupStatus: databaseStatusLookup(t.db.knex, 'good'),
       store: databaseResponseStore(t.db.knex),
     });
-    const grew = await growth([ocsp('revoked', 'miss'), ocsp('good', 'miss'), ocsp('revoked', 'hit'), SIGN_OK], async () => {
-      expect((await copy.respond(encodeOcspRequest([subCaId(chain.leaf.serial)]))).responseStatus).to.equal('successful');
-      expect((await copy.respond(tsaRequest)).responseStatus).to.equal('successful');
-      await copy.respond(encodeOcspRequest([subCaId(chain.leaf.serial)])); // now from its own cache
-    });
-    expect(grew).to.deep.equal([1, 1, 1, 0]);
-    expect(copy.stats().storeHits).to.equal(2);
+    // Answers are counted where they are sent: the copy behind its own HTTP edge.
+    const server = createOcspServer(copy);
+    const { port } = await listenServer(server, 0, '127.0.0.1');
+    const ask = async (der: Uint8Array) => {
+      const res = await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', body: new Uint8Array(der), headers: { 'Content-Type': 'application/ocsp-request' } });
+      return responseStatusOf(new Uint8Array(await res.arrayBuffer()));
+    };
+    try {
+      const grew = await growth([ocsp('revoked', 'miss'), ocsp('good', 'miss'), ocsp('revoked', 'hit'), SIGN_OK], async () => {
+        expect(await ask(encodeOcspRequest([subCaId(chain.leaf.serial)]))).to.equal(OCSPResponseStatus.successful);
+        expect(await ask(tsaRequest)).to.equal(OCSPResponseStatus.successful);
+        await ask(encodeOcspRequest([subCaId(chain.leaf.serial)])); // now from its own cache
+      });
+      expect(grew).to.deep.equal([1, 1, 1, 0]);
+      expect(copy.stats().storeHits).to.equal(2);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 
   it('CRL age: a database that is down, or hangs, leaves the last values and the scrape still works', async function () {

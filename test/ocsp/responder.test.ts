@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { TAG, encodeTlv } from '../../shared/pki/der.js';
 import { certIdFor, encodeOcspRequest, issuerHashes, type OcspHashAlgorithm } from '../../shared/pki/ocsp-request.js';
 import { VaultUnavailableError } from '../../shared/vault/types.js';
-import { OcspResponder, type OcspAnswer, type OcspResponderOptions, type OcspSignedAnswer } from '../../ocsp/responder.js';
+import { OcspResponder, type OcspResponderOptions } from '../../ocsp/responder.js';
+import type { OcspAnswer, OcspSignedAnswer } from '../../ocsp/source.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
 import { OCSPResponseStatus, StatusTable, countingKey, issuersOf, parseOcspResponse, serialOf, type TestIssuer } from './support.js';
 

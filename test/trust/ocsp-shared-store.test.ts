@@ -5,7 +5,8 @@
  */
 import { expect } from 'chai';
 import { databaseStatusLookup, loadOcspIssuers } from '../../ocsp/database-issuers.js';
-import { OcspResponder, type OcspAnswer, type OcspSignedAnswer } from '../../ocsp/responder.js';
+import { OcspResponder } from '../../ocsp/responder.js';
+import type { OcspAnswer, OcspSignedAnswer } from '../../ocsp/source.js';
 import { databaseResponseStore } from '../../ocsp/response-store.js';
 import { initPki, revokeCertificate, type InitPkiResult } from '../../shared/pki/authority.js';
 import { certIdFor, encodeOcspRequest } from '../../shared/pki/ocsp-request.js';

@@ -1,0 +1,57 @@
+/**
+ * The last source (Boulder's live source): looks the statuses up and signs one response with the issuing CA's
+ * own vault key, ES384, responderID byKey (spec rule 3); thisUpdate = producedAt = now (whole seconds),
+ * nextUpdate = thisUpdate + `validitySeconds`. One vault signature per call.
+ */
+import { buildOcspResponse } from '../shared/pki/ocsp-response.js';
+import { certStatusLabel, signedAnswer } from './answers.js';
+import { positiveOption, type OcspIssuer, type OcspQuery, type OcspServed, type OcspSignedAnswer, type OcspSource, type OcspStatusLookup } from './source.js';
+
+export interface LiveSignerOptions<I extends OcspIssuer> {
+  lookupStatus: OcspStatusLookup<I>;
+  /** nextUpdate - thisUpdate. Default 86400 (1 day). */
+  validitySeconds?: number;
+  /** Put the issuer's certificate in the response's certs field. Default false (not needed: the CA signs). */
+  includeIssuerCertificate?: boolean;
+  /** Clock in milliseconds, for tests. Default Date.now. */
+  now?: () => number;
+}
+
+export class LiveSigner<I extends OcspIssuer> implements OcspSource<I> {
+  readonly validityMs: number;
+  private readonly lookupStatus: OcspStatusLookup<I>;
+  private readonly includeIssuerCertificate: boolean;
+  private readonly now: () => number;
+  /** Vault signatures requested (cache fills, refreshes and nonce responses). */
+  signatures = 0;
+
+  constructor(options: LiveSignerOptions<I>) {
+    this.lookupStatus = options.lookupStatus;
+    this.validityMs = positiveOption('validitySeconds', options.validitySeconds, 86_400) * 1000;
+    this.includeIssuerCertificate = options.includeIssuerCertificate ?? false;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** A response without a nonce. (A query's nonce is echoed only through sign(), by the nonce source.) */
+  async answer(query: OcspQuery<I>): Promise<OcspServed> {
+    return { answer: await this.sign(query, undefined), hit: false };
+  }
+
+  async sign(query: OcspQuery<I>, nonce: Uint8Array | undefined): Promise<OcspSignedAnswer> {
+    const { issuer, responderKeyHash } = query.issuer;
+    const statuses = await Promise.all(query.certIds.map((certId) => this.lookupStatus(issuer, certId.serialHex)));
+    const now = Math.floor(this.now() / 1000) * 1000; // GeneralizedTime carries whole seconds
+    const thisUpdate = new Date(now);
+    const nextUpdate = new Date(now + this.validityMs);
+    this.signatures++;
+    const der = await buildOcspResponse({
+      signer: issuer.key,
+      responderKeyHash,
+      producedAt: thisUpdate,
+      responses: query.certIds.map((certId, i) => ({ certId: certId.der, certStatus: statuses[i]!, thisUpdate, nextUpdate })),
+      nonce,
+      certs: this.includeIssuerCertificate ? [issuer.certificate] : undefined,
+    });
+    return signedAnswer({ der, producedAt: thisUpdate, thisUpdate, nextUpdate }, nonce !== undefined, certStatusLabel(statuses.map((s) => s.status)));
+  }
+}
