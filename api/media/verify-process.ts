@@ -7,6 +7,7 @@
  * Protocol (IPC, advanced serialization): the process sends `{ ready: true }` once loaded; then for each TaskMessage
  * the parent sends, one TaskAnswer.
  */
+import sharp from 'sharp';
 import { c2paWasm, c2paWasmMemoryBytes } from '../../shared/c2pa/wasm.js';
 import { MediaRejectedError } from '../../shared/media/errors.js';
 import { performTask, type TaskInput, type TaskKind } from './verify-tasks.js';
@@ -35,6 +36,10 @@ function taskError(err: unknown): TaskError {
 
 // The API process gone (even by SIGKILL): leave too rather than linger as an orphan.
 process.once('disconnect', () => process.exit(1));
+
+// libvips' operation cache keeps the files it decoded open (a WebP stays open after its task); each file here is read
+// once and removed by the API right after, so nothing is worth caching and nothing may be held.
+sharp.cache(false);
 
 // Compiled now, while the pool waits for `ready`, not in the first task.
 c2paWasm();
