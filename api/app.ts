@@ -22,6 +22,7 @@ import { certificatesRouter } from './routes/certificates.js';
 import { manifestRepositoryRouter } from './routes/manifest-repository.js';
 import { publicVerifyRouter } from './routes/public-verify.js';
 import { webAppRouter } from './web-app.js';
+import { rejectUnsafeText } from './validation.js';
 import { UploadStaging } from '../shared/storage/index.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -52,6 +53,7 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(helmet());
   app.use(express.json({ limit: '100kb' }));
+  app.use(rejectUnsafeText);
 
   app.use(healthRouter(ctx));
   app.use(docsRouter(ctx.config));

@@ -94,6 +94,11 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next)
     }
   }
   if (status >= 500) req.log?.error({ err }, 'request failed');
+  if (req.socket?.destroyed) {
+    // The client went away (mid-upload, say): there is nobody to answer, but the log says what happened.
+    req.log?.info({ code }, 'client disconnected before the answer');
+    return;
+  }
   if (res.headersSent) {
     res.destroy();
     return;

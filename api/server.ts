@@ -6,7 +6,10 @@ import type { Logger } from '../shared/logger.js';
 import type { JobEvents, SignQueue } from '../shared/queue/types.js';
 import { createRedis, pingWithin } from '../shared/redis.js';
 import type { FileStore } from '../shared/storage/index.js';
+import { sweepLeftovers } from '../shared/storage/temp-owner.js';
+import { UploadStaging } from '../shared/storage/staging.js';
 import { createApp } from './app.js';
+import { answerProtocolErrors } from './protocol-errors.js';
 import type { KeyVault } from '../shared/vault/types.js';
 
 export interface RunningApi {
@@ -19,10 +22,14 @@ export async function startApi(
   config: Config,
   deps: { knex: Knex; logger: Logger; signQueue: SignQueue; jobEvents: JobEvents; files: FileStore; vault: KeyVault },
 ): Promise<RunningApi> {
+  // Uploads a killed API process (this host's, before this start) was staging when it died.
+  const swept = await sweepLeftovers(new UploadStaging(config.dataDir).dir);
+  if (swept > 0) deps.logger.info({ removed: swept }, 'removed uploads left staged by processes that are gone');
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
   redis.connect().catch(() => undefined);
   const app = createApp({ config, ...deps, pingRedis: () => pingWithin(redis) });
   const server = app.listen(config.port);
+  answerProtocolErrors(server, deps.logger);
   await once(server, 'listening');
   // Longer than the longest ?wait= hold, shorter than typical proxy idle timeouts.
   server.requestTimeout = 60_000;

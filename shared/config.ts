@@ -90,6 +90,8 @@ export interface Config {
   ocspUnissuedStatus: 'good' | 'unknown';
   /** Requests per client per 15 minutes on login, register and refresh. */
   authRateLimit: number;
+  /** Sign-in attempts per account (e-mail address) per 15 minutes that did not succeed, from any address. */
+  loginFailureLimit: number;
   /** Requests per client per minute on the public endpoints (verify, manifest repository, lookups). */
   publicRateLimit: number;
   bcryptRounds: number;
@@ -401,6 +403,7 @@ export function loadConfig(env: Env = process.env): Config {
     ocspUnissuedStatus: oneOf(env, 'OCSP_UNISSUED_STATUS', 'good', ['good', 'unknown'] as const),
     authRateLimit: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
     publicRateLimit: int(env, 'PUBLIC_RATE_LIMIT', 30, 1, 1_000_000),
+    loginFailureLimit: int(env, 'LOGIN_FAILURE_LIMIT', 10, 1, 1_000_000),
     // bcryptjs is pure JS: 12 rounds is about a quarter second; production may not go below 10.
     bcryptRounds: int(env, 'BCRYPT_ROUNDS', 12, nodeEnv === 'production' ? 10 : 4, 15),
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),

@@ -16,6 +16,7 @@ interface JwtPayload {
   sub?: unknown;
   org?: unknown;
   typ?: unknown;
+  fam?: unknown;
 }
 
 /**
@@ -37,11 +38,17 @@ export function createPassport(jwtSecret: string): passport.PassportStatic {
           done(null, false, { code: 'invalid_token' });
           return;
         }
+        const family = typeof payload.fam === 'string' ? payload.fam : undefined;
+        // One query: the user's row (the role is read here, not from the token) and whether the token's session was
+        // signed out (logout, or a refresh token replayed): an index probe on the family.
         User.query()
           .findById(payload.sub)
-          .then((user) => {
+          .select('users.*', User.raw('EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = ? AND r.revoked_at IS NOT NULL) AS signed_out', [family ?? null]))
+          .then((row) => {
+            const user = row as (User & { signed_out?: boolean }) | undefined;
             if (!user || user.org_id !== payload.org) return done(null, false, { code: 'invalid_token' });
-            done(null, { kind: 'user', userId: user.id, orgId: user.org_id, role: user.role, email: user.email });
+            if (user.signed_out) return done(null, false, { code: 'signed_out' });
+            done(null, { kind: 'user', userId: user.id, orgId: user.org_id, role: user.role, email: user.email, familyId: family });
           })
           .catch((err: unknown) => done(err));
       },
@@ -55,6 +62,7 @@ function bearerFailure(info: unknown): ApiError {
   if (name === 'TokenExpiredError') return unauthenticated('access token has expired', 'token_expired');
   const message = (info as { message?: unknown } | undefined)?.message;
   if (message === 'No auth token') return unauthenticated('a bearer token or an API key is required');
+  if ((info as { code?: unknown } | undefined)?.code === 'signed_out') return unauthenticated('this session has been signed out; sign in again', 'invalid_token');
   return unauthenticated('access token is invalid', 'invalid_token');
 }
 

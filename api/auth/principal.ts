@@ -2,7 +2,7 @@ import type { Role } from '../../shared/roles.js';
 
 /** Who is calling: a signed-in user or an organisation's API key. Every org-scoped query filters by orgId. */
 export type Principal =
-  | { kind: 'user'; userId: string; orgId: string; role: Role; email: string }
+  | { kind: 'user'; userId: string; orgId: string; role: Role; email: string; /** The session (refresh-token family) of the access token; absent on tokens issued before sessions were named. */ familyId?: string }
   | { kind: 'api_key'; apiKeyId: string; orgId: string; role: Role };
 
 declare global {

@@ -20,7 +20,7 @@ export async function issueTokenPair(
     expires_at: new Date(Date.now() + REFRESH_TOKEN_TTL_SECONDS * 1000),
   });
   return {
-    access_token: signToken(secret, user, 'access'),
+    access_token: signToken(secret, user, 'access', randomUUID(), familyId),
     refresh_token: signToken(secret, user, 'refresh', jti),
     token_type: 'bearer',
     expires_in: ACCESS_TOKEN_TTL_SECONDS,
@@ -55,4 +55,27 @@ export async function rotateRefreshToken(knex: Knex, secret: string, refreshToke
   });
   if ('error' in outcome) throw unauthenticated(outcome.error, 'invalid_token');
   return outcome.pair;
+}
+
+/**
+ * Signs a session out: every refresh token of the family is revoked, and the family's access tokens are refused from
+ * the next request on (authenticate.ts). With `allOf`, every session of that user.
+ */
+export async function revokeSessions(knex: Knex, scope: { familyId: string; userId: string } | { allOf: string }): Promise<void> {
+  const query = RefreshToken.query(knex).patch({ revoked_at: new Date() }).whereNull('revoked_at');
+  if ('allOf' in scope) await query.where({ user_id: scope.allOf });
+  else await query.where({ family_id: scope.familyId, user_id: scope.userId });
+}
+
+/** The family of a refresh token the user presents (to sign it out), or undefined if it is not a valid one of theirs. */
+export function refreshTokenFamily(knex: Knex, secret: string, refreshToken: string, userId: string): Promise<string | undefined> {
+  let jti: string;
+  try {
+    const claims = verifyToken(secret, refreshToken, 'refresh');
+    if (claims.sub !== userId) return Promise.resolve(undefined);
+    jti = claims.jti;
+  } catch {
+    return Promise.resolve(undefined);
+  }
+  return RefreshToken.query(knex).findById(jti).then((row) => (row?.user_id === userId ? row.family_id : undefined));
 }

@@ -16,6 +16,8 @@ export interface TokenClaims {
   role: Role;
   typ: TokenType;
   jti: string;
+  /** Access tokens: the session (refresh-token family) they belong to; a signed-out family's tokens are refused. */
+  fam?: string;
   iat: number;
   exp: number;
 }
@@ -33,8 +35,8 @@ export interface TokenSubject {
   role: Role;
 }
 
-export function signToken(secret: string, subject: TokenSubject, typ: TokenType, jti: string = randomUUID()): string {
-  return jwt.sign({ org: subject.org_id, role: subject.role, typ }, secret, {
+export function signToken(secret: string, subject: TokenSubject, typ: TokenType, jti: string = randomUUID(), family?: string): string {
+  return jwt.sign({ org: subject.org_id, role: subject.role, typ, ...(family ? { fam: family } : {}) }, secret, {
     algorithm: JWT_ALGORITHM,
     subject: subject.id,
     jwtid: jti,

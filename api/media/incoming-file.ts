@@ -1,8 +1,9 @@
+import { PassThrough } from 'node:stream';
 import type { Request } from 'express';
 import type { StagedFile, UploadStaging } from '../../shared/storage/index.js';
 import { FileTooLargeError } from '../../shared/storage/index.js';
 import { ApiError } from '../errors.js';
-import { receiveFile } from './multipart-file.js';
+import { aborted, receiveFile } from './multipart-file.js';
 
 /**
  * A file sent as multipart/form-data (part `file`, as the web app and the media API send it) or as the raw body
@@ -15,12 +16,26 @@ export async function receiveAnyFile(req: Request, staging: UploadStaging, maxBy
   if (!/^(image|video|audio)\/|^application\/octet-stream/.test(type)) {
     throw new ApiError(415, 'unsupported_media_type', 'send the file as the body (Content-Type: image/..., video/... or audio/...) or as multipart/form-data with a part named "file"');
   }
+  const tooLarge = () => new ApiError(413, 'payload_too_large', `the file exceeds the limit of ${maxBytes} bytes`);
   // Refused before reading when the length is declared; a chunked body past the limit is cut off.
-  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw new ApiError(413, 'payload_too_large', `the file exceeds the limit of ${maxBytes} bytes`);
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
+  // Through a pass-through, so that stopping at the limit tears down only it: the request stays readable, its rest is
+  // drained and the client gets its 413.
+  const body = new PassThrough();
+  const gone = () => body.destroy(aborted());
+  req.on('aborted', gone);
+  req.on('error', gone);
+  req.pipe(body);
   try {
-    return await staging.stage(req, maxBytes);
+    return await staging.stage(body, maxBytes);
   } catch (err) {
-    if (err instanceof FileTooLargeError) throw new ApiError(413, 'payload_too_large', `the file exceeds the limit of ${maxBytes} bytes`);
+    req.unpipe(body);
+    if (!req.destroyed) req.resume();
+    if (err instanceof FileTooLargeError) throw tooLarge();
+    if (!req.complete) throw aborted();
     throw err;
+  } finally {
+    req.off('aborted', gone);
+    req.off('error', gone);
   }
 }

@@ -18,9 +18,16 @@ export function cleanFilename(raw: string | undefined, fallback: string): string
   return cleaned || fallback;
 }
 
+/** A staging failure caused by the body itself (cut short, malformed) rather than by this host's disk. */
+function isBodyFault(err: unknown): boolean {
+  return !(err instanceof Error && 'syscall' in err);
+}
+
 /**
  * Streams the multipart part named `file` to this process's staging directory (hashing as it goes) without holding it in
- * memory. Exactly one such part is accepted; anything past `maxBytes` is a 413 and nothing is kept.
+ * memory. Exactly one such part is accepted; anything past `maxBytes` is a 413 and nothing is kept. A body that is
+ * malformed or cut short is a 400 `malformed_multipart`, a client that goes away mid-body 400 `upload_aborted` (logged;
+ * it cannot be answered): in every case the temp file is removed and its descriptor closed before this rejects.
  */
 export function receiveFile(req: Request, store: UploadStaging, maxBytes: number): Promise<ReceivedFile> {
   const type = req.headers['content-type'] ?? '';
@@ -35,44 +42,54 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       reject(badRequest('malformed multipart body', 'malformed_multipart'));
       return;
     }
-    let pending: Promise<ReceivedFile> | undefined;
+    const malformed = () => badRequest('malformed multipart body', 'malformed_multipart');
+    let staging: Promise<ReceivedFile> | undefined;
     let settled = false;
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
-      // Stop reading: the client may still be sending a large body we no longer want.
       req.unpipe(parser);
-      req.resume();
+      // Ends the file part too: a staging write in progress stops, closes its file and removes it.
+      parser.destroy();
+      // Drain what the client is still sending (it may be a large body we no longer want) so it can read the answer.
+      if (!req.destroyed) req.resume();
       // A file staged before the failure is not kept.
-      pending?.then((file) => store.discard(file.staged), () => undefined);
+      staging?.then((file) => store.discard(file.staged), () => undefined);
       reject(err);
     };
     parser.on('file', (name, stream, info) => {
-      if (name !== 'file' || pending) {
+      if (name !== 'file' || staging) {
+        stream.on('error', () => undefined);
         stream.resume();
         return;
       }
-      const staging = store.stage(stream, maxBytes).then((staged) => ({ staged, filename: cleanFilename(info.filename, 'upload') }));
-      pending = staging;
-      staging.catch((err: unknown) => {
-        stream.resume();
-        fail(err instanceof FileTooLargeError ? new ApiError(413, 'payload_too_large', `the file exceeds the limit of ${maxBytes} bytes`) : err);
+      const staged = store.stage(stream, maxBytes).then((file) => ({ staged: file, filename: cleanFilename(info.filename, 'upload') }));
+      staging = staged;
+      staged.catch((err: unknown) => {
+        if (err instanceof FileTooLargeError) fail(new ApiError(413, 'payload_too_large', `the file exceeds the limit of ${maxBytes} bytes`));
+        else fail(isBodyFault(err) ? (req.complete ? malformed() : aborted()) : err);
       });
     });
     parser.on('filesLimit', () => fail(badRequest('send exactly one file part named "file"', 'too_many_files')));
-    parser.on('error', () => fail(badRequest('malformed multipart body', 'malformed_multipart')));
+    parser.on('error', () => fail(req.complete ? malformed() : aborted()));
     parser.on('close', () => {
       if (settled) return;
-      if (!pending) return fail(badRequest('the multipart body has no part named "file"', 'file_required'));
-      pending.then((file) => {
+      if (!staging) return fail(badRequest('the multipart body has no part named "file"', 'file_required'));
+      staging.then((file) => {
         if (settled) return;
         settled = true;
         resolve(file);
       }, fail);
     });
-    req.on('aborted', () => fail(badRequest('the upload was interrupted', 'upload_aborted')));
+    req.on('error', () => fail(aborted()));
+    req.on('aborted', () => fail(aborted()));
     req.pipe(parser);
   });
+}
+
+/** The client went away mid-body: nobody reads the answer (the error handler logs it). */
+export function aborted(): ApiError {
+  return badRequest('the upload was interrupted', 'upload_aborted');
 }
 
 type UploadLimits = Pick<Config, 'maxUploadBytes' | 'maxUploadBytesVideo' | 'maxUploadBytesAudio'>;

@@ -7,7 +7,8 @@ import { User } from '../../shared/db/models/user.js';
 import { hashPassword, verifyPassword } from '../../shared/passwords.js';
 import { authenticate, requireUser } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
-import { issueTokenPair, rotateRefreshToken } from '../auth/token-pairs.js';
+import { loginThrottle } from '../auth/login-throttle.js';
+import { issueTokenPair, refreshTokenFamily, revokeSessions, rotateRefreshToken } from '../auth/token-pairs.js';
 import type { AppContext } from '../context.js';
 import { conflict, parseBody, unauthenticated } from '../errors.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
@@ -17,12 +18,14 @@ import { checkPasswordStrength, emailField, nameField, passwordField } from '../
 const registerBody = z.object({ email: emailField, password: passwordField, org_name: nameField(200) });
 const loginBody = z.object({ email: emailField, password: passwordField });
 const refreshBody = z.object({ refresh_token: z.string().min(1, 'is required') });
+const logoutBody = z.object({ refresh_token: z.string().min(1).optional(), all: z.boolean().optional() });
 
 export function authRouter(ctx: AppContext, limits: RateLimiters): Router {
   const router = Router();
   const secret = ctx.config.jwtSecret;
   // Compared against when the e-mail is unknown, so both failures take the same time.
   const dummyHash = hashPassword(randomUUID(), ctx.config.bcryptRounds);
+  const throttle = loginThrottle(ctx.knex, ctx.config.loginFailureLimit);
 
   /**
    * @openapi
@@ -83,9 +86,12 @@ export function authRouter(ctx: AppContext, limits: RateLimiters): Router {
    */
   router.post('/login', limits.auth, async (req, res) => {
     const body = parseBody(loginBody, req.body);
+    // Per account, from any address (limits.auth is per address): 429 before the password is even checked.
+    await throttle.attempt(body.email);
     const user = await User.query().findOne({ email: body.email });
     const ok = await verifyPassword(body.password, user?.password_hash ?? (await dummyHash));
     if (!user || !ok) throw unauthenticated('e-mail or password is incorrect', 'invalid_credentials');
+    await throttle.succeeded(body.email);
     res.json(await issueTokenPair(secret, user));
   });
 
@@ -109,6 +115,40 @@ export function authRouter(ctx: AppContext, limits: RateLimiters): Router {
   router.post('/refresh', limits.auth, async (req, res) => {
     const body = parseBody(refreshBody, req.body);
     res.json(await rotateRefreshToken(ctx.knex, secret, body.refresh_token));
+  });
+
+  /**
+   * @openapi
+   * /auth/logout:
+   *   post:
+   *     tags: [Authentication]
+   *     summary: Sign out this session (or every session of the user)
+   *     description: "Revokes the refresh tokens of the session the access token belongs to; from then on that session's access tokens are refused (401) too, not only when they expire. `refresh_token` signs out that token's session as well (for access tokens issued before sessions were named); `all: true` signs out every session of the user. Answers 204."
+   *     security: [{ bearerAuth: [] }]
+   *     requestBody:
+   *       required: false
+   *       content:
+   *         application/json:
+   *           schema: { type: object, properties: { refresh_token: { type: string }, all: { type: boolean, default: false } } }
+   *     responses:
+   *       204: { description: Signed out }
+   *       400: { $ref: '#/components/responses/ValidationError' }
+   *       401: { $ref: '#/components/responses/Unauthenticated' }
+   *       403: { $ref: '#/components/responses/Forbidden' }
+   */
+  router.post('/logout', authenticate(ctx.passport), requireUser, async (req, res) => {
+    const body = parseBody(logoutBody, req.body);
+    const p = principalOf(req);
+    if (p.kind !== 'user') throw new Error('unreachable: requireUser');
+    if (body.all) {
+      await revokeSessions(ctx.knex, { allOf: p.userId });
+    } else {
+      const given = body.refresh_token ? await refreshTokenFamily(ctx.knex, secret, body.refresh_token, p.userId) : undefined;
+      for (const familyId of new Set([p.familyId, given])) {
+        if (familyId) await revokeSessions(ctx.knex, { familyId, userId: p.userId });
+      }
+    }
+    res.status(204).end();
   });
 
   /**

@@ -11,6 +11,7 @@ import { verifyAnchor } from '../media/anchor-verification.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
 import { assertWithinUploadLimit } from '../media/multipart-file.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
+import { currentPublicResult } from '../media/permalink.js';
 import { verifyFile, verifyLargeFile } from '../media/verification.js';
 import type { RateLimiters } from '../rate-limit.js';
 import { mediaRejection } from './uploads.js';
@@ -106,7 +107,7 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
    *   get:
    *     tags: [Public verification]
    *     summary: "The last public verification of a file, by its SHA-256 (the permalink of the verify page)"
-   *     description: "What POST /v1/verify answered for a file with this hash, and when (checked_at). Only files someone verified publicly are known here."
+   *     description: "What POST /v1/verify answered for a file with this hash, and when (checked_at), brought up to date as it is read: recovered manifests are looked up again by the stored fingerprint (a file no longer discoverable is not shown), and the signer's revocation and the file's anchor are read again. Only files someone verified publicly are known here; a file the service signed for an organisation that has since made it non-discoverable is 404."
    *     parameters:
    *       - { name: sha256, in: path, required: true, schema: { type: string, pattern: '^[0-9a-f]{64}$' } }
    *     responses:
@@ -120,7 +121,10 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
     if (!SHA256.test(sha256)) throw badRequest('sha256 must be 64 hexadecimal digits', 'invalid_parameter');
     const row = (await ctx.knex('public_verifications').where({ sha256 }).first('result')) as { result: unknown } | undefined;
     if (!row) throw notFound('verification');
-    const result = typeof row.result === 'string' ? (JSON.parse(row.result) as Record<string, unknown>) : (row.result as Record<string, unknown>);
+    const stored = typeof row.result === 'string' ? (JSON.parse(row.result) as Record<string, unknown>) : (row.result as Record<string, unknown>);
+    // Discoverability, revocation and anchors are judged again now, not served as they were.
+    const result = await currentPublicResult(ctx.knex, ctx.config, sha256, stored);
+    if (!result) throw notFound('verification');
     res.json({ ...result, permalink: `${ctx.config.baseUrl}/verify#${sha256}` });
   });
 

@@ -151,6 +151,29 @@ describe('durable credentials: soft binding, manifest repository and public veri
     expect(byContent.body.matches[0].manifestId).to.equal(planetManifestId);
     await request(api.app).get('/v1/manifests/urn:c2pa:00000000-0000-4000-8000-000000000000').expect(404);
   });
+
+  it('a permalink judges discoverability when it is read: an organisation that turned it off shows no manifest there', async () => {
+    const copy = await request(api.app).post('/v1/verify').attach('file', await platformCopy(planetSigned), 'copy.jpg').expect(200);
+    expect(copy.body.recovered[0].manifest_id).to.equal(planetManifestId);
+    const embedded = await request(api.app).post('/v1/verify').attach('file', planetSigned, 'signed.jpg').expect(200);
+    expect(embedded.body.manifest.title).to.equal('Harbour');
+    await request(api.app).patch('/org').set(bearer(planet.access)).send({ discoverable: false }).expect(200);
+    try {
+      const copyLink = await request(api.app).get(`/v1/verify/${copy.body.sha256}`).expect(200);
+      expect(copyLink.body.recovered).to.deep.equal([]);
+      expect(JSON.stringify(copyLink.body)).to.not.contain('Harbour');
+      expect(JSON.stringify(copyLink.body)).to.not.contain('Daily Planet');
+      const embeddedLink = await request(api.app).get(`/v1/verify/${embedded.body.sha256}`).expect(404);
+      expect(JSON.stringify(embeddedLink.body)).to.not.contain('Harbour');
+    } finally {
+      await request(api.app).patch('/org').set(bearer(planet.access)).send({ discoverable: true }).expect(200);
+    }
+    // Discoverable again: both permalinks show the manifest, with the signer's current revocation status.
+    const back = await request(api.app).get(`/v1/verify/${copy.body.sha256}`).expect(200);
+    expect(back.body.recovered[0].manifest.title).to.equal('Harbour');
+    const embeddedBack = await request(api.app).get(`/v1/verify/${embedded.body.sha256}`).expect(200);
+    expect(embeddedBack.body.revocation.status).to.equal('good');
+  });
 });
 
 describe('durable credentials: public endpoints are rate limited', function () {

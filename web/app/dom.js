@@ -2,6 +2,14 @@
 // the API or from a file can never become markup. (The page's CSP also requires Trusted Types with no
 // policy, so the browser refuses innerHTML and friends outright.)
 
+/**
+ * Directional embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069) are dropped from every text the
+ * app shows: a title like "photo\u202Egnp.exe" would otherwise read as "photoexe.png". The API keeps text as sent (a
+ * signed manifest says what its signer wrote); right-to-left scripts still display in their own order without them.
+ */
+const DIRECTIONAL_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+export const shown = (text) => String(text).replace(DIRECTIONAL_CONTROLS, '');
+
 const SAFE_URL = /^(?:#|\/(?!\/)|https?:\/\/|blob:)/i;
 const URL_ATTRIBUTES = new Set(['href', 'src', 'action', 'formaction']);
 
@@ -14,7 +22,7 @@ export function h(tag, props = {}, ...children) {
   for (const [name, value] of Object.entries(props ?? {})) {
     if (value === undefined || value === null || value === false) continue;
     if (name === 'class') el.className = Array.isArray(value) ? value.filter(Boolean).join(' ') : value;
-    else if (name === 'text') el.textContent = String(value);
+    else if (name === 'text') el.textContent = shown(value);
     else if (name === 'dataset') Object.assign(el.dataset, value);
     else if (name.startsWith('on')) {
       if (typeof value !== 'function') throw new Error(`${name} must be a function`);
@@ -34,7 +42,7 @@ export function h(tag, props = {}, ...children) {
 export function append(parent, ...children) {
   for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
-    parent.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    parent.append(child instanceof Node ? child : document.createTextNode(shown(child)));
   }
   return parent;
 }

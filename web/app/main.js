@@ -59,14 +59,20 @@ function renderChrome(active) {
     ),
   );
   const signOutButton = h('button', { type: 'button', class: 'button button--secondary button--small' }, 'Sign out');
-  signOutButton.addEventListener('click', () => signOut('You have signed out.'));
+  signOutButton.addEventListener('click', () => signOut('You have signed out.', { revoke: true }));
   accountEl.replaceChildren(
     h('span', { class: 'account__who' }, h('span', { class: 'account__email' }, me.email), h('span', { class: 'account__role' }, ROLE_LABELS[me.role] ?? me.role)),
     signOutButton,
   );
 }
 
-function signOut(message) {
+async function signOut(message, { revoke = false } = {}) {
+  if (revoke && tokens.present) {
+    // The service ends the session too, so a copy of its tokens stops working now, not when it expires; a service
+    // that does not answer soon does not keep the user here.
+    const ended = api.post('/auth/logout', { refresh_token: tokens.refresh ?? undefined }).catch(() => undefined);
+    await Promise.race([ended, new Promise((resolve) => setTimeout(resolve, 3000))]);
+  }
   tokens.clear();
   me = null;
   flash = message;

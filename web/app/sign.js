@@ -3,7 +3,7 @@
 // anchored, where the service anchors) and download the result.
 import { api, seg } from './api.js';
 import { dropZone } from './drop-zone.js';
-import { announce, field, formatBytes, h, messageBox, pageTitle } from './dom.js';
+import { announce, field, formatBytes, h, messageBox, pageTitle, shown } from './dom.js';
 import { refusalFor } from './files.js';
 import { anchorDetails, anchorInfo, downloadButton, hasAnchoring, isSettled, statusLabel } from './jobs.js';
 import { describeError, describeJobError } from './messages.js';
@@ -128,10 +128,10 @@ export function signPage(ctx) {
   function templateChanged() {
     const t = chosenTemplate();
     const summary = t ? templateSummary(t.manifest) : [];
-    templateHint.textContent = t ? (summary.length ? `From the template: ${summary.join('; ')}. What you enter below replaces it.` : 'This template sets nothing.') : TEMPLATE_HINT;
+    templateHint.textContent = t ? (summary.length ? `From the template: ${shown(summary.join('; '))}. What you enter below replaces it.` : 'This template sets nothing.') : TEMPLATE_HINT;
     const input = form.elements.creator;
     input.required = !t?.manifest.creator;
-    creatorHint.textContent = t?.manifest.creator ? `Optional: the template gives “${t.manifest.creator}”. What you enter replaces it.` : CREATOR_HINT;
+    creatorHint.textContent = t?.manifest.creator ? `Optional: the template gives “${shown(t.manifest.creator)}”. What you enter replaces it.` : CREATOR_HINT;
   }
   templateSelect.addEventListener('change', templateChanged);
   const description = field('Description (optional)', h('textarea', { class: 'input', name: 'description', rows: '2', maxlength: '2000' }));
@@ -231,8 +231,8 @@ export function signPage(ctx) {
     uploadBar.hidden = false;
     uploadBar.value = 0;
     renderSteps(stepsList, progressOf('upload', null));
-    detail.textContent = `Uploading ${f.name}…`;
-    progressTitle.textContent = `Signing “${manifest.title}”`;
+    detail.textContent = `Uploading ${shown(f.name)}…`;
+    progressTitle.textContent = `Signing “${shown(manifest.title)}”`;
     progressTitle.focus();
     let job = null;
     try {

@@ -1,0 +1,36 @@
+/**
+ * The permalink of a public verification (GET /v1/verify/{sha256}): what POST /v1/verify found for a file, brought up
+ * to date when it is read. Whatever can have changed since is judged again, never served from the stored answer:
+ * - recovered manifests: looked up again by the stored fingerprint, so a file whose organisation (or job) is no
+ *   longer discoverable, or that is gone, is not shown, and candidates show their current revocation and anchor;
+ * - a file with its own manifest: the signer's revocation status and the file's anchor are read again, and when the
+ *   file is one the service signed for an organisation that has since made it non-discoverable, nothing is shown
+ *   (the caller learns only that no public result is kept; whoever has the file can verify it again).
+ */
+import type { Knex } from 'knex';
+import { chainReaderFor } from '../../shared/chain/readers.js';
+import type { Config } from '../../shared/config.js';
+import { decodeImageCode } from '../../shared/softbinding/iscc-image.js';
+import { verifyAnchor } from './anchor-verification.js';
+import { recoverByFingerprint, RECOVERY_NOTE } from './recovery.js';
+import { revocationOf } from './verification.js';
+
+type StoredResult = Record<string, unknown> & { validation_state?: string; fingerprint?: string | null; signer?: { serial?: string } | null };
+
+/** Whether the service signed these bytes for a file that is now hidden from public lookups. */
+async function hiddenSignedFile(knex: Knex, sha256: string): Promise<boolean> {
+  const rows = (await knex('signed_files as f').leftJoin('manifest_stores as m', 'm.signed_file_id', 'f.id').where('f.sha256', sha256).select('m.discoverable')) as { discoverable: boolean | null }[];
+  return rows.length > 0 && !rows.some((r) => r.discoverable === true);
+}
+
+/** The stored result as it stands now, or undefined when it may no longer be shown. */
+export async function currentPublicResult(knex: Knex, config: Config, sha256: string, stored: StoredResult): Promise<Record<string, unknown> | undefined> {
+  if (stored.validation_state !== 'none') {
+    if (await hiddenSignedFile(knex, sha256)) return undefined;
+    const [revocation, anchor] = await Promise.all([revocationOf(knex, stored.signer?.serial), verifyAnchor(knex, config.baseUrl, sha256, chainReaderFor(config))]);
+    return { ...stored, revocation, anchor, recovered: [], recovered_note: null };
+  }
+  const recovered = stored.fingerprint ? await recoverByFingerprint(knex, config.baseUrl, decodeImageCode(stored.fingerprint)) : [];
+  const anchor = await verifyAnchor(knex, config.baseUrl, sha256, chainReaderFor(config));
+  return { ...stored, anchor, recovered, recovered_note: recovered.length ? RECOVERY_NOTE : null };
+}
