@@ -18,7 +18,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { operationsOf, stringFields, type OpenApiDoc, type Operation } from '../support/openapi-operations.js';
 import type { RoleProcess } from '../support/processes.js';
 import { sendRaw, type RawOutcome } from '../support/raw-http.js';
-import { buildRequest, fuzzCase, requestBytes, setField, validJson, type FuzzContext, type FuzzRequest } from '../support/request-fuzz.js';
+import { buildRequest, fuzzCase, getField, requestBytes, setField, validJson, type FuzzContext, type FuzzRequest } from '../support/request-fuzz.js';
 
 /**
  * Nothing a client sends takes the API down, gets a 5xx, or leaves a temp file or a descriptor behind (issue 18).
@@ -134,13 +134,17 @@ describe('hostile requests against the API process (fuzzed)', function () {
     api.child.once('exit', () => (exitedAt = Date.now()));
   }
 
-  /** Restarts the API when it died; the temp files of the dead process are removed (and reported by the caller). */
-  async function ensureUp(): Promise<string[]> {
-    if (api.child.exitCode === null && api.child.signalCode === null) return [];
+  /**
+   * Restarts the API when it died, and says so with the temp files the dead process left (removed here, so that
+   * later checks see only what the new process does).
+   */
+  async function ensureUp(): Promise<{ died: boolean; left: string[] }> {
+    await delay(20);
+    if (api.child.exitCode === null && api.child.signalCode === null) return { died: false, left: [] };
     const left = tmpFiles();
     rmSync(tmpDir(), { recursive: true, force: true });
     await start();
-    return left;
+    return { died: true, left };
   }
 
   /** Descriptors the API holds that are not pooled connections to Postgres or Redis. */
@@ -181,6 +185,7 @@ describe('hostile requests against the API process (fuzzed)', function () {
       BCRYPT_ROUNDS: '4',
       AUTH_RATE_LIMIT: '1000000',
       PUBLIC_RATE_LIMIT: '1000000',
+      LOGIN_FAILURE_LIMIT: '1000000',
     };
     // Signing needs the service's CA chain (the vault keys live under DATA_DIR, shared with the process).
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
@@ -275,10 +280,9 @@ describe('hostile requests against the API process (fuzzed)', function () {
     for (const op of multipartOps()) {
       const before = new Set(ownDescriptors().map((d) => d.target));
       const outcome = await raw(op.method, op.path, [...authHeaders(op), ['Content-Type', 'multipart/form-data; boundary=XX']], body);
-      await delay(50);
-      const left = await ensureUp();
+      const { died, left } = await ensureUp();
       const route = `${op.method} ${op.path}`;
-      if (left.length || exitedAt) problems.push(`${route}: the API process died (${left.length} temp file(s) left)`);
+      if (died) problems.push(`${route}: the API process died (${left.length} temp file(s) left)`);
       else {
         const res = outcome.response;
         const code = res ? (JSON.parse(res.body.toString() || '{}') as { error?: { code?: string } }).error?.code : undefined;
@@ -311,9 +315,8 @@ describe('hostile requests against the API process (fuzzed)', function () {
       while (tmpFiles().length === 0 && Date.now() < until) await delay(20);
       const staged = tmpFiles().length > 0;
       socket.destroy();
-      await delay(50);
-      const left = await ensureUp();
-      if (left.length || exitedAt) {
+      const { died, left } = await ensureUp();
+      if (died) {
         problems.push(`${route}: the API process died (${left.length} temp file(s) left)`);
         continue;
       }
@@ -325,33 +328,54 @@ describe('hostile requests against the API process (fuzzed)', function () {
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 
-  it('NUL and lone surrogates in every JSON string field are 400 naming the field (issue 18, 4)', async function () {
-    this.timeout(180_000);
-    const problems: string[] = [];
-    let sent = 0;
-    for (const op of ops.filter((o) => o.jsonSchema)) {
-      const route = `${op.method} ${op.path}`;
-      for (const field of stringFields(op.jsonSchema!)) {
-        for (const bad of ['a\u0000b', 'a\ud800b']) {
-          const body = setField(validJson(doc, op.jsonSchema!, ctx), field, bad);
-          const target = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => ctx.known[name] ?? '00000000-0000-4000-8000-000000000000');
-          const outcome = await raw(op.method, target, [...authHeaders(op), ['Content-Type', 'application/json']], Buffer.from(JSON.stringify(body)));
-          sent += 1;
-          const what = `${route} ${field.join('.')}=${JSON.stringify(bad)}`;
-          const res = outcome.response;
-          if (!res) {
-            problems.push(`${what}: no answer${exitedAt ? ' (the API process died)' : ''}`);
-            await ensureUp();
-            continue;
+  /** Each JSON string field of each operation, with NUL or a lone surrogate inside its valid value; sent once. */
+  interface TextProbe {
+    what: string;
+    leaf: string;
+    outcome: RawOutcome;
+    died: boolean;
+  }
+  let textSweep: Promise<TextProbe[]> | undefined;
+  const sweepText = () =>
+    (textSweep ??= (async () => {
+      const probes: TextProbe[] = [];
+      for (const op of ops.filter((o) => o.jsonSchema)) {
+        for (const field of stringFields(op.jsonSchema!)) {
+          for (const bad of ['\u0000', '\ud800']) {
+            const valid = validJson(doc, op.jsonSchema!, ctx);
+            const value = String(getField(valid, field) ?? '');
+            const body = setField(valid, field, `${value.slice(0, 1)}${bad}${value.slice(1)}`);
+            const target = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => ctx.known[name] ?? '00000000-0000-4000-8000-000000000000');
+            const outcome = await raw(op.method, target, [...authHeaders(op), ['Content-Type', 'application/json']], Buffer.from(JSON.stringify(body)));
+            const { died } = await ensureUp();
+            const what = `${op.method} ${op.path} ${field.join('.')} with ${JSON.stringify(bad)}`;
+            probes.push({ what, leaf: field.filter((f) => !/^\d+$/.test(f)).pop()!, outcome, died });
           }
-          const text = res.body.toString('utf8');
-          const leaf = field.filter((f) => !/^\d+$/.test(f)).pop()!;
-          if (res.status !== 400 || !text.includes(leaf)) problems.push(`${what}: ${res.status} ${text.slice(0, 120)}`);
         }
       }
-    }
-    expect(sent).to.be.greaterThan(50);
-    expect(problems, `${problems.length} of ${sent}:\n${problems.join('\n')}`).to.deep.equal([]);
+      return probes;
+    })());
+
+  it('NUL and lone surrogates in every JSON string field get no 5xx and the JSON error shape (issue 18, 4)', async function () {
+    this.timeout(180_000);
+    const probes = await sweepText();
+    expect(probes.length).to.be.greaterThan(50);
+    const problems = probes.flatMap((p) => {
+      const problem = p.died ? 'the API process died' : judge({ complete: true, transport: { kind: 'full' } }, p.outcome);
+      return problem ? [`${p.what}: ${problem}`] : [];
+    });
+    expect(problems, `${problems.length} of ${probes.length}:\n${problems.join('\n')}`).to.deep.equal([]);
+  });
+
+  it('NUL and lone surrogates in every JSON string field are 400 naming the field (issue 18, what to build 4)', async function () {
+    this.timeout(180_000);
+    const probes = await sweepText();
+    const problems = probes.flatMap((p) => {
+      const res = p.outcome.response;
+      const text = res?.body.toString('utf8') ?? '';
+      return res?.status === 400 && text.includes(p.leaf) ? [] : [`${p.what}: ${res ? `${res.status} ${text.slice(0, 120)}` : 'no answer'}`];
+    });
+    expect(problems, `${problems.length} of ${probes.length}:\n${problems.join('\n')}`).to.deep.equal([]);
   });
 
   it('NUL, lone surrogates and broken escapes in every path and query parameter get no 5xx and the JSON error shape', async function () {
@@ -365,9 +389,9 @@ describe('hostile requests against the API process (fuzzed)', function () {
           if (p.in === 'query') target += `?${p.name}=${bad}`;
           const body = op.jsonSchema ? Buffer.from(JSON.stringify(validJson(doc, op.jsonSchema, ctx))) : Buffer.alloc(0);
           const outcome = await raw(op.method, target, [...authHeaders(op), ['Content-Type', 'application/json']], body);
-          const problem = judge({ complete: true, transport: { kind: 'full' } }, outcome);
+          const { died } = await ensureUp();
+          const problem = died ? 'the API process died' : judge({ complete: true, transport: { kind: 'full' } }, outcome);
           if (problem) problems.push(`${op.method} ${target}: ${problem}`);
-          await ensureUp();
         }
       }
     }
@@ -395,22 +419,37 @@ describe('hostile requests against the API process (fuzzed)', function () {
     console.log(`      request fuzz: seed ${SEED}, ${RUNS} cases (replay: FUZZ_SEED=${SEED} FUZZ_RUNS=${RUNS})`);
     const cases = fc.sample(fuzzCase(ops.length), { seed: SEED, numRuns: RUNS });
     const findings: Finding[] = [];
-    const started = Date.now();
 
-    // One valid request per operation first, so that lazily made pools and connections exist before the baseline.
+    const ran: Array<{ req: FuzzRequest; startedAt: number; endedAt: number; requestId: string }> = [];
+    // One valid request per operation first, so that lazily made pools and connections exist before the baseline;
+    // a temp file or a descriptor of DATA_DIR they leave is a finding all the same.
+    const beforeWarmup = new Set(ownDescriptors().map((d) => d.target));
     for (const op of ops) {
-      const req = buildRequest(doc, op, { ...cases[0]!, op: ops.indexOf(op), auth: 'jwt', body: 'declared', json: { kind: 'valid' }, bytes: { kind: 'none' }, headers: [], params: [{ kind: 'valid' }, { kind: 'valid' }, { kind: 'valid' }, { kind: 'valid' }], extraQuery: [], transport: { kind: 'full' } }, ctx, 'fuzz-warmup');
-      await sendRaw(port, requestBytes(req), req.transport, 20_000);
+      const valid = { ...cases[0]!, op: ops.indexOf(op), auth: 'jwt' as const, body: 'declared' as const, json: { kind: 'valid' as const }, bytes: { kind: 'none' as const }, headers: [], params: [{ kind: 'valid' as const }, { kind: 'valid' as const }, { kind: 'valid' as const }, { kind: 'valid' as const }], extraQuery: [], transport: { kind: 'full' as const } };
+      const requestId = `fuzz-warmup-${ran.length}`;
+      const req = buildRequest(doc, op, valid, ctx, requestId);
+      const startedAt = Date.now();
+      const outcome = await sendRaw(port, requestBytes(req), req.transport, 20_000);
+      ran.push({ req, startedAt, endedAt: Date.now(), requestId });
+      const problem = judge(req, outcome);
+      if (problem) findings.push({ route: req.route, problem, input: 'a valid request', case: requestId });
+      for (const d of ownDescriptors()) {
+        if (beforeWarmup.has(d.target)) continue;
+        beforeWarmup.add(d.target);
+        if (d.target.startsWith(dataDir)) findings.push({ route: req.route, problem: 'a descriptor left open', input: 'a valid request', case: requestId, detail: d.target });
+      }
+      for (const f of tmpFiles()) findings.push({ route: req.route, problem: 'a temp file left in DATA_DIR/tmp', input: 'a valid request', case: requestId, detail: f });
+      rmSync(tmpDir(), { recursive: true, force: true });
     }
     ctx.access = await login();
+    const warmups = ran.length;
     let baseline = new Set(ownDescriptors().map((d) => d.target));
     const fdFirstSeen = new Map<string, { index: number; fd: Descriptor }>();
     const tmpFirstSeen = new Map<string, number>();
-    const ran: Array<{ req: FuzzRequest; startedAt: number; endedAt: number; requestId: string }> = [];
 
-    const record = (index: number, problem: string, detail?: string) => {
+    const record = (index: number, problem: string, detail?: string, route?: string) => {
       const { req, requestId } = ran[index]!;
-      findings.push({ route: req.route, problem, input: req.summary.join('; '), case: `#${index} (${requestId})`, ...(detail ? { detail } : {}), raw: requestBytes(req) });
+      findings.push({ route: route ?? req.route, problem, input: req.summary.join('; '), case: `#${index - warmups} (${requestId})`, ...(detail ? { detail } : {}), raw: requestBytes(req) });
     };
     /** The API's own log of a request that failed: the error message behind a 5xx. */
     const serverError = (requestId: string): string | undefined => {
@@ -424,6 +463,7 @@ describe('hostile requests against the API process (fuzzed)', function () {
       }
     };
 
+    const started = Date.now();
     for (let i = 0; i < cases.length; i += 1) {
       if (Date.now() - started > BUDGET_MS) break;
       const c = cases[i]!;
@@ -432,19 +472,21 @@ describe('hostile requests against the API process (fuzzed)', function () {
       const req = buildRequest(doc, op, c, ctx, requestId);
       const startedAt = Date.now();
       const outcome = await sendRaw(port, requestBytes(req), req.transport, req.complete ? 20_000 : 3_000);
-      ran.push({ req, startedAt, endedAt: Date.now(), requestId });
+      const index = ran.push({ req, startedAt, endedAt: Date.now(), requestId }) - 1;
       const problem = judge(req, outcome);
-      if (problem && !outcome.refused) record(i, problem, problem.startsWith('5') ? serverError(requestId) : undefined);
+      // Node's parser answers before any route (and without the request id Express sets): one finding, not one per route.
+      const byParser = outcome.response !== undefined && outcome.response.headers['x-request-id'] === undefined;
+      if (problem && !outcome.refused) record(index, problem, problem.startsWith('5') ? serverError(requestId) : undefined, byParser ? '(any route: refused by the HTTP parser)' : undefined);
 
       // A crash: blamed on the case during or just before which the process exited.
       await delay(0);
       if (exitedAt !== undefined || outcome.refused) {
         await delay(200);
         const at = exitedAt ?? Date.now();
-        const culprit = Math.max(0, ran.findLastIndex((r) => r.startedAt <= at));
+        const culprit = Math.max(warmups, ran.findLastIndex((r) => r.startedAt <= at));
         const output = api.output();
         const reason = output.slice(output.lastIndexOf('\n', Math.max(0, output.search(/\n(Error|node:|.*"level":60)/))) + 1).split('\n').slice(0, 4).join(' | ');
-        const left = await ensureUp();
+        const { left } = await ensureUp();
         record(culprit, 'the API process died', `${reason.slice(0, 400)}${left.length ? ` | ${left.length} temp file(s) left in DATA_DIR/tmp` : ''}`);
         baseline = new Set(ownDescriptors().map((d) => d.target));
         fdFirstSeen.clear();
@@ -453,8 +495,8 @@ describe('hostile requests against the API process (fuzzed)', function () {
         continue;
       }
 
-      for (const d of ownDescriptors()) if (!baseline.has(d.target) && !fdFirstSeen.has(d.target)) fdFirstSeen.set(d.target, { index: i, fd: d });
-      for (const f of tmpFiles()) if (!tmpFirstSeen.has(f)) tmpFirstSeen.set(f, i);
+      for (const d of ownDescriptors()) if (!baseline.has(d.target) && !fdFirstSeen.has(d.target)) fdFirstSeen.set(d.target, { index, fd: d });
+      for (const f of tmpFiles()) if (!tmpFirstSeen.has(f)) tmpFirstSeen.set(f, index);
       // The fuzzer may sign the session out (logout, refresh-token reuse...): sign in again after the auth routes.
       if (op.path.startsWith('/auth/') || i % 25 === 24) {
         const me = await call('GET', '/auth/me', { token: ctx.access });
@@ -474,11 +516,11 @@ describe('hostile requests against the API process (fuzzed)', function () {
     }
     const health = await call('GET', '/health');
     // eslint-disable-next-line no-console
-    console.log(`      request fuzz: ${ran.length} cases against ${ops.length} operations in ${(elapsed / 1000).toFixed(1)} s (seed ${SEED})`);
+    console.log(`      request fuzz: ${ran.length - warmups} cases against ${ops.length} operations in ${(elapsed / 1000).toFixed(1)} s (seed ${SEED})`);
 
     if (process.env.FUZZ_DUMP_DIR) {
       mkdirSync(process.env.FUZZ_DUMP_DIR, { recursive: true });
-      findings.forEach((f, n) => writeFileSync(path.join(process.env.FUZZ_DUMP_DIR!, `${n}-${f.case.replace(/\W+/g, '_')}.http`), f.raw!));
+      findings.forEach((f, n) => f.raw && writeFileSync(path.join(process.env.FUZZ_DUMP_DIR!, `${n}-${f.case.replace(/\W+/g, '_')}.http`), f.raw!));
     }
     expect(health.status, 'the API answers /health after the run').to.equal(200);
     expect(findings.length, `seed ${SEED}: ${report(findings)}`).to.equal(0);

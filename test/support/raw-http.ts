@@ -44,7 +44,10 @@ export function sendRaw(port: number, bytes: Buffer, transport: Transport, timeo
       const received = Buffer.concat(chunks);
       if (received.length === 0) return resolve(extra);
       const response = parseResponse(received);
-      resolve(response ? { ...extra, response } : { ...extra, garbage: received });
+      if (response) return resolve({ ...extra, response });
+      // Only an interim answer (100 Continue) before the connection ended: no final answer.
+      if (/^HTTP\/1\.[01] 1\d\d /.test(received.toString('latin1', 0, 16))) return resolve(extra);
+      resolve({ ...extra, garbage: received });
     };
     socket.on('data', (d: Buffer) => {
       chunks.push(d);
