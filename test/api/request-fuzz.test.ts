@@ -28,7 +28,7 @@ import { buildRequest, fuzzCase, getField, requestBytes, setField, validJson, ty
  *
  *   FUZZ_SEED=<n>       replays a run (the seed is printed at the start)
  *   FUZZ_RUNS=<n>       number of random cases (default 300)
- *   FUZZ_BUDGET_MS=<n>  stop generating cases after this long (default 90000)
+ *   FUZZ_BUDGET_MS=<n>  stop generating cases after this long (default 60000)
  *   FUZZ_DUMP_DIR=<dir> writes the raw request of each finding there
  *
  * A 503 is accepted only as `verification_busy` with Retry-After: the documented answer of a saturated verification
@@ -39,7 +39,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const fixture = (name: string) => readFileSync(path.join(ROOT, 'test/fixtures', name));
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
-const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 90_000);
+const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 60_000);
 const SEED = process.env.FUZZ_SEED !== undefined ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
 
 interface Finding {
