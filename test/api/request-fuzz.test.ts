@@ -328,6 +328,33 @@ describe('hostile requests against the API process (fuzzed)', function () {
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 
+  it('a body with more than one part named "file" is refused and leaves no temp file (found by the fuzzer, seed 2143436417)', async () => {
+    const jpeg = ctx.files[0]!.bytes;
+    const part = (filename: string, type: string, content: Buffer) =>
+      Buffer.concat([Buffer.from(`--XX\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`, 'latin1'), content, Buffer.from('\r\n')]);
+    const bodies = {
+      'an empty file part, then two more': Buffer.concat([part('\u0014\u0002\u0005\xf3\xad\x87\x99', 'image/svg+xml', Buffer.alloc(0)), part('extra0.jpg', 'image/jpeg', jpeg), part('extra1.jpg', 'image/jpeg', jpeg), Buffer.from('--XX--\r\n')]),
+      'a file part, then another': Buffer.concat([part('a.jpg', 'image/jpeg', jpeg), part('b.jpg', 'image/jpeg', jpeg), Buffer.from('--XX--\r\n')]),
+    };
+    const problems: string[] = [];
+    for (const op of multipartOps()) {
+      for (const [what, body] of Object.entries(bodies)) {
+        const before = new Set(ownDescriptors().map((d) => d.target));
+        for (let i = 0; i < 3; i += 1) {
+          const outcome = await raw(op.method, op.path, [...authHeaders(op), ['Content-Type', 'multipart/form-data; boundary=XX']], body);
+          const problem = judge({ complete: true, transport: { kind: 'full' } }, outcome) ?? (outcome.response?.status === 400 ? undefined : `${outcome.response?.status ?? 'no answer'}`);
+          if (problem) problems.push(`${op.method} ${op.path}, ${what}: ${problem}`);
+        }
+        if ((await ensureUp()).died) problems.push(`${op.method} ${op.path}, ${what}: the API process died`);
+        const { extra, tmp } = await settled(before, 3_000);
+        if (tmp.length) problems.push(`${op.method} ${op.path}, ${what} (x3): temp files left: ${tmp.length}`);
+        if (extra.length) problems.push(`${op.method} ${op.path}, ${what} (x3): descriptors left: ${extra.map(describeFd).join(', ')}`);
+        rmSync(tmpDir(), { recursive: true, force: true });
+      }
+    }
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+
   /** Each JSON string field of each operation, with NUL or a lone surrogate inside its valid value; sent once. */
   interface TextProbe {
     what: string;
