@@ -24,13 +24,23 @@ import { publicVerifyRouter } from './routes/public-verify.js';
 import { webAppRouter } from './web-app.js';
 import { rejectUnsafeText } from './validation.js';
 import { UploadStaging } from '../shared/storage/index.js';
+import { VerifyPool, verifyPoolOptions } from './media/verify-pool.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-export type AppDeps = Omit<AppContext, 'passport' | 'staging'>;
+/**
+ * `verifyPool`: the caller's, which it closes when it stops the API (startApi does); without one the app starts its
+ * own, whose idle processes end on their own after a minute.
+ */
+export type AppDeps = Omit<AppContext, 'passport' | 'staging' | 'verifyPool'> & { verifyPool?: VerifyPool };
 
 export function createApp(deps: AppDeps): Express {
-  const ctx: AppContext = { ...deps, staging: new UploadStaging(deps.config.dataDir), passport: createPassport(deps.config.jwtSecret) };
+  const ctx: AppContext = {
+    ...deps,
+    staging: new UploadStaging(deps.config.dataDir),
+    passport: createPassport(deps.config.jwtSecret),
+    verifyPool: deps.verifyPool ?? new VerifyPool(verifyPoolOptions(deps.config, deps.logger)),
+  };
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', ctx.config.trustProxyHops);

@@ -5,6 +5,7 @@ import type { Logger } from '../shared/logger.js';
 import type { JobEvents, SignQueue } from '../shared/queue/types.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import type { FileStore, UploadStaging } from '../shared/storage/index.js';
+import type { VerifyPool } from './media/verify-pool.js';
 
 /** What route modules need from the running process; built once in api/app.ts. */
 export interface AppContext {
@@ -17,6 +18,8 @@ export interface AppContext {
   files: FileStore;
   /** This process's own temp files for incoming uploads (checked before they reach `files`). */
   staging: UploadStaging;
+  /** Processes that decode, fingerprint and read C2PA data off the event loop (media/verify-pool.ts). */
+  verifyPool: VerifyPool;
   signQueue: SignQueue;
   /** Readiness asks it for the signing key; the API itself never signs. */
   vault: KeyVault;

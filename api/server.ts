@@ -10,6 +10,7 @@ import { sweepLeftovers } from '../shared/storage/temp-owner.js';
 import { UploadStaging } from '../shared/storage/staging.js';
 import { createApp } from './app.js';
 import { answerProtocolErrors } from './protocol-errors.js';
+import { VerifyPool, verifyPoolOptions } from './media/verify-pool.js';
 import type { KeyVault } from '../shared/vault/types.js';
 
 export interface RunningApi {
@@ -27,7 +28,10 @@ export async function startApi(
   if (swept > 0) deps.logger.info({ removed: swept }, 'removed uploads left staged by processes that are gone');
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
   redis.connect().catch(() => undefined);
-  const app = createApp({ config, ...deps, pingRedis: () => pingWithin(redis) });
+  const verifyPool = new VerifyPool(verifyPoolOptions(config, deps.logger));
+  // Its supervisor forked now, before traffic: forking a large process stalls its event loop.
+  await verifyPool.start();
+  const app = createApp({ config, ...deps, verifyPool, pingRedis: () => pingWithin(redis) });
   const server = app.listen(config.port);
   answerProtocolErrors(server, deps.logger);
   await once(server, 'listening');
@@ -38,6 +42,7 @@ export async function startApi(
     server,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await verifyPool.close();
       redis.disconnect();
     },
   };

@@ -1,24 +1,28 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
+import type { PkiDeps } from '../shared/pki/authority.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import { startAnchoringFromConfig } from './anchor-job.js';
 import { startCrlJob, type CrlJob } from './crl-job.js';
+import { startIssuanceJob } from './issuance-job.js';
 import { startReconcileJob } from './reconcile-job.js';
 import { registerCrlAgeCollector } from '../shared/metrics/crl-age.js';
 import type { SignQueue } from '../shared/queue/types.js';
 
 /**
- * The scheduler role's jobs (CRL publication, on-chain anchoring and, given the sign queue, its reconciliation
- * with Postgres); returns a function that stops them.
+ * The scheduler role's jobs (organisations' certificates, CRL publication, on-chain anchoring and, given the sign
+ * queue, its reconciliation with Postgres); returns a function that stops them. It holds the CA keys: it is the only
+ * role that issues.
  */
 export async function startSchedulerRole(
-  config: Pick<Config, 'crlSchedule' | 'dataDir' | 'nodeEnv' | 'databaseUrl' | 'chainRpcUrl' | 'chainPrivateKey' | 'chainId' | 'anchor' | 'reconcileIntervalMs' | 'workerLockMs'>,
+  config: PkiDeps['config'] & Pick<Config, 'crlSchedule' | 'dataDir' | 'nodeEnv' | 'databaseUrl' | 'chainRpcUrl' | 'chainPrivateKey' | 'chainId' | 'anchor' | 'reconcileIntervalMs' | 'workerLockMs'>,
   knex: Knex,
   vault: KeyVault,
   logger: Logger,
   options: { signQueue?: SignQueue } = {},
 ): Promise<() => Promise<void>> {
+  const issuanceJob = startIssuanceJob({ knex, vault, config }, logger.child({ job: 'issuance' }));
   const crlJob: CrlJob = startCrlJob({ knex, vault, config }, logger.child({ job: 'crl' }), { schedule: config.crlSchedule });
   logger.info({ schedule: config.crlSchedule }, 'CRL publication scheduled');
   let anchorJob;
@@ -26,6 +30,7 @@ export async function startSchedulerRole(
     anchorJob = startAnchoringFromConfig(config, knex, logger.child({ job: 'anchor' }));
   } catch (err) {
     await crlJob.stop();
+    await issuanceJob.stop();
     throw err;
   }
   const reconcileJob = options.signQueue
@@ -38,5 +43,6 @@ export async function startSchedulerRole(
     await reconcileJob?.stop();
     await anchorJob?.stop();
     await crlJob.stop();
+    await issuanceJob.stop();
   };
 }

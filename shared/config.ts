@@ -62,6 +62,21 @@ export interface Config {
   maxUploadBytesAudio: number;
   workerConcurrency: number;
   /**
+   * Images declaring more pixels than this (MAX_IMAGE_PIXELS; width x height from the header, an SVG's declared size)
+   * are refused before anything decodes them: at upload, verify and sign.
+   */
+  maxImagePixels: number;
+  /**
+   * The API's verification pool (api/media/verify-pool.ts): processes that decode, fingerprint and run c2pa-rs reads
+   * off the event loop (VERIFY_POOL_SIZE), how many tasks may wait for one beyond that (VERIFY_QUEUE_LIMIT; then 503
+   * verification_busy), and the memory past which a member is replaced after its task (VERIFY_RECYCLE_BYTES).
+   */
+  verifyPoolSize: number;
+  verifyQueueLimit: number;
+  verifyRecycleBytes: number;
+  /** Requests one client address may have in flight on the heavy public endpoints (PUBLIC_CONCURRENCY_PER_ADDRESS). */
+  publicConcurrencyPerAddress: number;
+  /**
    * A sandbox process whose C2PA WASM memory grew past this (WORKER_RECYCLE_WASM_BYTES) is ended once it has been
    * idle for workerRecycleIdleMs (WORKER_RECYCLE_IDLE_MS; 0: right after its job): WebAssembly memory never shrinks,
    * so one large video would otherwise stay resident in that process for good.
@@ -389,6 +404,11 @@ export function loadConfig(env: Env = process.env): Config {
     maxUploadBytes: int(env, 'MAX_UPLOAD_BYTES', 50 * 1024 * 1024, 1, 2 ** 40),
     ...mediaUploadLimits(env),
     workerConcurrency: int(env, 'WORKER_CONCURRENCY', 2, 1, 256),
+    // 200 MP: Samsung's 200 MP phone mode (16320 x 12240) and every medium-format back (Phase One IQ4 150 MP) fit.
+    maxImagePixels: int(env, 'MAX_IMAGE_PIXELS', 200_000_000, 1, 2 ** 32),
+    verifyPoolSize: int(env, 'VERIFY_POOL_SIZE', 2, 1, 64),
+    verifyQueueLimit: int(env, 'VERIFY_QUEUE_LIMIT', 8, 0, 10_000),
+    verifyRecycleBytes: int(env, 'VERIFY_RECYCLE_BYTES', 512 * MiB, 64 * MiB, 64 * 1024 * MiB),
     workerRecycleWasmBytes: int(env, 'WORKER_RECYCLE_WASM_BYTES', 512 * MiB, 0, 4 * 1024 * MiB),
     workerRecycleIdleMs: int(env, 'WORKER_RECYCLE_IDLE_MS', 30_000, 0, 24 * 3600_000),
     ffmpegPath: str(env, 'FFMPEG_PATH', 'ffmpeg') === 'off' ? undefined : str(env, 'FFMPEG_PATH', 'ffmpeg'),
@@ -404,6 +424,7 @@ export function loadConfig(env: Env = process.env): Config {
     authRateLimit: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
     publicRateLimit: int(env, 'PUBLIC_RATE_LIMIT', 30, 1, 1_000_000),
     loginFailureLimit: int(env, 'LOGIN_FAILURE_LIMIT', 10, 1, 1_000_000),
+    publicConcurrencyPerAddress: int(env, 'PUBLIC_CONCURRENCY_PER_ADDRESS', 2, 1, 1000),
     // bcryptjs is pure JS: 12 rounds is about a quarter second; production may not go below 10.
     bcryptRounds: int(env, 'BCRYPT_ROUNDS', 12, nodeEnv === 'production' ? 10 : 4, 15),
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),

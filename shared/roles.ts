@@ -26,10 +26,6 @@ export type Permission = keyof typeof PERMISSIONS;
 /** The role API keys act with. */
 export const API_KEY_ROLE: Role = 'signer';
 
-export function isRole(value: unknown): value is Role {
-  return typeof value === 'string' && (ROLES as readonly string[]).includes(value);
-}
-
 export function roleAllows(role: Role, permission: Permission): boolean {
   return (PERMISSIONS[permission].roles as readonly Role[]).includes(role);
 }

@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
-import { loadOrgSigningIdentity } from '../shared/pki/org-signing.js';
+import { loadOrgSigningIdentity } from '../shared/pki/org-signing-identity.js';
 import type { JobEvents } from '../shared/queue/types.js';
 import { createFileStore } from '../shared/storage/index.js';
 import type { KeyVault } from '../shared/vault/types.js';
@@ -24,7 +24,7 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     files: createFileStore(config),
     events,
     // An organisation from before per-organisation certificates gets its own with its first signature.
-    signingIdentity: (orgId) => loadOrgSigningIdentity({ knex, vault, config, logger }, orgId),
+    signingIdentity: (orgId) => loadOrgSigningIdentity({ knex, vault }, orgId),
     timestamper: config.signWithoutTimestamp ? undefined : httpTimestamper({ url: config.tsaUrl, timeoutMs: config.tsaTimeoutMs }),
     logger,
     // Each job's copy of its upload and its signed file: on the data disk (as API uploads are staged), never a

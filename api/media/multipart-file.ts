@@ -43,6 +43,8 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       return;
     }
     const malformed = () => badRequest('malformed multipart body', 'malformed_multipart');
+    // Set when the client goes away mid-body: a parser failure then is its leaving, not a malformed body.
+    let clientGone = false;
     let staging: Promise<ReceivedFile> | undefined;
     let settled = false;
     const fail = (err: unknown) => {
@@ -58,7 +60,8 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       reject(err);
     };
     parser.on('file', (name, stream, info) => {
-      if (name !== 'file' || staging) {
+      // busboy goes on with the parts after it has reported an error (a malformed part header): nothing is staged then.
+      if (name !== 'file' || staging || settled) {
         stream.on('error', () => undefined);
         stream.resume();
         return;
@@ -67,11 +70,11 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       staging = staged;
       staged.catch((err: unknown) => {
         if (err instanceof FileTooLargeError) fail(new ApiError(413, 'payload_too_large', `the file exceeds the limit of ${maxBytes} bytes`));
-        else fail(isBodyFault(err) ? (req.complete ? malformed() : aborted()) : err);
+        else fail(isBodyFault(err) ? (clientGone ? aborted() : malformed()) : err);
       });
     });
     parser.on('filesLimit', () => fail(badRequest('send exactly one file part named "file"', 'too_many_files')));
-    parser.on('error', () => fail(req.complete ? malformed() : aborted()));
+    parser.on('error', () => fail(clientGone ? aborted() : malformed()));
     parser.on('close', () => {
       if (settled) return;
       if (!staging) return fail(badRequest('the multipart body has no part named "file"', 'file_required'));
@@ -81,8 +84,12 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
         resolve(file);
       }, fail);
     });
-    req.on('error', () => fail(aborted()));
-    req.on('aborted', () => fail(aborted()));
+    const gone = () => {
+      clientGone = true;
+      fail(aborted());
+    };
+    req.on('error', gone);
+    req.on('aborted', gone);
     req.pipe(parser);
   });
 }

@@ -14,6 +14,7 @@ import { decodeImageCode } from '../../shared/softbinding/iscc-image.js';
 import { verifyAnchor } from './anchor-verification.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from './recovery.js';
 import { revocationOf } from './verification.js';
+import type { VerifyPool } from './verify-pool.js';
 
 type StoredResult = Record<string, unknown> & { validation_state?: string; fingerprint?: string | null; signer?: { serial?: string } | null };
 
@@ -24,13 +25,13 @@ async function hiddenSignedFile(knex: Knex, sha256: string): Promise<boolean> {
 }
 
 /** The stored result as it stands now, or undefined when it may no longer be shown. */
-export async function currentPublicResult(knex: Knex, config: Config, sha256: string, stored: StoredResult): Promise<Record<string, unknown> | undefined> {
+export async function currentPublicResult(knex: Knex, pool: VerifyPool, config: Config, sha256: string, stored: StoredResult): Promise<Record<string, unknown> | undefined> {
   if (stored.validation_state !== 'none') {
     if (await hiddenSignedFile(knex, sha256)) return undefined;
     const [revocation, anchor] = await Promise.all([revocationOf(knex, stored.signer?.serial), verifyAnchor(knex, config.baseUrl, sha256, chainReaderFor(config))]);
     return { ...stored, revocation, anchor, recovered: [], recovered_note: null };
   }
-  const recovered = stored.fingerprint ? await recoverByFingerprint(knex, config.baseUrl, decodeImageCode(stored.fingerprint)) : [];
+  const recovered = stored.fingerprint ? await recoverByFingerprint(knex, pool, config.baseUrl, decodeImageCode(stored.fingerprint)) : [];
   const anchor = await verifyAnchor(knex, config.baseUrl, sha256, chainReaderFor(config));
   return { ...stored, anchor, recovered, recovered_note: recovered.length ? RECOVERY_NOTE : null };
 }

@@ -6,10 +6,11 @@
  */
 import type { Knex } from 'knex';
 import { anchorViewsForFiles, type AnchorView } from '../../shared/anchoring/views.js';
-import { readManifestStore, type ManifestSummary, type SignerInfo, type VerificationReport } from '../../shared/c2pa/read-asset.js';
+import type { ManifestSummary, SignerInfo, VerificationReport } from '../../shared/c2pa/read-asset.js';
 import { findNearCodes, findNearCodesInOrg, type SoftBindingMatch } from '../../shared/softbinding/code-index.js';
 import { hashToInt64, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import { revocationOf, trustAnchorsPem, type RevocationView } from './verification.js';
+import type { VerifyPool } from './verify-pool.js';
 
 /**
  * Largest Hamming distance (of 64 bits) counted as the same picture. Measured on 37 real photographs
@@ -81,17 +82,27 @@ export function signatureOf(report: VerificationReport): 'trusted' | 'valid' | '
   return report.status.success.includes('signingCredential.trusted') ? 'trusted' : 'valid';
 }
 
-/** What a stored manifest says, for a candidate or the repository's JSON view (`anchorsPem`: the service's roots, read once per request). */
-export async function describeStoredManifest(knex: Knex, store: Uint8Array, anchorsPem?: string[]) {
-  const report = await readManifestStore(new Uint8Array(store), { trustAnchorsPem: anchorsPem ?? (await trustAnchorsPem(knex)) });
-  return { report, revocation: await revocationOf(knex, report.signer?.serial) };
+/**
+ * What stored manifests say, read in the verification pool, in order (`anchorsPem`: the service's roots, read once per
+ * request): for candidates and the repository's JSON view.
+ */
+export async function describeStoredManifests(knex: Knex, pool: VerifyPool, stores: Uint8Array[], anchorsPem?: string[]) {
+  if (stores.length === 0) return [];
+  const reports = await pool.run('read_stores', { stores, trustAnchorsPem: anchorsPem ?? (await trustAnchorsPem(knex)) });
+  return Promise.all(reports.map(async (report) => ({ report, revocation: await revocationOf(knex, report.signer?.serial) })));
+}
+
+export interface FingerprintMatch {
+  match: SoftBindingMatch;
+  stored: StoredManifest;
 }
 
 /**
- * Candidates for a file's fingerprint: discoverable signed files of any organisation and, for a signed-in caller
- * (`ownOrgId`), its own organisation's non-discoverable ones too.
+ * The stored manifests of signed files whose fingerprint is within MATCH_MAX_DISTANCE of `code`, nearest first:
+ * discoverable files of any organisation and, for a signed-in caller (`ownOrgId`), its own organisation's
+ * non-discoverable ones too. Nothing is read from the stores (the repository's queries answer ids and scores).
  */
-export async function recoverByFingerprint(knex: Knex, baseUrl: string, code: ImageCode, options: { ownOrgId?: string; limit?: number } = {}): Promise<RecoveredCandidate[]> {
+export async function findByFingerprint(knex: Knex, code: ImageCode, options: { ownOrgId?: string; limit?: number } = {}): Promise<FingerprintMatch[]> {
   const limit = options.limit ?? 10;
   const query = hashToInt64(code.hash);
   const matches = await findNearCodes(knex, query, MATCH_MAX_DISTANCE, { discoverableOnly: true, limit });
@@ -103,15 +114,24 @@ export async function recoverByFingerprint(knex: Knex, baseUrl: string, code: Im
   }
   const kept = matches.slice(0, limit);
   const stores = await storesOf(knex, kept, options.ownOrgId);
-  if (stores.size === 0) return [];
-  const [anchorsPem, anchors] = await Promise.all([trustAnchorsPem(knex), anchorViewsForFiles(knex, baseUrl, [...stores.keys()])]);
-  const candidates: RecoveredCandidate[] = [];
-  for (const match of kept) {
+  return kept.flatMap((match) => {
     const stored = stores.get(match.signedFileId);
-    if (!stored) continue;
-    const { report, revocation } = await describeStoredManifest(knex, stored.store, anchorsPem);
+    return stored ? [{ match, stored }] : [];
+  });
+}
+
+/** Candidates for a file's fingerprint (see findByFingerprint), each with what its stored manifest says. */
+export async function recoverByFingerprint(knex: Knex, pool: VerifyPool, baseUrl: string, code: ImageCode, options: { ownOrgId?: string; limit?: number } = {}): Promise<RecoveredCandidate[]> {
+  const found = await findByFingerprint(knex, code, options);
+  if (found.length === 0) return [];
+  const [described, anchors] = await Promise.all([
+    describeStoredManifests(knex, pool, found.map((f) => new Uint8Array(f.stored.store))),
+    anchorViewsForFiles(knex, baseUrl, found.map((f) => f.match.signedFileId)),
+  ]);
+  return found.map(({ match, stored }, i): RecoveredCandidate => {
+    const { report, revocation } = described[i]!;
     const id = encodeURIComponent(stored.manifest_id);
-    candidates.push({
+    return {
       manifest_id: stored.manifest_id,
       manifest_url: `${baseUrl}/v1/manifests/${id}`,
       thumbnail_url: `${baseUrl}/v1/manifests/${id}/thumbnail`,
@@ -129,7 +149,6 @@ export async function recoverByFingerprint(knex: Knex, baseUrl: string, code: Im
       revocation,
       signed_sha256: stored.sha256,
       anchor: anchors.get(match.signedFileId) ?? null,
-    });
-  }
-  return candidates;
+    };
+  });
 }

@@ -1,10 +1,14 @@
 import type { Knex } from 'knex';
-import { readAsset, type VerificationReport } from '../../shared/c2pa/read-asset.js';
+import type { VerificationReport } from '../../shared/c2pa/read-asset.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
+import type { Config } from '../../shared/config.js';
 import { Certificate } from '../../shared/db/models/certificate.js';
+import { formatFor } from '../../shared/media/formats.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { normalizeSerialHex } from '../../shared/pki/serial.js';
-import { readLargeAssetFile } from './large-file-verification.js';
+import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
+import type { StagedFile } from '../../shared/storage/index.js';
+import type { VerifyPool } from './verify-pool.js';
 
 /** The signer certificate as the service's own revocation data knows it (not what the file claims). */
 export type RevocationView =
@@ -33,16 +37,33 @@ export async function revocationOf(knex: Knex, serial: string | null | undefined
 
 export type VerificationView = VerificationReport & { revocation: RevocationView; mime_type: SignableMimeType; sha256: string };
 
-async function viewOf(knex: Knex, report: VerificationReport, mimeType: SignableMimeType, sha256: string): Promise<VerificationView> {
-  return { ...report, revocation: await revocationOf(knex, report.signer?.serial), mime_type: mimeType, sha256 };
+export interface VerifiedFile {
+  view: VerificationView;
+  /** The fingerprint of an image without a manifest (undefined when it has one, is no image, or cannot be decoded). */
+  fingerprint: ImageCode | undefined;
 }
 
-/** c2pa-rs's verdict with the service's root as the only anchor, plus the signer's revocation status. */
-export async function verifyFile(knex: Knex, bytes: Uint8Array, mimeType: SignableMimeType, sha256: string): Promise<VerificationView> {
-  return viewOf(knex, await readAsset(bytes, mimeType, { trustAnchorsPem: await trustAnchorsPem(knex) }), mimeType, sha256);
-}
-
-/** verifyFile for a file on disk larger than MAX_UPLOAD_BYTES: c2pa-rs reads it in a process of its own. */
-export async function verifyLargeFile(knex: Knex, filePath: string, mimeType: SignableMimeType, sha256: string): Promise<VerificationView> {
-  return viewOf(knex, await readLargeAssetFile(filePath, mimeType, await trustAnchorsPem(knex)), mimeType, sha256);
+/**
+ * c2pa-rs's verdict on a staged file with the service's roots as the only anchors, plus the signer's revocation
+ * status, read in the verification pool (an image over MAX_IMAGE_PIXELS is refused there first). A file over
+ * MAX_UPLOAD_BYTES (video and audio, which signed-in callers may verify up to their kind's limit) is never read
+ * whole: c2pa-rs reads the ranges it needs from disk.
+ */
+export async function verifyStagedFile(
+  knex: Knex,
+  pool: VerifyPool,
+  config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels'>,
+  staged: Pick<StagedFile, 'tempPath' | 'size' | 'sha256'>,
+  mimeType: SignableMimeType,
+): Promise<VerifiedFile> {
+  const { report, fingerprint } = await pool.run('verify', {
+    filePath: staged.tempPath,
+    mimeType,
+    image: formatFor(mimeType)?.kind === 'image',
+    readWhole: staged.size <= config.maxUploadBytes,
+    trustAnchorsPem: await trustAnchorsPem(knex),
+    maxPixels: config.maxImagePixels,
+  });
+  const view = { ...report, revocation: await revocationOf(knex, report.signer?.serial), mime_type: mimeType, sha256: staged.sha256 };
+  return { view, fingerprint: fingerprint === null ? undefined : decodeImageCode(fingerprint) };
 }

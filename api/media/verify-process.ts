@@ -1,29 +1,52 @@
 /**
- * A process of its own that reads one large file with c2pa-rs and exits (started by large-file-verification.ts).
- * c2pa-wasm's memory only grows: reading a 256 MiB MP4 takes about 0.5 GiB of it, which would stay with an API
- * process for good; here it goes back to the system when the process ends.
+ * A member of the API's verification pool (verify-pool.ts): a process of its own that performs one task at a time
+ * (verify-tasks.ts) and reports with every answer how much memory it holds. c2pa-wasm's memory only grows (reading a
+ * 256 MiB MP4 takes about 0.5 GiB of it) and decoding a large image leaves the heap large, so the pool replaces a
+ * member that grew past VERIFY_RECYCLE_BYTES: the memory goes back to the system with the process, never to the API.
  *
- * Protocol (IPC): the parent sends one VerifyRequest; the child answers one VerifyAnswer and exits.
+ * Protocol (IPC, advanced serialization): the process sends `{ ready: true }` once loaded; then for each TaskMessage
+ * the parent sends, one TaskAnswer.
  */
-import { readAssetFile, type VerificationReport } from '../../shared/c2pa/read-asset.js';
-import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
+import { c2paWasm, c2paWasmMemoryBytes } from '../../shared/c2pa/wasm.js';
+import { MediaRejectedError } from '../../shared/media/errors.js';
+import { performTask, type TaskInput, type TaskKind } from './verify-tasks.js';
 
-export interface VerifyRequest {
-  filePath: string;
-  mimeType: SignableMimeType;
-  trustAnchorsPem: string[];
+export interface TaskMessage {
+  id: number;
+  kind: TaskKind;
+  input: TaskInput<TaskKind>;
 }
 
-export type VerifyAnswer = { report: VerificationReport } | { error: { name: string; message: string } };
+/** What went wrong, as the parent rebuilds it: C2paError and MediaRejectedError are about the file; anything else is ours. */
+export interface TaskError {
+  name: string;
+  message: string;
+  reason?: string;
+  mimeType?: string;
+}
 
-// The parent gone (killed, or it gave up on this file): leave too.
+export type TaskAnswer = { id: number; rssBytes: number; wasmBytes: number } & ({ result: unknown } | { error: TaskError });
+
+function taskError(err: unknown): TaskError {
+  if (err instanceof MediaRejectedError) return { name: err.name, message: err.message, reason: err.reason, mimeType: err.mimeType };
+  if (err instanceof Error) return { name: err.name, message: err.message };
+  return { name: 'Error', message: String(err) };
+}
+
+// The API process gone (even by SIGKILL): leave too rather than linger as an orphan.
 process.once('disconnect', () => process.exit(1));
 
-process.once('message', (msg: VerifyRequest) => {
-  void readAssetFile(msg.filePath, msg.mimeType, { trustAnchorsPem: msg.trustAnchorsPem })
-    .then(
-      (report): VerifyAnswer => ({ report }),
-      (err: unknown): VerifyAnswer => ({ error: { name: err instanceof Error ? err.name : 'Error', message: err instanceof Error ? err.message : String(err) } }),
-    )
-    .then((answer) => process.send?.(answer, () => process.exit(0)));
+// Compiled now, while the pool waits for `ready`, not in the first task.
+c2paWasm();
+
+process.on('message', (msg: TaskMessage) => {
+  void performTask(msg.kind, msg.input).then(
+    (result) => ({ result }),
+    (err: unknown) => ({ error: taskError(err) }),
+  ).then((outcome) => {
+    const answer = { id: msg.id, rssBytes: process.memoryUsage.rss(), wasmBytes: c2paWasmMemoryBytes(), ...outcome } as TaskAnswer;
+    process.send?.(answer);
+  });
 });
+
+process.send?.({ ready: true });

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
 import { Organisation } from '../../shared/db/models/organisation.js';
-import { ensureOrgCertificate } from '../../shared/pki/org-signing.js';
+import { awaitCertificateRequest, requestOrgCertificate } from '../../shared/pki/certificate-requests.js';
 import { User } from '../../shared/db/models/user.js';
 import { hashPassword, verifyPassword } from '../../shared/passwords.js';
 import { authenticate, requireUser } from '../auth/authenticate.js';
@@ -17,6 +17,9 @@ import { checkPasswordStrength, emailField, nameField, passwordField } from '../
 
 const registerBody = z.object({ email: emailField, password: passwordField, org_name: nameField(200) });
 const loginBody = z.object({ email: emailField, password: passwordField });
+/** How long registration waits for the scheduler to issue the new organisation's certificate. */
+const REGISTRATION_ISSUANCE_WAIT_MS = 5000;
+
 const refreshBody = z.object({ refresh_token: z.string().min(1, 'is required') });
 const logoutBody = z.object({ refresh_token: z.string().min(1).optional(), all: z.boolean().optional() });
 
@@ -49,17 +52,18 @@ export function authRouter(ctx: AppContext, limits: RateLimiters): Router {
     checkPasswordStrength(body.password, body.email);
     const passwordHash = await hashPassword(body.password, ctx.config.bcryptRounds);
     try {
-      const { pair, orgId } = await ctx.knex.transaction(async (trx) => {
+      const { pair, requestId } = await ctx.knex.transaction(async (trx) => {
         if (await User.query(trx).findOne({ email: body.email })) throw conflict('an account with this e-mail already exists', 'email_taken');
         const org = await Organisation.query(trx).insert({ id: randomUUID(), name: body.org_name });
         const user = await User.query(trx).insert({ id: randomUUID(), org_id: org.id, email: body.email, password_hash: passwordHash, role: 'admin' });
-        return { pair: await issueTokenPair(secret, user, trx), orgId: org.id };
+        // The organisation's own signing certificate is asked for with it; the scheduler issues it (this role holds
+        // no CA key), and a first signature waits for it if it comes first.
+        const requestId = await requestOrgCertificate(trx, org.id, 'ensure');
+        return { pair: await issueTokenPair(secret, user, trx), requestId };
       });
-      // The organisation's own signing certificate, issued now; if the vault or the PKI is not there yet, the
-      // organisation's first signature issues it (the registration does not depend on them).
-      await ensureOrgCertificate({ knex: ctx.knex, vault: ctx.vault, config: ctx.config, logger: req.log }, orgId).catch((err: unknown) => {
-        req.log.warn({ err: err instanceof Error ? err.message : String(err), orgId }, 'organisation certificate not issued at registration; it will be with the first signature');
-      });
+      // The organisation usually has its certificate when the answer arrives; the registration never depends on it.
+      const outcome = await awaitCertificateRequest(ctx.knex, requestId, REGISTRATION_ISSUANCE_WAIT_MS);
+      if (outcome.status !== 'done') req.log.warn({ requestId, outcome }, 'organisation certificate not issued at registration; the first signature waits for it');
       res.status(201).json(pair);
     } catch (err) {
       if (isUniqueViolation(err)) throw conflict('an account with this e-mail already exists', 'email_taken');

@@ -4,12 +4,12 @@ import { anchorViewForHash } from '../../shared/anchoring/views.js';
 import { claimThumbnailOfStore, MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
 import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import { isccFromBindingValue } from '../../shared/softbinding/binding-value.js';
-import { decodeImageCode, imageCodeFromFile, ISCC_IMAGE_SOFT_BINDING_ALG, type ImageCode } from '../../shared/softbinding/iscc-image.js';
+import { decodeImageCode, ISCC_IMAGE_SOFT_BINDING_ALG, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import { formatFor } from '../../shared/media/formats.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
-import { describeStoredManifest, recoverByFingerprint, signatureOf } from '../media/recovery.js';
+import { describeStoredManifests, findByFingerprint, signatureOf, similarityScore, type FingerprintMatch } from '../media/recovery.js';
 import type { RateLimiters } from '../rate-limit.js';
 import { mediaRejection } from './uploads.js';
 
@@ -29,8 +29,8 @@ function checkAlg(alg: unknown, required: boolean): void {
 }
 
 /** The C2PA query result: manifest ids, nearest first, with a 0-100 similarity score. */
-function matchesOf(candidates: Awaited<ReturnType<typeof recoverByFingerprint>>) {
-  return { matches: candidates.map((c) => ({ manifestId: c.manifest_id, similarityScore: c.similarity_score })) };
+function matchesOf(found: FingerprintMatch[]) {
+  return { matches: found.map(({ match, stored }) => ({ manifestId: stored.manifest_id, similarityScore: similarityScore(match.distance) })) };
 }
 
 /** A discoverable manifest store and its signed file, or 404 (also for a non-discoverable one: it does not exist publicly). */
@@ -54,7 +54,7 @@ async function discoverableManifest(ctx: AppContext, req: Request) {
  */
 export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters): Router {
   const router = Router();
-  const lookup = (code: ImageCode, limit: number) => recoverByFingerprint(ctx.knex, ctx.config.baseUrl, code, { limit });
+  const lookup = (code: ImageCode, limit: number) => findByFingerprint(ctx.knex, code, { limit });
 
   /**
    * @openapi
@@ -135,7 +135,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
    *   post:
    *     tags: [Manifest repository]
    *     summary: "Manifest ids of signed images that look like the one sent (C2PA Soft Binding Resolution API byContent)"
-   *     description: "The body is the image itself (Content-Type image/jpeg or image/png), or multipart/form-data with a part named file. Its ISCC Image-Code is computed and matched as for byBinding. The image is not kept."
+   *     description: "The body is the image itself (Content-Type image/jpeg or image/png), or multipart/form-data with a part named file. Its ISCC Image-Code is computed (in the verification pool: 503 verification_busy when it is full) and matched as for byBinding. The image is not kept. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large; one that cannot be decoded 400 corrupt_image. At most PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight per client (429 too_many_concurrent_requests)."
    *     parameters:
    *       - { name: alg, in: query, required: false, schema: { type: string, example: io.iscc.v0 } }
    *       - { name: maxResults, in: query, required: false, schema: { type: integer, minimum: 1, maximum: 100, default: 10 } }
@@ -149,19 +149,20 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
    *       400: { $ref: '#/components/responses/ValidationError' }
    *       413: { $ref: '#/components/responses/TooLarge' }
    *       415: { $ref: '#/components/responses/UnsupportedType' }
+   *       422: { $ref: '#/components/responses/ImageTooLarge' }
    *       429: { $ref: '#/components/responses/RateLimited' }
+   *       503: { $ref: '#/components/responses/VerificationBusy' }
    */
-  router.post('/matches/byContent', limits.publicApi, async (req, res) => {
+  router.post('/matches/byContent', limits.publicApi, limits.publicConcurrency, async (req, res) => {
     checkAlg(req.query.alg, false);
     const limit = maxResults(req.query.maxResults);
     const staged = await receiveAnyFile(req, ctx.staging, ctx.config.maxUploadBytes);
     try {
       const format = await identifyMedia(staged.tempPath, { checkStructure: false });
       if (format.kind !== 'image') throw new MediaRejectedError('unsupported', `fingerprint queries take images; this is ${format.label}`);
-      const code = await imageCodeFromFile(staged.tempPath).catch((err: unknown) => {
-        throw badRequest(`the image could not be decoded: ${(err as Error).message.split('\n')[0]}`, 'corrupt_image');
-      });
-      res.json(matchesOf(await lookup(code, limit)));
+      // Decoded in the verification pool: 422 image_too_large over MAX_IMAGE_PIXELS, 400 corrupt_image when it cannot be.
+      const { iscc } = await ctx.verifyPool.run('fingerprint', { filePath: staged.tempPath, mimeType: format.mimeType, maxPixels: ctx.config.maxImagePixels });
+      res.json(matchesOf(await lookup(decodeImageCode(iscc), limit)));
     } catch (err) {
       throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {
@@ -194,7 +195,8 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
     res.setHeader('Vary', 'Accept');
     res.setHeader('Cache-Control', 'public, max-age=300');
     if (req.accepts([MANIFEST_STORE_TYPE, 'application/json']) === 'application/json') {
-      const { report, revocation } = await describeStoredManifest(ctx.knex, row.store);
+      const [described] = await describeStoredManifests(ctx.knex, ctx.verifyPool, [new Uint8Array(row.store)]);
+      const { report, revocation } = described!;
       const kind = formatFor(row.mime_type)?.kind;
       res.json({
         manifest_id: row.manifest_id,

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { Certificate, certificateStatus } from '../../shared/db/models/certificate.js';
-import { orgSigningState, rotateOrgCertificate } from '../../shared/pki/org-signing.js';
+import { ISSUANCE_WAIT_MS, obtainOrgCertificate } from '../../shared/pki/certificate-requests.js';
+import { orgSigningState } from '../../shared/pki/org-signing.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
@@ -14,7 +15,6 @@ const STATE = { ready: 'valid', issuable: 'not_issued', revoked: 'revoked', no_c
 export function orgSigningCertificateRouter(ctx: AppContext): Router {
   const router = Router();
   const auth = authenticate(ctx.passport);
-  const pki = () => ({ knex: ctx.knex, vault: ctx.vault, config: ctx.config });
 
   /**
    * @openapi
@@ -84,16 +84,16 @@ export function orgSigningCertificateRouter(ctx: AppContext): Router {
    *       201: { description: The new certificate, content: { application/json: { schema: { $ref: '#/components/schemas/SigningCertificate' } } } }
    *       401: { $ref: '#/components/responses/Unauthenticated' }
    *       403: { $ref: '#/components/responses/Forbidden' }
-   *       503: { description: "No issuing CA, or the key vault is unavailable", content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } } }
+   *       503: { description: "No issuing CA, the key vault is unavailable, or the scheduler (which issues certificates) has not answered within 15 s (issuance_pending: the request stands)", content: { application/json: { schema: { $ref: '#/components/schemas/Error' } } } }
    */
   router.post('/rotate', auth, requirePermission('org:signing-certificate'), async (req, res) => {
     const { orgId } = principalOf(req);
-    try {
-      await rotateOrgCertificate({ ...pki(), logger: req.log }, orgId);
-    } catch (err) {
-      if (err instanceof Error && err.name === 'PkiError') throw new ApiError(503, 'no_issuing_ca', err.message, { 'Retry-After': '60' });
-      if (err instanceof Error && err.name === 'VaultUnavailableError') throw new ApiError(503, 'vault_unavailable', 'the key vault could not be reached; try again shortly', { 'Retry-After': '5' });
-      throw err;
+    // Issued by the scheduler, which holds the CA keys; this role only asks and waits for the answer.
+    const outcome = await obtainOrgCertificate(ctx.knex, orgId, 'rotate', ISSUANCE_WAIT_MS);
+    if (outcome.status === 'pending') throw new ApiError(503, 'issuance_pending', 'the certificate is requested but not issued yet (the scheduler issues certificates); it will be, check GET /org/signing-certificate', { 'Retry-After': '30' });
+    if (outcome.status === 'failed') {
+      if (outcome.code === 'vault_unavailable') throw new ApiError(503, 'vault_unavailable', 'the key vault could not be reached; try again shortly', { 'Retry-After': '5' });
+      throw new ApiError(503, 'no_issuing_ca', outcome.message, { 'Retry-After': '60' });
     }
     const state = await orgSigningState(ctx.knex, orgId);
     if (state.state !== 'ready') throw new ApiError(503, 'no_signing_certificate', 'the new certificate is not usable');

@@ -1,7 +1,8 @@
 import { Router } from 'express';
 import { z } from 'zod';
 import { Organisation } from '../../shared/db/models/organisation.js';
-import { orgSigningState, rotateOrgCertificate } from '../../shared/pki/org-signing.js';
+import { awaitCertificateRequest, ISSUANCE_WAIT_MS, requestOrgCertificate } from '../../shared/pki/certificate-requests.js';
+import { orgSigningState } from '../../shared/pki/org-signing.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
@@ -79,16 +80,20 @@ export function organisationRouter(ctx: AppContext): Router {
       return;
     }
     const previous = org.name;
-    await Organisation.query(ctx.knex).patch({ name }).where({ id: orgId });
-    // An organisation that never had a certificate gets its first one with its first signature, already renamed.
+    // An organisation that never had a certificate gets its first one already renamed.
     const hadCertificate = (await orgSigningState(ctx.knex, orgId)).state !== 'issuable';
-    try {
-      if (hadCertificate) await rotateOrgCertificate({ knex: ctx.knex, vault: ctx.vault, config: ctx.config, logger: req.log }, orgId);
-    } catch (err) {
+    const requestId = await ctx.knex.transaction(async (trx) => {
+      await Organisation.query(trx).patch({ name }).where({ id: orgId });
+      return hadCertificate ? requestOrgCertificate(trx, orgId, 'rotate') : undefined;
+    });
+    const outcome = requestId ? await awaitCertificateRequest(ctx.knex, requestId, ISSUANCE_WAIT_MS) : undefined;
+    if (outcome?.status === 'failed') {
       await Organisation.query(ctx.knex).patch({ name: previous }).where({ id: orgId });
-      req.log.error({ err: err instanceof Error ? err.message : String(err) }, 'rename: the new signing certificate could not be issued; name restored');
+      req.log.error({ code: outcome.code, message: outcome.message }, 'rename: the new signing certificate could not be issued; name restored');
       throw new ApiError(503, 'certificate_unavailable', 'the signing certificate with the new name could not be issued; the name is unchanged, try again shortly', { 'Retry-After': '30' });
     }
+    // Not answered yet (the scheduler is down or busy): the request stands, and the certificate follows.
+    if (outcome?.status === 'pending') req.log.warn({ requestId }, 'rename: the signing certificate with the new name is not issued yet');
     res.json(view((await Organisation.query(ctx.knex).findById(orgId))!));
   });
 

@@ -1,10 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { Router } from 'express';
 import { C2paError } from '../../shared/c2pa/errors.js';
 import { chainReaderFor } from '../../shared/chain/readers.js';
-import { formatFor, identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
+import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import type { StagedFile } from '../../shared/storage/index.js';
-import { imageCodeFromFile } from '../../shared/softbinding/iscc-image.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest, notFound } from '../errors.js';
 import { verifyAnchor } from '../media/anchor-verification.js';
@@ -12,7 +10,7 @@ import { receiveAnyFile } from '../media/incoming-file.js';
 import { assertWithinUploadLimit } from '../media/multipart-file.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
 import { currentPublicResult } from '../media/permalink.js';
-import { verifyFile, verifyLargeFile } from '../media/verification.js';
+import { verifyStagedFile } from '../media/verification.js';
 import type { RateLimiters } from '../rate-limit.js';
 import { mediaRejection } from './uploads.js';
 
@@ -40,26 +38,20 @@ export async function verifyWithRecovery(ctx: AppContext, staged: StagedFile, ow
   const { mimeType } = await identifyMedia(tempPath, { checkStructure: false });
   // Within its kind's limit (the public route stages at most MAX_UPLOAD_BYTES, so this matters to signed-in callers).
   assertWithinUploadLimit(ctx.config, mimeType, size);
-  // A file over MAX_UPLOAD_BYTES (video and audio, which signed-in callers may verify up to their kind's limit) is
-  // read by c2pa-rs in a process of its own, never whole into this one.
-  const verifying = size > ctx.config.maxUploadBytes
-    ? verifyLargeFile(ctx.knex, tempPath, mimeType, sha256)
-    : readFile(tempPath).then((bytes) => verifyFile(ctx.knex, new Uint8Array(bytes), mimeType, sha256));
-  const [verdict, anchor] = await Promise.all([
-    verifying.catch((err: unknown) => unreadable(err, tempPath)),
+  const [verified, anchor] = await Promise.all([
+    verifyStagedFile(ctx.knex, ctx.verifyPool, ctx.config, staged, mimeType).catch((err: unknown) => unreadable(err, tempPath)),
     verifyAnchor(ctx.knex, ctx.config.baseUrl, sha256, chainReaderFor(ctx.config)),
   ]);
-  let fingerprint: string | null = null;
-  let recovered: Awaited<ReturnType<typeof recoverByFingerprint>> = [];
-  // Fingerprints are of images: a video or audio file without credentials has none to look up by.
-  if (verdict.validation_state === 'none' && formatFor(mimeType)?.kind === 'image') {
-    const code = await imageCodeFromFile(tempPath).catch(() => undefined);
-    if (code) {
-      fingerprint = code.iscc;
-      recovered = await recoverByFingerprint(ctx.knex, ctx.config.baseUrl, code, { ownOrgId });
-    }
-  }
-  return { ...verdict, anchor, fingerprint, recovered, recovered_note: recovered.length ? RECOVERY_NOTE : null, checked_at: new Date().toISOString() };
+  // An image without credentials comes back with its fingerprint: the manifests it recovers.
+  const recovered = verified.fingerprint ? await recoverByFingerprint(ctx.knex, ctx.verifyPool, ctx.config.baseUrl, verified.fingerprint, { ownOrgId }) : [];
+  return {
+    ...verified.view,
+    anchor,
+    fingerprint: verified.fingerprint?.iscc ?? null,
+    recovered,
+    recovered_note: recovered.length ? RECOVERY_NOTE : null,
+    checked_at: new Date().toISOString(),
+  };
 }
 
 export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Router {
@@ -71,7 +63,7 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
    *   post:
    *     tags: [Public verification]
    *     summary: "Verify any image without an account: its embedded Content Credentials, or the ones recovered by its fingerprint"
-   *     description: "For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For a file without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}); nothing else about the file is kept. Rate limited per client (PUBLIC_RATE_LIMIT per minute)."
+   *     description: "For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For a file without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}); nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight: 429 too_many_concurrent_requests)."
    *     requestBody:
    *       required: true
    *       content:
@@ -84,8 +76,9 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
    *       422: { $ref: '#/components/responses/UnreadableCredentials' }
    *       415: { $ref: '#/components/responses/UnsupportedType' }
    *       429: { $ref: '#/components/responses/RateLimited' }
+   *       503: { $ref: '#/components/responses/VerificationBusy' }
    */
-  router.post('/verify', limits.publicApi, async (req, res) => {
+  router.post('/verify', limits.publicApi, limits.publicConcurrency, async (req, res) => {
     const staged = await receiveAnyFile(req, ctx.staging, ctx.config.maxUploadBytes);
     try {
       const result = await verifyWithRecovery(ctx, staged);
@@ -123,7 +116,7 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
     if (!row) throw notFound('verification');
     const stored = typeof row.result === 'string' ? (JSON.parse(row.result) as Record<string, unknown>) : (row.result as Record<string, unknown>);
     // Discoverability, revocation and anchors are judged again now, not served as they were.
-    const result = await currentPublicResult(ctx.knex, ctx.config, sha256, stored);
+    const result = await currentPublicResult(ctx.knex, ctx.verifyPool, ctx.config, sha256, stored);
     if (!result) throw notFound('verification');
     res.json({ ...result, permalink: `${ctx.config.baseUrl}/verify#${sha256}` });
   });

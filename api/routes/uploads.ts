@@ -12,12 +12,14 @@ import { applyPage, pageRequest, pageResult } from '../pagination.js';
 /**
  * The API's answer to a file that is not acceptable media: 415 for content of no supported format, 400 for an empty
  * file or a damaged one (corrupt_image for images, corrupt_media for video, audio and a damaged file whose format
- * cannot be told), 413 for an SVG over its bound.
+ * cannot be told), 413 for an SVG over its bound, 422 image_too_large for an image declaring more than
+ * MAX_IMAGE_PIXELS (the request is within the size limits; the image it describes is not).
  */
 export function mediaRejection(err: MediaRejectedError): ApiError {
   if (err.reason === 'unsupported') return new ApiError(415, 'unsupported_media_type', err.message);
   if (err.reason === 'empty') return badRequest(err.message, 'empty_file');
   if (err.reason === 'too_large') return new ApiError(413, 'payload_too_large', err.message);
+  if (err.reason === 'too_many_pixels') return new ApiError(422, 'image_too_large', err.message);
   return badRequest(err.message, err.mimeType?.startsWith('image/') ? 'corrupt_image' : 'corrupt_media');
 }
 
@@ -35,7 +37,7 @@ export function uploadsRouter(ctx: AppContext): Router {
    *   post:
    *     tags: [Media]
    *     summary: Upload an image, video or audio file to sign (recognised by content, not by name)
-   *     description: "Accepted formats (shared/media/formats.ts): JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL (container) and SVG images; MP4, M4V, MOV and AVI video; M4A, MP3, WAV and FLAC audio. The content decides the format (magic numbers and a walk over the file's structure), never the name or the declared type: other content is 415, an empty, damaged or truncated file 400."
+   *     description: "Accepted formats (shared/media/formats.ts): JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL (container) and SVG images; MP4, M4V, MOV and AVI video; M4A, MP3, WAV and FLAC audio. The content decides the format (magic numbers and a walk over the file's structure), never the name or the declared type: other content is 415, an empty, damaged or truncated file 400. An image declaring more than MAX_IMAGE_PIXELS pixels (width x height from its header; an SVG's declared size) is 422 image_too_large; a JPEG, PNG, WebP, GIF, TIFF or AVIF image whose pixel data is missing or cut short is 400 corrupt_image (it is decoded, in the verification pool: 503 verification_busy when that is full)."
    *     security: [{ bearerAuth: [] }, { apiKeyAuth: [] }]
    *     requestBody:
    *       required: true
@@ -49,6 +51,8 @@ export function uploadsRouter(ctx: AppContext): Router {
    *       403: { $ref: '#/components/responses/Forbidden' }
    *       413: { $ref: '#/components/responses/TooLarge' }
    *       415: { $ref: '#/components/responses/UnsupportedType' }
+   *       422: { $ref: '#/components/responses/ImageTooLarge' }
+   *       503: { $ref: '#/components/responses/VerificationBusy' }
    */
   router.post('/upload', auth, requirePermission('media:upload'), async (req, res) => {
     const principal = principalOf(req);
@@ -57,13 +61,16 @@ export function uploadsRouter(ctx: AppContext): Router {
     let storageKey: string;
     let mimeType;
     try {
+      let kind;
       try {
-        mimeType = (await identifyMedia(staged.tempPath)).mimeType;
+        ({ mimeType, kind } = await identifyMedia(staged.tempPath));
+        // The limit of the kind it turned out to be (video, audio, image): 413, and the staged copy is discarded.
+        assertWithinUploadLimit(ctx.config, mimeType, staged.size);
+        // An image's pixels: within MAX_IMAGE_PIXELS (from its header) and all there (decoded), in the verification pool.
+        if (kind === 'image') await ctx.verifyPool.run('check_image', { filePath: staged.tempPath, mimeType, maxPixels: ctx.config.maxImagePixels });
       } catch (err) {
         throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
       }
-      // The limit of the kind it turned out to be (video, audio, image): 413, and the staged copy is discarded.
-      assertWithinUploadLimit(ctx.config, mimeType, staged.size);
       // Only a checked file reaches the store, streamed from the staged copy.
       storageKey = `uploads/${principal.orgId}/${id}.${extensionFor(mimeType)}`;
       await ctx.files.putFile(storageKey, staged.tempPath);

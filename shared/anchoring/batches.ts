@@ -176,10 +176,6 @@ export async function markBroadcast(knex: Knex, txHash: string): Promise<void> {
   await knex('anchor_transactions').where({ tx_hash: txHash }).update({ broadcast_at: knex.fn.now() });
 }
 
-export async function noteBatchError(knex: Knex, batchId: number, message: string): Promise<void> {
-  await knex('anchor_batches').where({ id: batchId }).update({ last_error: message.slice(0, 500) });
-}
-
 /**
  * Confirms a batch with the transaction that anchored it and moves its jobs to anchored. The batch row is updated
  * first, so a sign job settling its status at the same moment (statusAfterSigning, FOR SHARE) sees one or the other.

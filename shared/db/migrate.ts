@@ -33,6 +33,3 @@ export async function migrateLatest(knex: Knex): Promise<string[]> {
   return applied;
 }
 
-export async function migrateRollbackAll(knex: Knex): Promise<void> {
-  await knex.migrate.rollback({ migrationSource: new DirectoryMigrationSource() }, true);
-}

@@ -47,19 +47,80 @@ export const queueJobs = new Gauge({
   },
 });
 
-/** Verifications of files over MAX_UPLOAD_BYTES, each read in a process of its own (api/media/large-file-verification.ts). */
-export const largeVerifySeconds = new Histogram({
-  name: 'mss_verify_large_seconds',
-  help: 'Verifications of files over MAX_UPLOAD_BYTES read in a process of their own, by outcome (read, unreadable, failed, timeout), from their turn to the answer',
-  labelNames: ['outcome'] as const,
+/** What the API's verification pools (api/media/verify-pool.ts) report, read at scrape time: one per API, summed. */
+export interface VerifyPoolState {
+  busy: number;
+  queued: number;
+  processes: number;
+}
+
+const verifyPools = new Set<() => VerifyPoolState>();
+
+/** Adds a pool's state to the gauges below; the function it returns takes it out (the pool closed). */
+export function reportVerifyPool(state: () => VerifyPoolState): () => void {
+  verifyPools.add(state);
+  return () => verifyPools.delete(state);
+}
+
+const poolSum = (key: keyof VerifyPoolState) => [...verifyPools].reduce((sum, state) => sum + state()[key], 0);
+
+export const verifyPoolBusy = new Gauge({
+  name: 'mss_verify_pool_busy',
+  help: 'Verification pool tasks running now (at most VERIFY_POOL_SIZE per API process)',
+  registers: [registry],
+  collect() {
+    this.set(poolSum('busy'));
+  },
+});
+
+export const verifyPoolQueued = new Gauge({
+  name: 'mss_verify_pool_queued',
+  help: 'Verification pool tasks waiting for a process (at most VERIFY_QUEUE_LIMIT per API process)',
+  registers: [registry],
+  collect() {
+    this.set(poolSum('queued'));
+  },
+});
+
+export const verifyPoolProcesses = new Gauge({
+  name: 'mss_verify_pool_processes',
+  help: 'Verification pool processes alive (started on demand, ended when idle or grown past VERIFY_RECYCLE_BYTES)',
+  registers: [registry],
+  collect() {
+    this.set(poolSum('processes'));
+  },
+});
+
+/** Pool tasks by kind (verify, fingerprint, check_image, read_stores) and outcome, from their turn to the answer. */
+export const verifyPoolSeconds = new Histogram({
+  name: 'mss_verify_pool_task_seconds',
+  help: 'Verification pool tasks by task and outcome (ok, refused: the file was at fault, failed: the process died or erred, timeout), from their turn to the answer',
+  labelNames: ['task', 'outcome'] as const,
   buckets: SECONDS,
   registers: [registry],
 });
 
-/** Large-file verifications turned away because too many were waiting (503 verification_busy). */
-export const largeVerifyBusy = new Counter({
-  name: 'mss_verify_large_busy_total',
-  help: 'Verifications of files over MAX_UPLOAD_BYTES refused with 503 because too many were running or waiting',
+/** Time a task waited for a process. */
+export const verifyPoolWaitSeconds = new Histogram({
+  name: 'mss_verify_pool_wait_seconds',
+  help: 'How long verification pool tasks waited for a process',
+  labelNames: ['task'] as const,
+  buckets: SECONDS,
+  registers: [registry],
+});
+
+/** Refused pool work: busy (503 verification_busy, the queue was full), failed (503 verification_failed), timeout. */
+export const verifyPoolRejections = new Counter({
+  name: 'mss_verify_pool_rejections_total',
+  help: 'Verification pool tasks answered 503: busy (queue full), failed (the process died or erred), timeout',
+  labelNames: ['reason'] as const,
+  registers: [registry],
+});
+
+/** Public requests refused because their address already had PUBLIC_CONCURRENCY_PER_ADDRESS in flight (429). */
+export const publicConcurrencyRejections = new Counter({
+  name: 'mss_public_concurrency_rejections_total',
+  help: 'Public requests refused with 429 because their client address already had PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight',
   registers: [registry],
 });
 

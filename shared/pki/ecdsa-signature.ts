@@ -15,8 +15,6 @@
 export const P384_COMPONENT_BYTES = 48;
 /** Bytes in a raw P-384 signature (r || s). */
 export const P384_RAW_SIGNATURE_BYTES = 2 * P384_COMPONENT_BYTES;
-/** Largest DER ECDSA-Sig-Value for P-384: 2 + 2 * (2 + 1 + 48). */
-export const P384_MAX_DER_SIGNATURE_BYTES = 2 + 2 * (2 + 1 + P384_COMPONENT_BYTES);
 /** Order n of the P-384 base point; r and s lie in [1, n - 1]. */
 export const P384_ORDER = 0xffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973n;
 

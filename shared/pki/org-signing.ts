@@ -10,11 +10,11 @@
  */
 import { Certificate } from '../db/models/certificate.js';
 import { Organisation } from '../db/models/organisation.js';
-import { announceIssued, certificateLogFields, holdsKey, issueEndEntity, PkiError, signingKeyFor, type PkiDeps } from './authority.js';
+import { announceIssued, certificateLogFields, holdsKey, issueEndEntity, PkiError, type PkiDeps } from './authority.js';
 import type { SubjectInput } from './certificate-templates.js';
 import { currentCa, currentSigningChain, type Db, type SigningChain } from './certificate-store.js';
 import { withPkiLock } from './pki-lock.js';
-import { NoSigningCertificateError, type SigningIdentity } from './signing-identity.js';
+import { NoSigningCertificateError } from './signing-identity.js';
 
 /** X.520 upper bound of O and CN. */
 const NAME_MAX = 64;
@@ -71,7 +71,7 @@ async function issueForOrg(deps: PkiDeps, orgId: string, mode: 'missing' | 'rota
     if (mode === 'missing') {
       const st = await orgSigningState(trx, orgId, now);
       if (st.state === 'ready') return { certificate: st.chain.leaf, fresh: false };
-      if (st.state !== 'issuable') throw noCertificateError(st);
+      if (st.state === 'revoked') throw noCertificateError(st);
     }
     const subCa = await currentCa(trx, 'sub_ca', now);
     if (!subCa) throw new PkiError('there is no valid sub-CA to issue an organisation certificate: run `npm run pki -- init`', 'not_initialised');
@@ -97,19 +97,4 @@ export function ensureOrgCertificate(deps: PkiDeps, orgId: string): Promise<Cert
 /** A new certificate and key for the organisation; being the newest, it signs from now on. The previous one stays valid until it expires or is revoked. */
 export function rotateOrgCertificate(deps: PkiDeps, orgId: string): Promise<Certificate> {
   return issueForOrg(deps, orgId, 'rotate');
-}
-
-/**
- * What a sign job of `orgId` signs with: the organisation's current certificate, its chain and its vault key
- * (checked against the certificate once, then cached). One query per call when the certificate exists.
- */
-export async function loadOrgSigningIdentity(deps: PkiDeps, orgId: string): Promise<SigningIdentity> {
-  let chain = await currentSigningChain(deps.knex, new Date(), 'leaf', orgId);
-  if (!chain) {
-    await ensureOrgCertificate(deps, orgId);
-    chain = await currentSigningChain(deps.knex, new Date(), 'leaf', orgId);
-    if (!chain) throw new NoSigningCertificateError('the organisation has no valid signing certificate');
-  }
-  const key = await signingKeyFor(deps.vault, chain.leaf);
-  return { key, chainDer: [new Uint8Array(chain.leaf.der), new Uint8Array(chain.subCa.der)], serial: chain.leaf.serial, subject: chain.leaf.subject };
 }

@@ -91,6 +91,25 @@ describe('hostile uploads: a request can fail, the process cannot', () => {
     });
   }
 
+  it('several parts named "file" (the first empty, as the fuzzer found) are a 400 on every multipart route, and leave nothing', async () => {
+    const part = (filename: string, content: Buffer, type = 'image/jpeg') =>
+      Buffer.concat([Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`, 'latin1'), content, Buffer.from('\r\n')]);
+    for (const body of [
+      // As the fuzzer found it (seed 2143436417): control characters and Latin-1 bytes in the name, an SVG type.
+      Buffer.concat([part('\u0014\u0002\u0005\xf3\xad\x87\x99', Buffer.alloc(0), 'image/svg+xml'), part('a.jpg', JPEG), part('b.jpg', JPEG), Buffer.from(`--${BOUNDARY}--\r\n`)]),
+      Buffer.concat([part('a.jpg', JPEG), part('b.jpg', JPEG), Buffer.from(`--${BOUNDARY}--\r\n`)]),
+    ]) {
+      for (const route of ['/v1/verify', '/v1/media/upload', '/v1/media/verify']) {
+        const headers = { 'Content-Type': `multipart/form-data; boundary=${BOUNDARY}`, Authorization: bearer(account.access).Authorization, Connection: 'close' };
+        const answer = statusOf(await rawRequest(port, post(route, headers, body)));
+        expect(answer.status, route).to.equal(400);
+        // busboy refuses the first body's part header (control characters in its name) before the second part.
+        expect((answer.body as { error: { code: string } }).error.code, route).to.be.oneOf(['too_many_files', 'malformed_multipart']);
+        await settled();
+      }
+    }
+  });
+
   for (const [route, contentType] of [
     ['/v1/verify', `multipart/form-data; boundary=${BOUNDARY}`],
     ['/v1/media/upload', `multipart/form-data; boundary=${BOUNDARY}`],

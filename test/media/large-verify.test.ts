@@ -1,9 +1,10 @@
 /**
  * Verifying video and audio larger than MAX_UPLOAD_BYTES: a signed-in caller may verify what it may sign (up to the
- * kind's own limit); c2pa-rs reads such a file in a process of its own (api/media/verify-process.ts), never in the
- * API process. MAX_UPLOAD_BYTES is set to 256 KiB here so that files of about a MiB take that path.
+ * kind's own limit); c2pa-rs reads such a file from disk in the verification pool (api/media/verify-pool.ts, one
+ * process here: VERIFY_POOL_SIZE=1, VERIFY_QUEUE_LIMIT=4), never in the API process. MAX_UPLOAD_BYTES is set to
+ * 256 KiB here so that files of about a MiB take that path.
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob, type SignJobDeps } from '../../workers/sign-job.js';
 import { signJobDeps } from '../../workers/sign-job-deps.js';
 import { growth } from '../metrics/support.js';
+import { descendantPids } from '../support/descendants.js';
 import { noisePng } from '../support/noise-png.js';
 import { bearer, downloadFile, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
 
@@ -25,16 +27,10 @@ const run = promisify(execFile);
 const ffmpeg = (args: string[]) => run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', ...args]);
 const LIMIT = 256 * 1024;
 
-/** Verify processes this test process started that are still running. */
-function verifyProcesses(): number[] {
-  try {
-    return execFileSync('pgrep', ['-P', String(process.pid), '-f', 'verify-process.ts'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
+/** Verification pool members this test process started (through the pool's supervisor) that are still running. */
+const verifyProcesses = () => descendantPids('api/media/verify-process.ts');
 
-describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read in a process of its own)', function () {
+describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read from disk in the verification pool)', function () {
   this.timeout(120_000);
   let api: TestApi;
   let acc: Account;
@@ -44,7 +40,7 @@ describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read in
 
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'large-verify-'));
-    api = await startTestApi({ SIGN_WITHOUT_TIMESTAMP: 'true', SIGN_ATTEMPTS: '1', MAX_UPLOAD_BYTES: String(LIMIT) });
+    api = await startTestApi({ SIGN_WITHOUT_TIMESTAMP: 'true', SIGN_ATTEMPTS: '1', MAX_UPLOAD_BYTES: String(LIMIT), VERIFY_POOL_SIZE: '1', VERIFY_QUEUE_LIMIT: '4' });
     const vault = createKeyVault(api.config);
     await initPki({ knex: api.db.knex, vault, config: api.config });
     acc = await registerAccount(api.app, 'Large Files Desk');
@@ -63,6 +59,8 @@ describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read in
   after(async () => {
     await api?.close();
     rmSync(dir, { recursive: true, force: true });
+    // Closing the API ends its pool's processes.
+    expect(descendantPids('api/media/verify-')).to.deep.equal([]);
   });
 
   const verify = (bytes: Buffer, name: string) => request(api.app).post('/v1/media/verify').set(bearer(acc.access)).attach('file', bytes, name);
@@ -87,20 +85,21 @@ describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read in
       expect([bad.status, bad.body.validation_state]).to.deep.equal([200, 'Invalid']);
       expect(bad.body.status.failure).to.include(mismatch);
     }
-    // c2pa-rs ran elsewhere: this process's WASM memory did not grow, and no verify process is left.
+    // c2pa-rs ran elsewhere: this process's WASM memory did not grow; the pool's one process did the reading.
     expect(c2paWasmMemoryBytes()).to.equal(wasmBefore);
-    expect(verifyProcesses()).to.deep.equal([]);
+    expect(verifyProcesses()).to.deep.equal(api.verifyPool.pids());
+    expect(verifyProcesses()).to.have.length(1);
   });
 
-  it('reads one large file at a time, four more waiting; beyond that 503 verification_busy with Retry-After', async () => {
-    // Eight at once: staging a MiB takes milliseconds, a verify process about half a second.
+  it('reads one file at a time (VERIFY_POOL_SIZE), four more waiting (VERIFY_QUEUE_LIMIT); beyond that 503 verification_busy with Retry-After', async () => {
+    // Eight at once: staging a MiB takes milliseconds, a read about a tenth of a second.
     let answers: request.Response[] = [];
     // Never more than one verify process at a time (sampled while they run).
     let most = 0;
     const sampler = setInterval(() => {
       most = Math.max(most, verifyProcesses().length);
     }, 25);
-    const [busyCount, readCount] = await growth([['mss_verify_large_busy_total'], ['mss_verify_large_seconds_count', { outcome: 'read' }]], async () => {
+    const [busyCount, readCount] = await growth([['mss_verify_pool_rejections_total', { reason: 'busy' }], ['mss_verify_pool_task_seconds_count', { task: 'verify', outcome: 'ok' }]], async () => {
       answers = await Promise.all(Array.from({ length: 8 }, () => verify(signed['tone.wav']!, 'tone.wav')));
     }).finally(() => clearInterval(sampler));
     expect(most).to.equal(1);
@@ -108,9 +107,9 @@ describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read in
     // Operators see both in /metrics.
     expect([busyCount, readCount]).to.deep.equal([busy.length, 8 - busy.length]);
     expect(busy.length, answers.map((a) => a.status).join(' ')).to.be.within(1, 3);
-    for (const b of busy) expect([b.body.error.code, b.headers['retry-after']]).to.deep.equal(['verification_busy', '30']);
+    for (const b of busy) expect([b.body.error.code, b.headers['retry-after']]).to.deep.equal(['verification_busy', '5']);
     for (const a of answers.filter((x) => x.status !== 503)) expect([a.status, a.body.validation_state]).to.deep.equal([200, 'Trusted']);
-    expect(verifyProcesses()).to.deep.equal([]);
+    expect(verifyProcesses()).to.have.length(1);
   });
 
   it('says what is wrong with a damaged large file (400 or 422 from the verify process), and keeps the other limits', async () => {
@@ -129,6 +128,6 @@ describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read in
     expect(bigImage.length).to.be.greaterThan(LIMIT);
     const image = await verify(bigImage, 'noise.png');
     expect([image.status, image.body.error?.code]).to.deep.equal([413, 'payload_too_large']);
-    expect(verifyProcesses()).to.deep.equal([]);
+    expect(verifyProcesses()).to.have.length(1);
   });
 });

@@ -4,12 +4,14 @@ import path from 'node:path';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../api/app.js';
+import { startIssuanceJob } from '../../scheduler/issuance-job.js';
+import { VerifyPool, verifyPoolOptions } from '../../api/media/verify-pool.js';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
 import { BullMqSignQueue } from '../../shared/queue/bullmq-sign-queue.js';
 import { RedisJobEvents } from '../../shared/queue/job-events.js';
 import { createFileStore } from '../../shared/storage/index.js';
-import { createKeyVault } from '../../shared/vault/index.js';
+import { createKeyVault, type KeyVault } from '../../shared/vault/index.js';
 import { createRedis, pingWithin } from '../../shared/redis.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 
@@ -17,6 +19,8 @@ export interface TestApi {
   app: Express;
   config: Config;
   db: TestDatabase;
+  /** The app's verification pool (closed by close()). */
+  verifyPool: VerifyPool;
   close(): Promise<void>;
 }
 
@@ -38,23 +42,31 @@ export function testConfig(env: Record<string, string> = {}): Config {
   });
 }
 
-/** The real app on a fresh Postgres database, queueing on real Redis/BullMQ under a private prefix. */
-export async function startTestApi(env: Record<string, string> = {}): Promise<TestApi> {
+/**
+ * The real app on a fresh Postgres database, queueing on real Redis/BullMQ under a private prefix. Beside it, as in
+ * every deployment, the scheduler's certificate issuance (organisations' certificates are issued there, never by the
+ * web or worker roles); `issuer: false` leaves it out.
+ */
+export async function startTestApi(env: Record<string, string> = {}, options: { issuer?: boolean; vault?: KeyVault; issuerVault?: KeyVault } = {}): Promise<TestApi> {
   const db = await createTestDatabase();
   const config = testConfig({ DATABASE_URL: db.url, ...env });
   // The data directory testConfig made is this API's to remove; one the caller gave is the caller's.
   const ownsDataDir = env.DATA_DIR === undefined;
+  const issuerVault = options.issuerVault ?? createKeyVault(config);
+  const issuer = options.issuer === false ? undefined : startIssuanceJob({ knex: db.knex, vault: issuerVault, config }, createLogger(config.logLevel, 'issuance'));
   const signQueue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, { attempts: config.signAttempts, backoffMs: config.signBackoffMs });
   const jobEvents = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true });
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
   redis.connect().catch(() => undefined);
+  const verifyPool = new VerifyPool(verifyPoolOptions(config));
   const app = createApp({
     config,
+    verifyPool,
     knex: db.knex,
     logger: createLogger(config.logLevel, 'test'),
     pingRedis: () => pingWithin(redis),
     files: createFileStore(config),
-    vault: createKeyVault(config),
+    vault: options.vault ?? createKeyVault(config),
     signQueue,
     jobEvents,
   });
@@ -62,7 +74,10 @@ export async function startTestApi(env: Record<string, string> = {}): Promise<Te
     app,
     config,
     db,
+    verifyPool,
     async close() {
+      await issuer?.stop();
+      await verifyPool.close();
       redis.disconnect();
       await signQueue.close();
       await jobEvents.close();

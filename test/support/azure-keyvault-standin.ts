@@ -279,6 +279,8 @@ export interface RecordedRequest {
   operation: StandinOperation;
   status: number;
   authorized: boolean;
+  /** Refused for a scoped credential (403 ForbiddenByRbac). */
+  forbidden?: boolean;
 }
 
 interface KeyVersion {
@@ -314,6 +316,12 @@ class HttpError extends Error {
 }
 
 const KEY_NAME = /^[0-9A-Za-z-]{1,127}$/;
+
+/** What a scoped credential may do per key (scopedCredential). */
+export interface KeyScope {
+  maySign(keyName: string): boolean;
+  mayCreate(keyName: string): boolean;
+}
 const b64url = (b: Uint8Array): string => Buffer.from(b).toString('base64url');
 
 export class AzureKeyVaultStandin {
@@ -326,6 +334,8 @@ export class AzureKeyVaultStandin {
   readonly requests: RecordedRequest[] = [];
   /** When true the server accepts connections and requests but never answers (a blackholed vault). */
   unresponsive = false;
+  /** Tokens of scoped credentials (scopedCredential) and what each may do. */
+  private readonly scopes = new Map<string, KeyScope>();
 
   private port: number;
   private server: https.Server | undefined;
@@ -368,6 +378,17 @@ export class AzureKeyVaultStandin {
   /** A credential whose token this vault accepts. */
   credential(): StubTokenCredential {
     return new StubTokenCredential(this.acceptedToken);
+  }
+
+  /**
+   * A credential limited as Azure RBAC role assignments at key scope limit an identity: it may read every key's
+   * public part (Key Vault Reader), but sign and create only where `scope` allows (Key Vault Crypto User on those
+   * keys); anything else is Azure's 403 ForbiddenByRbac.
+   */
+  scopedCredential(scope: KeyScope): StubTokenCredential {
+    const token = `standin-scoped-${randomUUID()}`;
+    this.scopes.set(token, scope);
+    return new StubTokenCredential(token);
   }
 
   /**
@@ -489,7 +510,8 @@ export class AzureKeyVaultStandin {
     };
 
     const auth = req.headers.authorization ?? '';
-    if (auth !== `Bearer ${this.acceptedToken}`) {
+    const scope = this.scopes.get(auth.replace(/^Bearer /, ''));
+    if (auth !== `Bearer ${this.acceptedToken}` && !scope) {
       record.operation = 'challenge';
       this.counts.challenge++;
       const message = auth
@@ -516,6 +538,14 @@ export class AzureKeyVaultStandin {
       }
       record.operation = route.operation;
       this.counts[route.operation]++;
+      if (scope) {
+        const keyName = decodeURIComponent(url.pathname.split('/')[2] ?? '');
+        const allowed = route.operation === 'sign' ? scope.maySign(keyName) : route.operation === 'create' ? scope.mayCreate(keyName) : true;
+        if (!allowed) {
+          record.forbidden = true;
+          throw new HttpError(403, 'Forbidden', `Caller is not authorized to perform action on resource. Action: 'Microsoft.KeyVault/vaults/keys/${route.operation === 'sign' ? 'sign/action' : 'create/action'}' Resource: '/keys/${keyName}' (ForbiddenByRbac)`);
+        }
+      }
       if (!record.apiVersion) throw new HttpError(400, 'BadParameter', 'The api-version query parameter is missing.');
       if (this.failures.remaining > 0) {
         this.failures.remaining--;

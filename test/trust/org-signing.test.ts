@@ -13,7 +13,8 @@ import { startTsaService, type TsaService } from '../../ocsp/tsa-service.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { createLogger } from '../../shared/logger.js';
 import { initPki, revokeCertificate, type InitPkiResult } from '../../shared/pki/authority.js';
-import { loadOrgSigningIdentity } from '../../shared/pki/org-signing.js';
+import { ensureOrgCertificate } from '../../shared/pki/org-signing.js';
+import { loadOrgSigningIdentity } from '../../shared/pki/org-signing-identity.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { PostgresPkiEvents } from '../../shared/pki/pki-events.js';
 import { createKeyVault } from '../../shared/vault/index.js';
@@ -181,7 +182,8 @@ describe('trust: every organisation signs with its own certificate', function ()
       },
     };
     try {
-      await loadOrgSigningIdentity({ knex: api.db.knex, vault: failing, config: api.config }, orgId);
+      // Issuance (the scheduler's side of certificate requests) with a vault that fails mid-way.
+      await ensureOrgCertificate({ knex: api.db.knex, vault: failing, config: api.config }, orgId);
       expect.fail('expected the vault failure');
     } catch (err) {
       expect(err).to.be.instanceOf(VaultUnavailableError);
@@ -189,7 +191,8 @@ describe('trust: every organisation signs with its own certificate', function ()
     expect(await api.db.knex('certificates').where({ org_id: orgId })).to.have.length(0);
     expect(vaultKeys()).to.have.length(1);
 
-    const deps = { knex: api.db.knex, vault, config: api.config };
+    // Six first jobs at once: each asks the issuer (running beside the API, as the scheduler does) and waits.
+    const deps = { knex: api.db.knex, vault };
     const identities = await Promise.all(Array.from({ length: 6 }, () => loadOrgSigningIdentity(deps, orgId)));
     expect(new Set(identities.map((i) => i.serial)).size).to.equal(1);
     expect(identities[0]!.subject).to.equal('CN=Older Org,O=Older Org');

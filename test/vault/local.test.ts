@@ -1,15 +1,10 @@
-import { verify } from 'node:crypto';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { LocalKeyVault } from '../../shared/vault/local.js';
-import { VaultKeyNotFoundError } from '../../shared/vault/types.js';
 
-function verifiesEs384(spki: Uint8Array, data: Uint8Array, signature: Uint8Array): boolean {
-  return verify('sha384', data, { key: Buffer.from(spki), format: 'der', type: 'spki', dsaEncoding: 'ieee-p1363' }, signature);
-}
-
+/** What only the local driver does; what every driver does is in contract.test.ts. */
 describe('LocalKeyVault', () => {
   let dataDir: string;
 
@@ -19,10 +14,6 @@ describe('LocalKeyVault', () => {
 
   afterEach(() => {
     rmSync(dataDir, { recursive: true, force: true });
-  });
-
-  it('reports kind "local"', () => {
-    expect(new LocalKeyVault(dataDir).kind).to.equal('local');
   });
 
   it('stores keys as owner-only files (0600) in an owner-only directory (0700)', async () => {
@@ -41,14 +32,6 @@ describe('LocalKeyVault', () => {
     chmodSync(dir, 0o755);
     await vault.ensureKey('second');
     expect(statSync(dir).mode & 0o777).to.equal(0o700);
-  });
-
-  it('keeps keys across instances (processes)', async () => {
-    const first = await new LocalKeyVault(dataDir).ensureKey('sub-ca');
-    const again = await new LocalKeyVault(dataDir).getKey('sub-ca');
-    expect(Buffer.from(again.publicKeySpki).equals(Buffer.from(first.publicKeySpki))).to.equal(true);
-    const ensured = await new LocalKeyVault(dataDir).ensureKey('sub-ca');
-    expect(Buffer.from(ensured.publicKeySpki).equals(Buffer.from(first.publicKeySpki))).to.equal(true);
   });
 
   it('yields one key for concurrent ensureKey calls on a fresh name, in one instance and across instances', async () => {
@@ -90,30 +73,5 @@ describe('LocalKeyVault', () => {
     expect(readdirSync(dataDir)).to.deep.equal([]);
     // The longest valid name works.
     await vault.ensureKey('x'.repeat(127));
-  });
-
-  it('throws VaultKeyNotFoundError for a key that does not exist', async () => {
-    const vault = new LocalKeyVault(dataDir);
-    let caught: unknown;
-    try {
-      await vault.getKey('absent');
-    } catch (err) {
-      caught = err;
-    }
-    expect(caught).to.be.instanceOf(VaultKeyNotFoundError);
-    expect((caught as VaultKeyNotFoundError).keyName).to.equal('absent');
-  });
-
-  it('makes ES384 signatures (raw r||s) that verify against the public key', async () => {
-    const key = await new LocalKeyVault(dataDir).ensureKey('leaf');
-    const data = new TextEncoder().encode('claim bytes');
-    const signature = await key.signEs384(data);
-    expect(signature).to.be.instanceOf(Uint8Array);
-    expect(signature.length).to.equal(96);
-    expect(verifiesEs384(key.publicKeySpki, data, signature)).to.equal(true);
-    expect(verifiesEs384(key.publicKeySpki, new TextEncoder().encode('claim bytez'), signature)).to.equal(false);
-    // The key read back by another instance verifies it too.
-    const reread = await new LocalKeyVault(dataDir).getKey('leaf');
-    expect(verifiesEs384(reread.publicKeySpki, data, signature)).to.equal(true);
   });
 });

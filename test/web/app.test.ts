@@ -502,10 +502,14 @@ describe('web app in headless Chromium', function () {
   it('signs out, and back in with the keyboard alone', async () => {
     const s = await open();
     await signIn(s.page);
+    const before = await storage(s.page);
     await s.page.getByRole('button', { name: 'Sign out' }).click();
     await heading(s.page, 'Sign in').waitFor();
     await s.page.getByText('You have signed out.').waitFor();
     expect(await storage(s.page)).to.deep.equal({ access: null, refresh: null });
+    // The service ended the session too: a copy of its tokens no longer works.
+    await request(stack.api.app).get('/auth/me').set('Authorization', `Bearer ${before.access}`).expect(401);
+    await request(stack.api.app).post('/auth/refresh').send({ refresh_token: before.refresh }).expect(401);
     // A fresh load: the first Tab reaches the skip link, which moves focus to the content and stays on the page.
     await s.page.reload();
     await heading(s.page, 'Sign in').waitFor();

@@ -1,0 +1,201 @@
+/**
+ * The API's verification pool: image headers and decoding, fingerprints and c2pa-rs reads run in up to
+ * VERIFY_POOL_SIZE processes of their own (verify-process.ts), never on the API's event loop, which stays free to
+ * answer (/health among others) however heavy the files. Processes rather than worker threads: a decoder that
+ * crashes or runs out of memory takes one member down, not the API; a stuck one can be killed; and the memory a large
+ * file took (c2pa-wasm's never shrinks, libvips' heap rarely does) goes back with the process. A supervisor process
+ * (verify-supervisor.ts) starts and ends them, so the API forks once, not for every new member.
+ *
+ * Bounded: a task waits for a free member, at most VERIFY_QUEUE_LIMIT waiting; beyond that 503 verification_busy
+ * with Retry-After. A member that dies or errs mid-task is a 503 verification_failed and is replaced by the next task
+ * that needs one; one that grew past VERIFY_RECYCLE_BYTES is ended after its task; one idle for a minute is ended.
+ * Members run at a lower CPU priority than the API process.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { Logger } from 'pino';
+import { C2paError } from '../../shared/c2pa/errors.js';
+import type { Config } from '../../shared/config.js';
+import { MediaRejectedError, type MediaRejection } from '../../shared/media/errors.js';
+import { reportVerifyPool, verifyPoolRejections, verifyPoolSeconds, verifyPoolWaitSeconds } from '../../shared/metrics/metrics.js';
+import { ApiError } from '../errors.js';
+import type { TaskError } from './verify-process.js';
+import type { SupervisorAnswer, SupervisorLog, SupervisorMembers, SupervisorOptions, SupervisorTask } from './verify-supervisor.js';
+import type { TaskInput, TaskKind, TaskResult } from './verify-tasks.js';
+
+const SUPERVISOR = fileURLToPath(new URL('./verify-supervisor.ts', import.meta.url));
+
+/** A 256 MiB MP4 reads in about 2 s, a 200 MP image decodes in a few: a task this long is stuck. */
+export const VERIFY_TASK_TIMEOUT_MS = 180_000;
+/** An idle member is ended after this long; the next task starts one (tsx, sharp, the 9 MB WASM: about a second of CPU). */
+const IDLE_MS = 60_000;
+/** Members yield the CPU to the API process (and its /health) when both want it. */
+const MEMBER_NICENESS = 10;
+const RETRY_AFTER_SECONDS = '5';
+
+export interface VerifyPoolOptions {
+  size: number;
+  queueLimit: number;
+  recycleBytes: number;
+  timeoutMs?: number;
+  logger?: Logger;
+}
+
+/** The pool's settings from the configuration. */
+export function verifyPoolOptions(config: Pick<Config, 'verifyPoolSize' | 'verifyQueueLimit' | 'verifyRecycleBytes'>, logger?: Logger): VerifyPoolOptions {
+  return { size: config.verifyPoolSize, queueLimit: config.verifyQueueLimit, recycleBytes: config.verifyRecycleBytes, logger };
+}
+
+function busy(): ApiError {
+  verifyPoolRejections.inc({ reason: 'busy' });
+  return new ApiError(503, 'verification_busy', 'the service is busy verifying other files; try again shortly', { 'Retry-After': RETRY_AFTER_SECONDS });
+}
+
+function unavailable(code: 'verification_failed' | 'verification_timeout', detail: string): ApiError {
+  return new ApiError(503, code, `the file could not be verified: ${detail}; try again shortly`, { 'Retry-After': RETRY_AFTER_SECONDS });
+}
+
+/** The file's own faults come back as the errors an in-process read throws. */
+function fileError(error: TaskError): Error {
+  if (error.name === 'C2paError') return new C2paError(error.message);
+  return new MediaRejectedError(error.reason as MediaRejection, error.message, error.mimeType);
+}
+
+interface Supervisor {
+  child: ChildProcess;
+  ready: Promise<boolean>;
+  exited: Promise<void>;
+}
+
+export class VerifyPool {
+  readonly #options: VerifyPoolOptions & { timeoutMs: number };
+  readonly #waiting: (() => void)[] = [];
+  readonly #pending = new Map<number, { resolve(result: unknown): void; reject(err: unknown): void }>();
+  #supervisor: Supervisor | undefined;
+  #members: number[] = [];
+  #running = 0;
+  #nextId = 0;
+  #closed = false;
+  readonly #unreport: () => void;
+
+  constructor(options: VerifyPoolOptions) {
+    this.#options = { timeoutMs: VERIFY_TASK_TIMEOUT_MS, ...options };
+    this.#unreport = reportVerifyPool(() => this.state());
+  }
+
+  /** Tasks running, tasks waiting, member processes alive. */
+  state(): { busy: number; queued: number; processes: number } {
+    return { busy: this.#running, queued: this.#waiting.length, processes: this.#members.length };
+  }
+
+  /** Process ids of the members alive, as the supervisor last reported them. */
+  pids(): number[] {
+    return [...this.#members];
+  }
+
+  /** Starts the supervisor now rather than with the first task (startApi: before traffic, not in its middle). */
+  async start(): Promise<void> {
+    await this.#ensureSupervisor().ready;
+  }
+
+  /**
+   * Runs a task in a member once one is free. Rejects with the file's own errors (C2paError, MediaRejectedError) as an
+   * in-process call would, and with ApiError 503 verification_busy / verification_failed / verification_timeout.
+   */
+  async run<K extends TaskKind>(kind: K, input: TaskInput<K>): Promise<TaskResult<K>> {
+    const queued = performance.now();
+    const release = await this.#turn();
+    const started = performance.now();
+    verifyPoolWaitSeconds.observe({ task: kind }, (started - queued) / 1000);
+    let outcome = 'failed';
+    try {
+      const result = (await this.#perform(kind, input)) as TaskResult<K>;
+      outcome = 'ok';
+      return result;
+    } catch (err) {
+      if (err instanceof C2paError || err instanceof MediaRejectedError) outcome = 'refused';
+      else if (err instanceof ApiError && err.code === 'verification_timeout') outcome = 'timeout';
+      if (outcome !== 'refused') verifyPoolRejections.inc({ reason: outcome });
+      throw err;
+    } finally {
+      verifyPoolSeconds.observe({ task: kind, outcome }, (performance.now() - started) / 1000);
+      release();
+    }
+  }
+
+  /** Ends the supervisor and every member (tasks still running fail with 503) and refuses new tasks. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#unreport();
+    const supervisor = this.#supervisor;
+    if (!supervisor) return;
+    supervisor.child.kill('SIGTERM');
+    await supervisor.exited;
+  }
+
+  /** Waits for a slot; the function it returns gives the slot up (to the first waiter, who then holds it). */
+  async #turn(): Promise<() => void> {
+    if (this.#closed) throw busy();
+    if (this.#running < this.#options.size) this.#running += 1;
+    else if (this.#waiting.length >= this.#options.queueLimit) throw busy();
+    // Handed over as it is freed, never re-counted: a task arriving meanwhile cannot slip in ahead.
+    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    return () => {
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#running -= 1;
+    };
+  }
+
+  async #perform(kind: TaskKind, input: TaskInput<TaskKind>): Promise<unknown> {
+    const supervisor = this.#ensureSupervisor();
+    if (!(await supervisor.ready)) throw unavailable('verification_failed', 'the verification processes could not start');
+    const id = (this.#nextId += 1);
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      supervisor.child.send({ id, kind, input } satisfies SupervisorTask, (err) => {
+        if (err) this.#settle(id, (p) => p.reject(unavailable('verification_failed', 'the verification processes could not be reached')));
+      });
+    });
+  }
+
+  #settle(id: number, how: (pending: { resolve(result: unknown): void; reject(err: unknown): void }) => void): void {
+    const pending = this.#pending.get(id);
+    this.#pending.delete(id);
+    if (pending) how(pending);
+  }
+
+  #ensureSupervisor(): Supervisor {
+    if (this.#supervisor) return this.#supervisor;
+    const options: SupervisorOptions = { recycleBytes: this.#options.recycleBytes, timeoutMs: this.#options.timeoutMs, idleMs: IDLE_MS, niceness: MEMBER_NICENESS };
+    // The API's own loader flags (tsx), so the supervisor and its members run the same TypeScript.
+    const child = fork(SUPERVISOR, [JSON.stringify(options)], { execArgv: process.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    // An idle pool never keeps the API process alive; the supervisor and its members leave when the API does.
+    child.unref();
+    child.channel?.unref();
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    const ready = new Promise<boolean>((resolve) => {
+      child.once('message', (msg: { ready?: unknown }) => resolve(msg?.ready === true));
+      void exited.then(() => resolve(false));
+    });
+    const supervisor: Supervisor = { child, ready, exited };
+    this.#supervisor = supervisor;
+    child.on('message', (msg: SupervisorAnswer | SupervisorMembers | SupervisorLog) => this.#received(msg));
+    child.once('exit', (code, signal) => {
+      if (this.#supervisor === supervisor) this.#supervisor = undefined;
+      this.#members = [];
+      for (const id of [...this.#pending.keys()]) this.#settle(id, (p) => p.reject(unavailable('verification_failed', 'the verification processes ended')));
+      if (!this.#closed) this.#options.logger?.warn({ code, signal }, 'the verification pool supervisor ended; the next task starts another');
+    });
+    child.once('error', (err) => this.#options.logger?.warn({ err }, 'verification pool supervisor error'));
+    return supervisor;
+  }
+
+  #received(msg: SupervisorAnswer | SupervisorMembers | SupervisorLog): void {
+    if ('members' in msg) this.#members = msg.members;
+    else if ('log' in msg) this.#options.logger?.[msg.log.level](msg.log.fields, msg.log.message);
+    else if ('result' in msg) this.#settle(msg.id, (p) => p.resolve(msg.result));
+    else if ('error' in msg) this.#settle(msg.id, (p) => p.reject(fileError(msg.error)));
+    else if ('failure' in msg) this.#settle(msg.id, (p) => p.reject(unavailable(msg.failure.code, msg.failure.message)));
+  }
+}

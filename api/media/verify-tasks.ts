@@ -1,0 +1,72 @@
+/**
+ * The work the API hands to its verification pool (verify-pool.ts), done in the pool's processes (verify-process.ts):
+ * image headers and decoding, the fingerprint, and c2pa-rs reads. Each task names its input and its result; all
+ * travel over IPC (structured clone), so results are plain data.
+ */
+import { readFile } from 'node:fs/promises';
+import { readAsset, readAssetFile, readManifestStore, type VerificationReport } from '../../shared/c2pa/read-asset.js';
+import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
+import { MediaRejectedError } from '../../shared/media/errors.js';
+import { assertImageDecodes, assertImagePixelsWithin } from '../../shared/media/image-pixels.js';
+import { imageCodeFromFile, type ImageCode } from '../../shared/softbinding/iscc-image.js';
+
+export interface VerifyTasks {
+  /**
+   * c2pa-rs's verdict on a staged file (an image over maxPixels is refused first) and, for an image without a
+   * manifest, its fingerprint (null when it has a manifest, is no image, or cannot be decoded). `readWhole`: read into
+   * memory (files within MAX_UPLOAD_BYTES); otherwise c2pa-rs reads the ranges it needs from disk.
+   */
+  verify: {
+    input: { filePath: string; mimeType: SignableMimeType; image: boolean; readWhole: boolean; trustAnchorsPem: string[]; maxPixels: number };
+    result: { report: VerificationReport; fingerprint: string | null };
+  };
+  /** The ISCC Image-Code of an image (refused when over maxPixels, corrupt when it cannot be decoded). */
+  fingerprint: { input: { filePath: string; mimeType: string; maxPixels: number }; result: { iscc: string } };
+  /** An upload's pixel checks: within maxPixels, and its pixel data all there. */
+  check_image: { input: { filePath: string; mimeType: string; maxPixels: number }; result: null };
+  /** Detached manifest stores (the repository's), each read and judged against the anchors, in order. */
+  read_stores: { input: { stores: Uint8Array[]; trustAnchorsPem: string[] }; result: VerificationReport[] };
+}
+
+export type TaskKind = keyof VerifyTasks;
+export type TaskInput<K extends TaskKind> = VerifyTasks[K]['input'];
+export type TaskResult<K extends TaskKind> = VerifyTasks[K]['result'];
+
+/** The one place the API computes a fingerprint (the sign worker has its own, shared/softbinding/repository.ts). */
+function fingerprintOf(filePath: string): Promise<ImageCode> {
+  return imageCodeFromFile(filePath);
+}
+
+const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> } = {
+  async verify({ filePath, mimeType, image, readWhole, trustAnchorsPem, maxPixels }) {
+    if (image) await assertImagePixelsWithin(filePath, maxPixels);
+    const report = readWhole
+      ? await readAsset(new Uint8Array(await readFile(filePath)), mimeType, { trustAnchorsPem })
+      : await readAssetFile(filePath, mimeType, { trustAnchorsPem });
+    // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
+    const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath).catch(() => undefined))?.iscc ?? null) : null;
+    return { report, fingerprint };
+  },
+  async fingerprint({ filePath, mimeType, maxPixels }) {
+    await assertImagePixelsWithin(filePath, maxPixels);
+    try {
+      return { iscc: (await fingerprintOf(filePath)).iscc };
+    } catch (err) {
+      throw new MediaRejectedError('corrupt', `the image could not be decoded: ${(err as Error).message.split('\n')[0]}`, mimeType);
+    }
+  },
+  async check_image({ filePath, mimeType, maxPixels }) {
+    await assertImagePixelsWithin(filePath, maxPixels);
+    await assertImageDecodes(filePath, mimeType, maxPixels);
+    return null;
+  },
+  async read_stores({ stores, trustAnchorsPem }) {
+    const reports: VerificationReport[] = [];
+    for (const store of stores) reports.push(await readManifestStore(store, { trustAnchorsPem }));
+    return reports;
+  },
+};
+
+export function performTask<K extends TaskKind>(kind: K, input: TaskInput<K>): Promise<TaskResult<K>> {
+  return (tasks[kind] as (input: TaskInput<K>) => Promise<TaskResult<K>>)(input);
+}
