@@ -40,6 +40,8 @@ export interface Operation {
   /** The schema of the JSON body, when the operation takes one. */
   jsonSchema?: Schema;
   secured: boolean;
+  /** The response statuses the operation documents, e.g. `['200', '400', '503']`. */
+  statuses: string[];
 }
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch']);
@@ -50,7 +52,7 @@ export function operationsOf(doc: OpenApiDoc): Operation[] {
   for (const [p, item] of Object.entries(doc.paths)) {
     for (const [method, raw] of Object.entries(item)) {
       if (!METHODS.has(method)) continue;
-      const op = raw as { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: Schema }> }; security?: unknown[] };
+      const op = raw as { parameters?: Parameter[]; requestBody?: { content?: Record<string, { schema?: Schema }> }; security?: unknown[]; responses?: Record<string, unknown> };
       const content = op.requestBody?.content ?? {};
       out.push({
         method: method.toUpperCase(),
@@ -59,6 +61,7 @@ export function operationsOf(doc: OpenApiDoc): Operation[] {
         bodyTypes: Object.keys(content),
         ...(content['application/json']?.schema ? { jsonSchema: resolve(doc, content['application/json'].schema) } : {}),
         secured: Array.isArray(op.security) && op.security.length > 0,
+        statuses: Object.keys(op.responses ?? {}),
       });
     }
   }
