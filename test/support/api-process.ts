@@ -63,3 +63,38 @@ export function openDescriptors(pid: number): Descriptor[] {
   }
   return out;
 }
+
+/** The processes below `pid` (children, their children...), from /proc. */
+export function descendantsOf(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(name)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const walk = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
+/** Descriptors that processes below `pid` (a verification pool, say) hold on files under `dir`. */
+export function descendantFilesUnder(pid: number, dir: string): Descriptor[] {
+  return descendantsOf(pid).flatMap((child) => {
+    try {
+      return openDescriptors(child).filter((d) => d.target.startsWith(dir)).map((d) => ({ ...d, fd: `${child}/${d.fd}` }));
+    } catch {
+      return [];
+    }
+  });
+}
