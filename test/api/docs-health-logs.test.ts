@@ -1,5 +1,6 @@
-import { expect } from 'chai';
+import { rmSync } from 'node:fs';
 import { Writable } from 'node:stream';
+import { expect } from 'chai';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createApp } from '../../api/app.js';
@@ -70,6 +71,7 @@ describe('health with the database down', () => {
     const res = await request(app).get('/health').expect(503);
     expect(res.body.database).to.equal('unreachable');
     await knex.destroy();
+    rmSync(config.dataDir, { recursive: true, force: true });
   });
 });
 
@@ -99,6 +101,7 @@ describe('logs never contain credentials', () => {
     await request(app).post('/auth/login').send({ email: 'log@example.com', password: 'wrong wrong wrong' }).expect(401);
     const all = lines.join('');
     expect(lines.length).to.be.greaterThan(3);
+    rmSync(config.dataDir, { recursive: true, force: true });
     for (const secret of [password, reg.body.access_token, reg.body.refresh_token, key, config.jwtSecret]) {
       expect(all).to.not.contain(secret);
     }

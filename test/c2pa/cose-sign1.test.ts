@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { randomBytes, verify, X509Certificate } from 'node:crypto';
 import { expect } from 'chai';
 import { Decoder, Tag } from 'cbor-x';
@@ -19,6 +20,9 @@ const decoder = new Decoder({ mapsAsObjects: false, useRecords: false });
 
 describe('c2pa: COSE_Sign1 for the WASM signer', function () {
   let chain: OpensslChain;
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+  });
   before(async function () {
     chain = await makeOpensslChain();
   });

@@ -79,7 +79,10 @@ describe('c2pa: signFile (a file on disk, read through a FileBlob)', function ()
       })(),
     ]);
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+  });
 
   for (const [name, mimeType, payloadOf, hashCode] of [
     ['mp4', 'video/mp4', (f: Buffer) => bmffBoxPayload(f, 'mdat'), 'assertion.bmffHash'],

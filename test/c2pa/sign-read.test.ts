@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import { buildManifestDefinition, SERVICE_NAME, SERVICE_VERSION } from '../../shared/c2pa/manifest-definition.js';
 import { MediaTypeMismatchError, UnsupportedMediaTypeError, type SignableMimeType } from '../../shared/c2pa/media-type.js';
@@ -27,6 +28,11 @@ describe('c2pa: signAsset and readAsset', function () {
     });
   const read = (bytes: Uint8Array, mimeType: SignableMimeType, anchors = chain.pem.root) =>
     readAsset(bytes, mimeType, { trustAnchorsPem: anchors });
+
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+    if (otherChain) rmSync(otherChain.dir, { recursive: true, force: true });
+  });
 
   before(async function () {
     [chain, otherChain, photo, graphic] = await Promise.all([

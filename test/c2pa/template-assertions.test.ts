@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { expect } from 'chai';
 import jpeg from 'jpeg-js';
@@ -41,6 +42,10 @@ describe('c2pa: manifests from templates', function () {
   const sign = (bytes: Uint8Array, mimeType: SignableMimeType, definition: ManifestDefinition, onThumbnailError?: (err: unknown) => void) =>
     signAsset({ bytes, mimeType, manifest: definition, key: chain.keys.leaf, chainDer: [chain.der.leaf, chain.der.subCa], onThumbnailError });
   const read = (bytes: Uint8Array, mimeType: SignableMimeType) => readAsset(bytes, mimeType, { trustAnchorsPem: chain.pem.root });
+
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+  });
 
   before(async function () {
     chain = await makeOpensslChain();

@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import { Decoder, Tag } from 'cbor-x';
@@ -17,6 +18,10 @@ describe('c2pa: sigTst2 timestamps', function () {
   let chain: OpensslChain;
   let timestamper: Timestamper;
   let photo: Uint8Array;
+
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+  });
 
   before(async function () {
     chain = await makeOpensslChain();

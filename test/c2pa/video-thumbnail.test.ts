@@ -52,7 +52,10 @@ describe('c2pa: claim thumbnails of video (a frame taken by ffmpeg)', function (
       .png()
       .toFile(redBlue);
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+  });
 
   const sign = async (source: string, mimeType: SignableMimeType, opts: { ffmpegPath?: string; thumbnail?: boolean } = {}) => {
     const errors: unknown[] = [];

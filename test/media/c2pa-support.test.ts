@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { coseSigner } from '../../shared/c2pa/cose-sign1.js';
@@ -34,6 +34,11 @@ describe('media: every registry format signs and reads back Trusted with c2pa-rs
       chainDer: [chain.der.leaf, chain.der.subCa],
       trustAnchorsPem: chain.pem.root,
     });
+
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
 
   before(async function () {
     [chain, { samples, dir }] = await Promise.all([makeOpensslChain(), makeSamples()]);

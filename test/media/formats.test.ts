@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { open, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +93,9 @@ describe('media: formats recognised by content, structure walks', function () {
 
   before(async function () {
     ({ samples, dir } = await makeSamples());
+  });
+  after(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   describe('the registry', function () {
@@ -312,7 +315,11 @@ describe('media: formats recognised by content, structure walks', function () {
       await initPki({ knex: api.db.knex, vault: createKeyVault(api.config), config: api.config });
       account = await registerAccount(api.app, 'Formats');
     });
-    after(async () => api.close());
+    const chainDirs: string[] = [];
+    after(async () => {
+      await api.close();
+      for (const d of chainDirs) rmSync(d, { recursive: true, force: true });
+    });
 
     it('accepts every format by content and stores it under its extension', async function () {
       for (const f of MEDIA_FORMATS) {
@@ -348,6 +355,7 @@ describe('media: formats recognised by content, structure walks', function () {
 
     it('verify (signed in and public) reads every format: unsigned is none, signed has its manifest', async function () {
       const chain = await makeOpensslChain();
+      chainDirs.push(chain.dir);
       for (const f of MEDIA_FORMATS) {
         const unsigned = await request(api.app).post('/v1/verify').attach('file', samples[f.mimeType], 'file.bin');
         expect(unsigned.status, `${f.label}: ${JSON.stringify(unsigned.body)}`).to.equal(200);

@@ -1,4 +1,5 @@
 /** The HTTP front: routes, headers, limits, timeouts, and clients that misbehave. */
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import net from 'node:net';
 import { certIdFor, encodeOcspGetPath, encodeOcspRequest } from '../../shared/pki/ocsp-request.js';
@@ -47,6 +48,10 @@ describe('OCSP responder over HTTP', function () {
   let running: RunningResponder;
   let good: Uint8Array;
   let withNonce: Uint8Array;
+
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+  });
 
   before(async function () {
     chain = await makeOpensslChain();

@@ -2,6 +2,7 @@
  * The responder against OpenSSL's own OCSP client (`openssl ocsp`), with an openssl-made root -> sub-CA ->
  * leaf chain and a status table the test controls.
  */
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -16,6 +17,11 @@ describe('OCSP responder with the openssl ocsp client', function () {
   let issuers: { subCa: TestIssuer; root: TestIssuer };
   let running: RunningResponder;
   let leafSerial: string;
+
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+    if (other) rmSync(other.dir, { recursive: true, force: true });
+  });
 
   before(async function () {
     [chain, other] = await Promise.all([makeOpensslChain(), makeOpensslChain({ cn: 'Other' })]);

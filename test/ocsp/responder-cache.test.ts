@@ -1,4 +1,5 @@
 /** The responder's bounded in-memory cache (maxCachedResponses): which response is dropped when it is full. */
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import { certIdFor, encodeOcspRequest } from '../../shared/pki/ocsp-request.js';
 import { OcspResponder } from '../../ocsp/responder.js';
@@ -7,6 +8,10 @@ import { StatusTable, countingKey, issuersOf, type TestIssuer } from './support.
 
 describe('OCSP responder cache bound', function () {
   let chain: OpensslChain;
+
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+  });
 
   before(async function () {
     chain = await makeOpensslChain();

@@ -1,4 +1,5 @@
 /** The responder core without HTTP: issuer matching, cache, refresh, invalidation, nonce policy, failures. */
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import { TAG, encodeTlv } from '../../shared/pki/der.js';
 import { certIdFor, encodeOcspRequest, issuerHashes, type OcspHashAlgorithm } from '../../shared/pki/ocsp-request.js';
@@ -19,6 +20,11 @@ describe('OCSP responder core', function () {
   let chain: OpensslChain;
   let other: OpensslChain;
   let leaf: string;
+
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+    if (other) rmSync(other.dir, { recursive: true, force: true });
+  });
 
   before(async function () {
     [chain, other] = await Promise.all([makeOpensslChain(), makeOpensslChain({ cn: 'Other' })]);

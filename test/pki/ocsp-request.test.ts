@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { OCSPRequest } from '@peculiar/asn1-ocsp';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { expect } from 'chai';
@@ -25,6 +26,10 @@ describe('OCSP request decoding', function () {
   /** DER requests made by `openssl ocsp -reqout`. */
   const made: Record<string, Uint8Array> = {};
   const text: Record<string, string> = {};
+
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+  });
 
   before(async function () {
     chain = await makeOpensslChain();

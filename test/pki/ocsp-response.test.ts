@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { OCSPResponse, OCSPResponseStatus } from '@peculiar/asn1-ocsp';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { Certificate } from '@peculiar/asn1-x509';
@@ -21,6 +22,10 @@ const hex = (b: Uint8Array | ArrayBuffer) => Buffer.from(b instanceof Uint8Array
 
 describe('OCSP response building', function () {
   let chain: OpensslChain;
+
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
+  });
 
   before(async function () {
     chain = await makeOpensslChain();

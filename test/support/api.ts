@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Express } from 'express';
@@ -50,6 +50,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
 export async function startTestApi(env: Record<string, string> = {}, options: { issuer?: boolean; vault?: KeyVault; issuerVault?: KeyVault } = {}): Promise<TestApi> {
   const db = await createTestDatabase();
   const config = testConfig({ DATABASE_URL: db.url, ...env });
+  // The data directory testConfig made is this API's to remove; one the caller gave is the caller's.
+  const ownsDataDir = env.DATA_DIR === undefined;
   const issuerVault = options.issuerVault ?? createKeyVault(config);
   const issuer = options.issuer === false ? undefined : startIssuanceJob({ knex: db.knex, vault: issuerVault, config }, createLogger(config.logLevel, 'issuance'));
   const signQueue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, { attempts: config.signAttempts, backoffMs: config.signBackoffMs });
@@ -80,6 +82,7 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
       await signQueue.close();
       await jobEvents.close();
       await db.drop();
+      if (ownsDataDir) rmSync(config.dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestApi } from './api.js';
+import { RUN_MARK } from './run-mark.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -18,7 +19,8 @@ export interface RoleProcess {
 export async function startRole(script: string, env: Record<string, string>, readyLine: RegExp, timeoutMs = 30_000): Promise<RoleProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    // The run's mark (test/support/leak-check.ts) goes to the child and to whatever it starts, so that none outlives the run unseen.
+    env: { PATH: process.env.PATH ?? '', [RUN_MARK]: process.env[RUN_MARK] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

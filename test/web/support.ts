@@ -10,13 +10,11 @@ import { initPki } from '../../shared/pki/authority.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { startTestApi, type TestApi } from '../support/api.js';
+import { CHROMIUM_PATH } from '../support/browser-path.js';
 import { startTestWorker, type RoleProcess } from '../support/processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ARTIFACTS = path.join(ROOT, 'test-artifacts', 'web');
-
-/** Debian's chromium (npx playwright install cannot download browsers here; .ci/run installs the package). */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const CHROMIUM_ARGS = [
   '--headless',

@@ -240,8 +240,12 @@ describe('worker: sandboxes that signed a large file are replaced', function () 
     await initPki({ knex: api.db.knex, vault: createKeyVault(api.config), config: api.config });
     acc = await registerAccount(api.app, 'Newsroom');
   });
-  after(async () => {
+  // Each test's worker ends with it: a worker left running would outlive the run (its sandboxes with it).
+  afterEach(async () => {
     await worker?.stop();
+    worker = undefined;
+  });
+  after(async () => {
     await api?.close();
     rmSync(dir, { recursive: true, force: true });
   });
