@@ -41,6 +41,26 @@ export interface SignJobDeps {
   ffmpegPath?: string;
 }
 
+/** Wall and CPU milliseconds of each stage of a job, each stage ending where `lap` is called. */
+function stageClock() {
+  const ms: Record<string, number> = {};
+  const cpuMs: Record<string, number> = {};
+  let wallAt = performance.now();
+  let cpuAt = process.cpuUsage();
+  return {
+    ms,
+    cpuMs,
+    lap(stage: string): void {
+      const cpu = process.cpuUsage(cpuAt);
+      const now = performance.now();
+      ms[stage] = Math.round(now - wallAt);
+      cpuMs[stage] = Math.round((cpu.user + cpu.system) / 1000);
+      wallAt = now;
+      cpuAt = process.cpuUsage();
+    },
+  };
+}
+
 /** Prefix of a job's own directory in the temp directory (see sweepSignTempDirs). */
 const JOB_DIR_PREFIX = 'sign-';
 
@@ -72,7 +92,7 @@ async function setStatus(deps: SignJobDeps, jobId: string, patch: Partial<Pick<S
  * keeps exactly one signed file per job.
  */
 export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: SignAttempt): Promise<void> {
-  const started = performance.now();
+  const clock = stageClock();
   // Claim the job in one statement. A job that is already signed or failed is left alone: the signed file
   // and the `signed` status are written in one transaction, so a re-delivered job never signs twice.
   const [job] = (await SignJob.query(deps.knex)
@@ -98,12 +118,13 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     // The fingerprint goes into the manifest (c2pa.soft-binding) and the index, so a stripped copy can be found
     // again. ISCC image codes are of images (bounded by MAX_UPLOAD_BYTES, so read whole); video and audio get none.
     const kind = formatFor(upload.mime_type)?.kind ?? 'image';
-    const fingerprint = kind === 'image' ? await fingerprintImage(sourcePath) : undefined;
-    if (kind === 'image' && !fingerprint) log.warn('no ISCC fingerprint could be computed; signing without a soft binding');
     const discoverable = await effectiveDiscoverable(deps.knex, job.org_id, job.discoverable);
     const seconds = kind === 'image' ? undefined : await mediaDurationSeconds(sourcePath, upload.mime_type);
     const medium = { kind, duration: seconds === undefined ? undefined : isoDuration(seconds) };
-    const prepared = performance.now();
+    clock.lap('prepare');
+    const fingerprint = kind === 'image' ? await fingerprintImage(sourcePath) : undefined;
+    if (kind === 'image' && !fingerprint) log.warn('no ISCC fingerprint could be computed; signing without a soft binding');
+    clock.lap('fingerprint');
     const signed = await signFile({
       sourcePath,
       outputPath: signedPath,
@@ -121,8 +142,8 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
       onThumbnailError: (err) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),
     });
     const { manifestStore, sha256 } = signed;
+    clock.lap('sign');
 
-    const signedAt = performance.now();
     const ext = extensionFor(upload.mime_type);
     // A fresh name per attempt: a concurrent duplicate run can never overwrite the file a row points to.
     const storageKey = `signed/${job.org_id}/${jobId}-${randomBytes(4).toString('hex')}.${ext}`;
@@ -161,19 +182,18 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
       throw err;
     });
     if (!kept) await deps.files.remove(storageKey);
-    // Where the time went (claim + read + identity, c2pa signing incl. timestamp, storing), for operators.
-    const ms = (a: number, b: number) => Math.round(b - a);
-    const stored = performance.now();
+    clock.lap('store');
     if (!kept) {
       // Another run of this job recorded its file first (a job re-delivered while the first run was still going).
       log.warn({ serial: identity.serial }, 'signed by a duplicate run of the job; this copy was discarded');
       return;
     }
-    log.info({ serial: identity.serial, bytes: signed.size, ms: { prepare: ms(started, prepared), sign: ms(prepared, signedAt), store: ms(signedAt, stored) } }, 'signed');
+    // Where the time went, for operators: prepare (claim, read, identity, settings), fingerprint, sign (c2pa-rs,
+    // vault, TSA), store (the signed file and its rows). CPU is the process's, so a job's own where one process runs
+    // one job at a time (the sandboxed worker).
+    log.info({ serial: identity.serial, bytes: signed.size, ms: clock.ms, cpu: clock.cpuMs }, 'signed');
     signJobs.inc({ outcome: 'signed', error_code: '' });
-    signStageSeconds.observe({ stage: 'prepare' }, (prepared - started) / 1000);
-    signStageSeconds.observe({ stage: 'sign' }, (signedAt - prepared) / 1000);
-    signStageSeconds.observe({ stage: 'store' }, (stored - signedAt) / 1000);
+    for (const [stage, ms] of Object.entries(clock.ms)) signStageSeconds.observe({ stage }, ms / 1000);
   } catch (err) {
     log.warn({ err }, attempt.final ? 'sign job failed for good' : 'sign attempt failed; will retry');
     signJobs.inc({ outcome: attempt.final ? 'failed' : 'retried', error_code: errorColumns(err).error_code });
