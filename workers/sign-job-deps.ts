@@ -31,6 +31,7 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     // memory-backed /tmp, and beside DATA_DIR/files so a local store hands the upload over as a hard link.
     tempDir: signTempDir(config),
     ffmpegPath: config.ffmpegPath,
+    fingerprintMode: config.fingerprintMode,
   };
 }
 

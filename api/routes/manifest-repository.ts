@@ -158,7 +158,8 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
     try {
       const format = await identifyMedia(staged.tempPath, { checkStructure: false });
       if (format.kind !== 'image') throw new MediaRejectedError('unsupported', `fingerprint queries take images; this is ${format.label}`);
-      const code = await imageCodeFromFile(staged.tempPath).catch((err: unknown) => {
+      // The mode signing fingerprints with (FINGERPRINT_MODE): a query code is compared with those.
+      const code = await imageCodeFromFile(staged.tempPath, { mode: ctx.config.fingerprintMode }).catch((err: unknown) => {
         throw badRequest(`the image could not be decoded: ${(err as Error).message.split('\n')[0]}`, 'corrupt_image');
       });
       res.json(matchesOf(await lookup(code, limit)));

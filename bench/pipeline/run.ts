@@ -21,7 +21,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import knexFactory from 'knex';
-import { buildManifestDefinition, BytesBlob, c2paWasm, coseSigner, signAssetWithManifest } from '../../shared/c2pa/index.js';
+import { buildManifestDefinition, BytesBlob, c2paWasm, coseSigner } from '../../shared/c2pa/index.js';
+import { signBytes } from '../../shared/c2pa/sign-asset.js';
 import { softBindingAssertion } from '../../shared/softbinding/binding-value.js';
 import { fingerprintImage } from '../../shared/softbinding/repository.js';
 import { loadConfig } from '../../shared/config.js';
@@ -116,11 +117,12 @@ process.once('exit', () => trust.child.kill('SIGKILL')); // never left behind, e
 // --- the limit: a plain in-process loop, measured before and after the pipeline (the machine is shared) ---
 const identity = await loadSigningIdentity({ knex, vault });
 const timestamper = httpTimestamper({ url: env.TSA_URL });
-// The same work per file as a worker: the ISCC fingerprint (soft binding), then signing with the manifest store kept.
+// The same work per file as a worker: the ISCC fingerprint (soft binding, unless BENCH_SOFT_BINDING=off), then
+// signing in memory with the manifest store kept, as the worker signs an image.
 const signOnce = async (f: (typeof files)[number], stamped: boolean) => {
-  const fingerprint = await fingerprintImage(f.bytes);
-  const definition = buildManifestDefinition({ title: 'Bench', creator: 'Bench' }, { sourceHasManifest: false, contentAssertions: fingerprint ? [softBindingAssertion(fingerprint.iscc)] : [] });
-  return signAssetWithManifest({ bytes: f.bytes, mimeType: f.mime, manifest: definition, key: identity.key, chainDer: identity.chainDer, timestamper: stamped ? timestamper : undefined });
+  const fingerprint = SOFT_BINDING === 'off' ? undefined : await fingerprintImage(f.bytes, config.fingerprintMode);
+  const manifest = (sourceHasManifest: boolean) => buildManifestDefinition({ title: 'Bench', creator: 'Bench' }, { sourceHasManifest, contentAssertions: fingerprint ? [softBindingAssertion(fingerprint.iscc)] : [] });
+  return signBytes({ bytes: f.bytes, mimeType: f.mime, manifest, key: identity.key, chainDer: identity.chainDer, timestamper: stamped ? timestamper : undefined, verifyAfterSign: false });
 };
 for (let i = 0; i < WARM_UP_PER_PROCESS; i += 1) await signOnce(files[i % files.length]!, i % 2 === 0); // warm-up
 // The floor: c2pa-rs signing the same files with the same signer and TSA, and nothing else.
