@@ -458,11 +458,12 @@ export const REDUCED_DECODE_MIN_EDGE = 512;
  * such step.
  */
 export function reducedJpegSize(width: number, height: number): { width: number; height: number; factor: number } | undefined {
-  const longEdge = Math.max(width, height);
   for (const factor of [8, 4, 2]) {
     const w = Math.floor(width / (factor + 1));
     const h = Math.floor(height / (factor + 1));
-    if (Math.max(w, h) >= REDUCED_DECODE_MIN_EDGE && Math.min(w, h) >= 32 && longEdge / Math.max(w, h) >= factor + 1) return { width: w, height: h, factor };
+    // At least 32 pixels on the short side: the output's own size, and floor() then moves the reduction by at most
+    // 1/32, so sharp picks this factor and not the next.
+    if (Math.max(w, h) >= REDUCED_DECODE_MIN_EDGE && Math.min(w, h) >= 32) return { width: w, height: h, factor };
   }
   return undefined;
 }
