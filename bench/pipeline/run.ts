@@ -17,9 +17,10 @@
  * Redis, this client) and how busy the machine was.
  * Needs Postgres (BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres) and Redis (REDIS_URL).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 import { buildManifestDefinition, BytesBlob, c2paWasm, coseSigner } from '../../shared/c2pa/index.js';
 import { signBytes } from '../../shared/c2pa/sign-asset.js';
@@ -57,14 +58,38 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-/** Which part of the service a process is, for the CPU breakdown (undefined: not counted). */
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Worker processes of this run: their sandboxes are counted, other runs' on the same machine are not. */
+const ourWorkerPids = new Set<number>();
+
+/** CPU ticks of the whole machine since boot: busy (all but idle and iowait) and total, from /proc/stat. */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - fields[3]! - (fields[4] ?? 0), total };
+}
+
+function parentPid(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Which part of this run a process is, for the CPU breakdown (undefined: not counted). Other work on the machine
+ * (another checkout's API, workers, sandboxes, tests) is left out: this checkout's scripts only, sandboxes whose
+ * parent is one of this run's workers, and the Postgres backends of this run's database. Redis is shared.
+ */
 function roleOf(cmdline: string, pid: number): string | undefined {
   if (pid === process.pid) return 'bench client';
-  if (cmdline.includes('api/main.ts')) return 'api';
-  if (cmdline.includes('workers/main.ts')) return 'worker';
-  if (cmdline.includes('bullmq') && cmdline.includes('main.js')) return 'sandbox';
-  if (cmdline.includes('ocsp/main.ts')) return 'trust (TSA)';
-  if (cmdline.startsWith('postgres')) return 'postgres';
+  if (cmdline.includes(path.join(ROOT, 'api/main.ts'))) return 'api';
+  if (cmdline.includes(path.join(ROOT, 'workers/main.ts'))) return 'worker';
+  if (cmdline.includes('bullmq') && cmdline.includes('main.js')) return ourWorkerPids.has(parentPid(pid) ?? -1) ? 'sandbox' : undefined;
+  if (cmdline.includes(path.join(ROOT, 'ocsp/main.ts'))) return 'trust (TSA)';
+  if (cmdline.startsWith('postgres')) return cmdline.includes(dbName) ? 'postgres' : undefined;
   if (cmdline.includes('redis-server')) return 'redis';
   return undefined;
 }
@@ -174,6 +199,8 @@ try {
     const workers: RoleProcess[] = [];
     try {
       for (let w = 0; w < WORKERS; w += 1) workers.push(await startRole('workers/main.ts', { ...env, ...workerEnv, LOG_LEVEL: 'info' }, /sign worker started/));
+      ourWorkerPids.clear();
+      for (const w of workers) ourWorkerPids.add(w.child.pid!);
       const uploads: string[] = [];
       for (let i = 0; i < N; i += 1) {
         const f = files[i % files.length]!;
@@ -194,6 +221,7 @@ try {
       const signedLinesOf = (w: RoleProcess) => w.output().split('\n').filter((l) => l.includes('"msg":"signed"'));
       const warmUpLines = workers.map((w) => signedLinesOf(w).length);
       const cpuBefore = cpuSnapshot(roleOf);
+      const ticksBefore = machineTicks();
       const start = performance.now();
       const latencies = await Promise.all(
         uploads.map(async (uploadId) => {
@@ -203,12 +231,14 @@ try {
         }),
       );
       const wallMs = performance.now() - start;
+      const ticksAfter = machineTicks();
       const rate = N / (wallMs / 1000);
       const cpu = [...cpuByRole(cpuBefore, cpuSnapshot(roleOf))].sort((a, b) => b[1] - a[1]);
       const cpuTotal = cpu.reduce((sum, [, ms]) => sum + ms, 0);
       console.log(
         `  CPU ms per file: ${(cpuTotal / N).toFixed(0)} (${cpu.map(([role, ms]) => `${role} ${(ms / N).toFixed(1)}`).join(', ')}); ` +
-          `machine busy ${((100 * cpuTotal) / (wallMs * availableParallelism())).toFixed(0)}%`,
+          `machine busy ${((100 * cpuTotal) / (wallMs * availableParallelism())).toFixed(0)}% with this run, ` +
+          `${((100 * (ticksAfter.busy - ticksBefore.busy)) / (ticksAfter.total - ticksBefore.total)).toFixed(0)}% in all (other work on the machine included)`,
       );
       // Where a worker's time went, from the `signed` log lines of the measured jobs (each worker's warm-up left out).
       const signedLines = workers.flatMap((w, i) =>

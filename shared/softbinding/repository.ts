@@ -3,7 +3,7 @@
  * and its fingerprint (ISCC Image-Code) in the soft-binding index, both with the discoverability in force.
  */
 import type { Knex } from 'knex';
-import { activeManifestId } from '../c2pa/read-asset.js';
+import { activeManifestLabel } from '../c2pa/manifest-store-label.js';
 import { insertSoftBinding } from './code-index.js';
 import type { FingerprintMode } from './fingerprint-mode.js';
 import { hashToInt64, imageCodeFromFile, type ImageCode } from './iscc-image.js';
@@ -52,7 +52,7 @@ export interface RepositoryEntry {
 
 /** Stores the manifest (and the fingerprint) of a signed file, in the caller's transaction; returns the manifest id. */
 export async function recordInRepository(trx: Db, entry: RepositoryEntry): Promise<string> {
-  const manifestId = await activeManifestId(entry.manifestStore);
+  const manifestId = activeManifestLabel(entry.manifestStore);
   await trx('manifest_stores').insert({
     manifest_id: manifestId,
     signed_file_id: entry.signedFileId,
