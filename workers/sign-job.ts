@@ -162,6 +162,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
       ? await signBytes({ ...signing, bytes, thumbnail: content.thumbnail, verifyAfterSign: false })
       : await signFile({ ...signing, sourcePath: sourcePath!, outputPath: signedPath! });
     const { manifestStore, sha256 } = signed;
+    const size = 'asset' in signed ? signed.asset.byteLength : signed.size;
     clock.lap('sign');
 
     const ext = extensionFor(upload.mime_type);
@@ -178,7 +179,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
           job_id: jobId,
           filename: signedFilename(upload.filename, ext),
           mime_type: upload.mime_type,
-          size: 'asset' in signed ? signed.asset.byteLength : signed.size,
+          size,
           sha256,
           storage_key: storageKey,
           certificate_serial: identity.serial,
@@ -212,7 +213,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     // Where the time went, for operators: prepare (claim, read, identity, settings), fingerprint, sign (c2pa-rs,
     // vault, TSA), store (the signed file and its rows). CPU is the process's, so a job's own where one process runs
     // one job at a time (the sandboxed worker).
-    log.info({ serial: identity.serial, bytes: 'asset' in signed ? signed.asset.byteLength : signed.size, ms: clock.ms, cpu: clock.cpuMs }, 'signed');
+    log.info({ serial: identity.serial, bytes: size, ms: clock.ms, cpu: clock.cpuMs }, 'signed');
     signJobs.inc({ outcome: 'signed', error_code: '' });
     for (const [stage, ms] of Object.entries(clock.ms)) signStageSeconds.observe({ stage }, ms / 1000);
   } catch (err) {
