@@ -34,6 +34,9 @@
  *    What can still differ from the reference SDK: the JPEG decoder (sharp's mozjpeg build vs the libjpeg-turbo
  *    Pillow links: same output in every file checked, not guaranteed), and 16-bit grayscale images, which Pillow
  *    clips to 8 bits (nearly white) while they are scaled here.
+ *    All of this is the `exact` mode (the default here). In `fast` mode (FingerprintMode, the service's default) a
+ *    large JPEG is decoded at 1/2, 1/4 or 1/8 scale instead (decodeForFingerprint), and steps 4-5 run on that smaller
+ *    image: not the reference's pixels, a few bits apart at most.
  */
 import sharp from 'sharp';
 import type { FingerprintMode } from './fingerprint-mode.js';
