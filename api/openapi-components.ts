@@ -176,6 +176,7 @@ export const openApiComponents = {
         template_id: { type: 'string', format: 'uuid', nullable: true, description: "one of the organisation's manifest templates: its defaults apply under the manifest's fields" },
         manifest: { $ref: '#/components/schemas/ManifestInput' },
         discoverable: { type: 'boolean', nullable: true, description: 'whether the signed file (over the template choice) is discoverable in the public manifest repository (lookup by content or binding, GET /v1/manifests/{id}); null or absent follows the organisation (GET/PATCH /org)' },
+        soft_binding: { type: 'boolean', nullable: true, description: 'whether an image is signed with a soft binding (over the template choice): its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content; false skips the fingerprint. null or absent follows the organisation (GET/PATCH /org)' },
       },
     },
     ManifestTemplateInput: {
@@ -186,6 +187,7 @@ export const openApiComponents = {
         name: { type: 'string', minLength: 1, maxLength: 100, description: "unique among the organisation's templates" },
         manifest: { $ref: '#/components/schemas/ManifestDefaults' },
         discoverable: { type: 'boolean', nullable: true, description: 'whether files signed with it are discoverable in the public manifest repository (lookup by content or binding, GET /v1/manifests/{id}); null or absent follows the organisation (GET/PATCH /org)' },
+        soft_binding: { type: 'boolean', nullable: true, description: 'whether images signed with it get a soft binding (ISCC fingerprint assertion and index row); null or absent follows the organisation (GET/PATCH /org)' },
       },
     },
     ManifestTemplate: {
@@ -196,6 +198,7 @@ export const openApiComponents = {
         version: { type: 'integer', minimum: 1, description: 'starts at 1; every update adds one' },
         manifest: { $ref: '#/components/schemas/ManifestDefaults' },
         discoverable: { type: 'boolean', nullable: true },
+        soft_binding: { type: 'boolean', nullable: true },
         created_at: { type: 'string', format: 'date-time' },
         updated_at: { type: 'string', format: 'date-time' },
       },

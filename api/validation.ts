@@ -20,6 +20,13 @@ export const roleField = z.enum(ROLES, { message: `must be one of ${ROLES.join('
 
 export const nameField = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
+/** An optional per-request or per-template choice: true, false, or absent/null (follow the organisation's setting). */
+export function choiceOrOrgSetting(field: string, value: unknown): boolean | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'boolean') throw badRequest(`${field} must be true, false or null (follow the organisation)`);
+  return value;
+}
+
 export function checkPasswordStrength(password: string, email: string): void {
   const problem = passwordProblem(password, email);
   if (problem) throw badRequest(`password ${problem}`, 'weak_password');

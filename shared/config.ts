@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { FINGERPRINT_MODES, type FingerprintMode } from './softbinding/fingerprint-mode.js';
 
 /** Everything the service reads from the environment, validated once at start-up. */
 export interface Config {
@@ -88,6 +89,12 @@ export interface Config {
    * is made of. Without it, or when it is not installed, video is signed without a thumbnail (the worker says so).
    */
   ffmpegPath: string | undefined;
+  /**
+   * How signing computes an image's ISCC fingerprint (FINGERPRINT_MODE): `fast` (default) decodes a JPEG at reduced
+   * scale in the DCT domain before the 32x32 resize, `exact` decodes it whole (the reference SDK's pixels). See the
+   * README (Soft bindings) for what differs.
+   */
+  fingerprintMode: FingerprintMode;
   /** Attempts per sign job before it is marked failed, and the first retry delay (doubling after). */
   signAttempts: number;
   signBackoffMs: number;
@@ -412,6 +419,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerRecycleWasmBytes: int(env, 'WORKER_RECYCLE_WASM_BYTES', 512 * MiB, 0, 4 * 1024 * MiB),
     workerRecycleIdleMs: int(env, 'WORKER_RECYCLE_IDLE_MS', 30_000, 0, 24 * 3600_000),
     ffmpegPath: str(env, 'FFMPEG_PATH', 'ffmpeg') === 'off' ? undefined : str(env, 'FFMPEG_PATH', 'ffmpeg'),
+    fingerprintMode: oneOf(env, 'FINGERPRINT_MODE', 'fast', FINGERPRINT_MODES),
     signAttempts: int(env, 'SIGN_ATTEMPTS', 5, 1, 50),
     signBackoffMs: int(env, 'SIGN_BACKOFF_MS', 2000, 0, 600_000),
     workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 2000, 600_000),

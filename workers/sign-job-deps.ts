@@ -27,10 +27,12 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     signingIdentity: (orgId) => loadOrgSigningIdentity({ knex, vault }, orgId),
     timestamper: config.signWithoutTimestamp ? undefined : httpTimestamper({ url: config.tsaUrl, timeoutMs: config.tsaTimeoutMs }),
     logger,
-    // Each job's copy of its upload and its signed file: on the data disk (as API uploads are staged), never a
-    // memory-backed /tmp, and beside DATA_DIR/files so a local store hands the upload over as a hard link.
+    // A video or audio job's copy of its upload and its signed file (images are signed in memory): on the data disk
+    // (as API uploads are staged), never a memory-backed /tmp, and beside DATA_DIR/files so a local store hands the
+    // upload over as a hard link.
     tempDir: signTempDir(config),
     ffmpegPath: config.ffmpegPath,
+    fingerprintMode: config.fingerprintMode,
   };
 }
 

@@ -5,11 +5,12 @@ import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { buildManifestDefinition, type Timestamper } from '../shared/c2pa/index.js';
-import { signFile } from '../shared/c2pa/sign-asset.js';
+import { C2PA_WASM_WHOLE_READ_BYTES, signBytes, signFile } from '../shared/c2pa/sign-asset.js';
 import { extensionFor, formatFor } from '../shared/media/formats.js';
 import { isoDuration, mediaDurationSeconds } from '../shared/media/duration.js';
 import { softBindingAssertion } from '../shared/softbinding/binding-value.js';
-import { effectiveDiscoverable, fingerprintImage, recordInRepository } from '../shared/softbinding/repository.js';
+import type { FingerprintMode } from '../shared/softbinding/fingerprint-mode.js';
+import { effectiveRepositorySettings, fingerprintImage, recordInRepository } from '../shared/softbinding/repository.js';
 import { C2paError } from '../shared/c2pa/errors.js';
 import { TimeStampTokenError } from '../shared/c2pa/timestamp-token.js';
 import { TimestampUnavailableError } from '../shared/tsa/client.js';
@@ -22,6 +23,7 @@ import type { FileStore } from '../shared/storage/index.js';
 import { VaultKeyNotFoundError, VaultUnavailableError } from '../shared/vault/types.js';
 import { signJobs, signStageSeconds } from '../shared/metrics/metrics.js';
 import { StorageUnavailableError } from '../shared/storage/index.js';
+import { imageContent } from './image-content.js';
 
 export interface SignJobDeps {
   knex: Knex;
@@ -32,13 +34,35 @@ export interface SignJobDeps {
   timestamper?: Timestamper;
   logger: Logger;
   /**
-   * Where a job keeps its copy of the upload and the signed file while it works (a directory of its own inside,
-   * removed when the job ends, signed or not). Default: the OS temp directory; the worker uses DATA_DIR/tmp, on the
+   * Where a job of a file signed from disk (video, audio) keeps its copy of the upload and the signed file while it
+   * works (a directory of its own inside, removed when the job ends, signed or not). Default: the OS temp directory; the worker uses DATA_DIR/tmp, on the
    * same disk as a local file store (no copy, see FileStore.readToFile) and never a memory-backed /tmp.
    */
   tempDir?: string;
   /** ffmpeg for video claim thumbnails (FFMPEG_PATH); without it video is signed without one. */
   ffmpegPath?: string;
+  /** How image fingerprints are computed (FINGERPRINT_MODE). */
+  fingerprintMode: FingerprintMode;
+}
+
+/** Wall and CPU milliseconds of each stage of a job, each stage ending where `lap` is called. */
+function stageClock() {
+  const ms: Record<string, number> = {};
+  const cpuMs: Record<string, number> = {};
+  let wallAt = performance.now();
+  let cpuAt = process.cpuUsage();
+  return {
+    ms,
+    cpuMs,
+    lap(stage: string): void {
+      const cpu = process.cpuUsage(cpuAt);
+      const now = performance.now();
+      ms[stage] = Math.round(now - wallAt);
+      cpuMs[stage] = Math.round((cpu.user + cpu.system) / 1000);
+      wallAt = now;
+      cpuAt = process.cpuUsage();
+    },
+  };
 }
 
 /** Prefix of a job's own directory in the temp directory (see sweepSignTempDirs). */
@@ -72,7 +96,7 @@ async function setStatus(deps: SignJobDeps, jobId: string, patch: Partial<Pick<S
  * keeps exactly one signed file per job.
  */
 export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: SignAttempt): Promise<void> {
-  const started = performance.now();
+  const clock = stageClock();
   // Claim the job in one statement. A job that is already signed or failed is left alone: the signed file
   // and the `signed` status are written in one transaction, so a re-delivered job never signs twice.
   const [job] = (await SignJob.query(deps.knex)
@@ -82,34 +106,45 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     .returning('*')) as unknown as SignJob[];
   if (!job) return;
   const log = deps.logger.child({ jobId, attempt: attempt.number });
-  // The upload and the signed file stay on disk: c2pa-rs reads the source from its file (FileBlob), the signed
-  // file is written to a file and streamed into the store. Removed at the end, whatever happens.
+  // An image is read into memory once, signed there and written to the store once. Video and audio (and any file
+  // over C2PA_WASM_WHOLE_READ_BYTES) stay on disk: c2pa-rs reads the source from its file (FileBlob), ffmpeg seeks in
+  // it, and the signed file is written to a file and streamed into the store; that directory is removed at the end,
+  // whatever happens.
   let workDir: string | undefined;
   try {
     const upload = await Upload.query(deps.knex).findById(job.upload_id);
     if (!upload) throw new Error(`upload ${job.upload_id} of job ${jobId} is gone`);
-    const tempDir = deps.tempDir ?? tmpdir();
-    await mkdir(tempDir, { recursive: true, mode: 0o700 });
-    workDir = await mkdtemp(path.join(tempDir, `${JOB_DIR_PREFIX}${jobId}-`));
-    const sourcePath = path.join(workDir, 'source');
-    const signedPath = path.join(workDir, 'signed');
-    await deps.files.readToFile(upload.storage_key, sourcePath);
     const identity = await deps.signingIdentity(job.org_id);
-    // The fingerprint goes into the manifest (c2pa.soft-binding) and the index, so a stripped copy can be found
-    // again. ISCC image codes are of images (bounded by MAX_UPLOAD_BYTES, so read whole); video and audio get none.
+    const settings = await effectiveRepositorySettings(deps.knex, job.org_id, job);
     const kind = formatFor(upload.mime_type)?.kind ?? 'image';
-    const fingerprint = kind === 'image' ? await fingerprintImage(sourcePath) : undefined;
-    if (kind === 'image' && !fingerprint) log.warn('no ISCC fingerprint could be computed; signing without a soft binding');
-    const discoverable = await effectiveDiscoverable(deps.knex, job.org_id, job.discoverable);
-    const seconds = kind === 'image' ? undefined : await mediaDurationSeconds(sourcePath, upload.mime_type);
+    const inMemory = kind === 'image' && Number(upload.size) <= C2PA_WASM_WHOLE_READ_BYTES;
+    let bytes: Buffer | undefined;
+    let sourcePath: string | undefined;
+    if (inMemory) {
+      bytes = await deps.files.read(upload.storage_key);
+    } else {
+      const tempDir = deps.tempDir ?? tmpdir();
+      await mkdir(tempDir, { recursive: true, mode: 0o700 });
+      workDir = await mkdtemp(path.join(tempDir, `${JOB_DIR_PREFIX}${jobId}-`));
+      sourcePath = path.join(workDir, 'source');
+      await deps.files.readToFile(upload.storage_key, sourcePath);
+    }
+    const seconds = sourcePath === undefined || kind === 'image' ? undefined : await mediaDurationSeconds(sourcePath, upload.mime_type);
     const medium = { kind, duration: seconds === undefined ? undefined : isoDuration(seconds) };
-    const prepared = performance.now();
-    const signed = await signFile({
-      sourcePath,
-      outputPath: signedPath,
+    clock.lap('prepare');
+    // The fingerprint goes into the manifest (c2pa.soft-binding) and the index, so a stripped copy can be found
+    // again, unless the job's soft-binding setting is off. ISCC image codes are of images; video and audio get none.
+    const softBinding = kind === 'image' && settings.softBinding;
+    const content = bytes
+      ? await imageContent(bytes, { fingerprint: softBinding ? deps.fingerprintMode : undefined, thumbnail: job.manifest.thumbnail === true })
+      : { fingerprint: softBinding && sourcePath ? await fingerprintImage(sourcePath, deps.fingerprintMode) : undefined };
+    const { fingerprint } = content;
+    if (softBinding && !fingerprint) log.warn('no ISCC fingerprint could be computed; signing without a soft binding');
+    clock.lap('fingerprint');
+    const signing = {
       mimeType: upload.mime_type,
-      // Built once signFile has looked for a manifest in the source: opened (parent ingredient) or created.
-      manifest: (sourceHasManifest) => buildManifestDefinition(job.manifest, {
+      // Built once signing has looked for a manifest in the source: opened (parent ingredient) or created.
+      manifest: (sourceHasManifest: boolean) => buildManifestDefinition(job.manifest, {
         sourceHasManifest,
         contentAssertions: fingerprint ? [softBindingAssertion(fingerprint.iscc)] : [],
         medium,
@@ -118,16 +153,24 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
       chainDer: identity.chainDer,
       timestamper: deps.timestamper,
       ffmpegPath: deps.ffmpegPath,
-      onThumbnailError: (err) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),
-    });
+      onThumbnailError: (err: unknown) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),
+    };
+    const signedPath = workDir && path.join(workDir, 'signed');
+    // Images signed in memory skip c2pa-rs's second pass over the signed file (see SignOptions.verifyAfterSign);
+    // the formats signed from disk keep it.
+    const signed = bytes
+      ? await signBytes({ ...signing, bytes, thumbnail: content.thumbnail, verifyAfterSign: false })
+      : await signFile({ ...signing, sourcePath: sourcePath!, outputPath: signedPath! });
     const { manifestStore, sha256 } = signed;
+    const size = 'asset' in signed ? signed.asset.byteLength : signed.size;
+    clock.lap('sign');
 
-    const signedAt = performance.now();
     const ext = extensionFor(upload.mime_type);
     // A fresh name per attempt: a concurrent duplicate run can never overwrite the file a row points to.
     const storageKey = `signed/${job.org_id}/${jobId}-${randomBytes(4).toString('hex')}.${ext}`;
-    // Streamed from the signed file (a hard link for a local store on the same disk).
-    await deps.files.putFile(storageKey, signedPath);
+    // Written as it is in memory, or streamed from the signed file (a hard link for a local store on the same disk).
+    if ('asset' in signed) await deps.files.write(storageKey, signed.asset);
+    else await deps.files.putFile(storageKey, signedPath!);
     const record = () => deps.knex.transaction(async (trx) => {
       const inserted: Array<{ id: string }> = await trx('signed_files')
         .insert({
@@ -136,7 +179,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
           job_id: jobId,
           filename: signedFilename(upload.filename, ext),
           mime_type: upload.mime_type,
-          size: signed.size,
+          size,
           sha256,
           storage_key: storageKey,
           certificate_serial: identity.serial,
@@ -148,7 +191,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
       if (inserted.length > 0) {
         // The signed file's hash joins the pending anchor batch in the same transaction: no file is left out.
         await addAnchorLeaf(trx, { signedFileId: inserted[0]!.id, sha256 });
-        await recordInRepository(trx, { signedFileId: inserted[0]!.id, orgId: job.org_id, manifestStore, fingerprint, discoverable });
+        await recordInRepository(trx, { signedFileId: inserted[0]!.id, orgId: job.org_id, manifestStore, fingerprint, discoverable: settings.discoverable });
       }
       // A duplicate run (its insert ignored) must not move a job whose anchoring went on back to signed.
       const status = inserted.length > 0 ? 'signed' : await statusAfterSigning(trx, jobId);
@@ -161,19 +204,18 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
       throw err;
     });
     if (!kept) await deps.files.remove(storageKey);
-    // Where the time went (claim + read + identity, c2pa signing incl. timestamp, storing), for operators.
-    const ms = (a: number, b: number) => Math.round(b - a);
-    const stored = performance.now();
+    clock.lap('store');
     if (!kept) {
       // Another run of this job recorded its file first (a job re-delivered while the first run was still going).
       log.warn({ serial: identity.serial }, 'signed by a duplicate run of the job; this copy was discarded');
       return;
     }
-    log.info({ serial: identity.serial, bytes: signed.size, ms: { prepare: ms(started, prepared), sign: ms(prepared, signedAt), store: ms(signedAt, stored) } }, 'signed');
+    // Where the time went, for operators: prepare (claim, read, identity, settings), fingerprint, sign (c2pa-rs,
+    // vault, TSA), store (the signed file and its rows). CPU is the process's, so a job's own where one process runs
+    // one job at a time (the sandboxed worker).
+    log.info({ serial: identity.serial, bytes: size, ms: clock.ms, cpu: clock.cpuMs }, 'signed');
     signJobs.inc({ outcome: 'signed', error_code: '' });
-    signStageSeconds.observe({ stage: 'prepare' }, (prepared - started) / 1000);
-    signStageSeconds.observe({ stage: 'sign' }, (signedAt - prepared) / 1000);
-    signStageSeconds.observe({ stage: 'store' }, (stored - signedAt) / 1000);
+    for (const [stage, ms] of Object.entries(clock.ms)) signStageSeconds.observe({ stage }, ms / 1000);
   } catch (err) {
     log.warn({ err }, attempt.final ? 'sign job failed for good' : 'sign attempt failed; will retry');
     signJobs.inc({ outcome: attempt.final ? 'failed' : 'retried', error_code: errorColumns(err).error_code });

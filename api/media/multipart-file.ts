@@ -55,9 +55,9 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       parser.destroy();
       // Drain what the client is still sending (it may be a large body we no longer want) so it can read the answer.
       if (!req.destroyed) req.resume();
-      // A file staged before the failure is not kept.
-      staging?.then((file) => store.discard(file.staged), () => undefined);
-      reject(err);
+      // A file staged before the failure is not kept, and is gone before the request is answered.
+      const cleanup = staging ? staging.then((file) => store.discard(file.staged), () => undefined) : Promise.resolve();
+      void cleanup.then(() => reject(err));
     };
     parser.on('file', (name, stream, info) => {
       // busboy goes on with the parts after it has reported an error (a malformed part header): nothing is staged then.

@@ -52,7 +52,7 @@ export interface VerifiedFile {
 export async function verifyStagedFile(
   knex: Knex,
   pool: VerifyPool,
-  config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels'>,
+  config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels' | 'fingerprintMode'>,
   staged: Pick<StagedFile, 'tempPath' | 'size' | 'sha256'>,
   mimeType: SignableMimeType,
 ): Promise<VerifiedFile> {
@@ -63,6 +63,7 @@ export async function verifyStagedFile(
     readWhole: staged.size <= config.maxUploadBytes,
     trustAnchorsPem: await trustAnchorsPem(knex),
     maxPixels: config.maxImagePixels,
+    fingerprintMode: config.fingerprintMode,
   });
   const view = { ...report, revocation: await revocationOf(knex, report.signer?.serial), mime_type: mimeType, sha256: staged.sha256 };
   return { view, fingerprint: fingerprint === null ? undefined : decodeImageCode(fingerprint) };

@@ -9,6 +9,7 @@ import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { MediaRejectedError } from '../../shared/media/errors.js';
 import { assertImageDecodes, assertImagePixelsWithin } from '../../shared/media/image-pixels.js';
 import { imageCodeFromFile, type ImageCode } from '../../shared/softbinding/iscc-image.js';
+import type { FingerprintMode } from '../../shared/softbinding/fingerprint-mode.js';
 
 export interface VerifyTasks {
   /**
@@ -17,11 +18,11 @@ export interface VerifyTasks {
    * memory (files within MAX_UPLOAD_BYTES); otherwise c2pa-rs reads the ranges it needs from disk.
    */
   verify: {
-    input: { filePath: string; mimeType: SignableMimeType; image: boolean; readWhole: boolean; trustAnchorsPem: string[]; maxPixels: number };
+    input: { filePath: string; mimeType: SignableMimeType; image: boolean; readWhole: boolean; trustAnchorsPem: string[]; maxPixels: number; fingerprintMode: FingerprintMode };
     result: { report: VerificationReport; fingerprint: string | null };
   };
   /** The ISCC Image-Code of an image (refused when over maxPixels, corrupt when it cannot be decoded). */
-  fingerprint: { input: { filePath: string; mimeType: string; maxPixels: number }; result: { iscc: string } };
+  fingerprint: { input: { filePath: string; mimeType: string; maxPixels: number; fingerprintMode: FingerprintMode }; result: { iscc: string } };
   /** An upload's pixel checks: within maxPixels, and its pixel data all there. */
   check_image: { input: { filePath: string; mimeType: string; maxPixels: number }; result: null };
   /** Detached manifest stores (the repository's), each read and judged against the anchors, in order. */
@@ -32,25 +33,25 @@ export type TaskKind = keyof VerifyTasks;
 export type TaskInput<K extends TaskKind> = VerifyTasks[K]['input'];
 export type TaskResult<K extends TaskKind> = VerifyTasks[K]['result'];
 
-/** The one place the API computes a fingerprint (the sign worker has its own, shared/softbinding/repository.ts). */
-function fingerprintOf(filePath: string): Promise<ImageCode> {
-  return imageCodeFromFile(filePath);
+/** The one place the API computes a fingerprint: in the mode signing uses (FINGERPRINT_MODE), so codes compare alike. */
+function fingerprintOf(filePath: string, mode: FingerprintMode): Promise<ImageCode> {
+  return imageCodeFromFile(filePath, { mode });
 }
 
 const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> } = {
-  async verify({ filePath, mimeType, image, readWhole, trustAnchorsPem, maxPixels }) {
+  async verify({ filePath, mimeType, image, readWhole, trustAnchorsPem, maxPixels, fingerprintMode }) {
     if (image) await assertImagePixelsWithin(filePath, maxPixels);
     const report = readWhole
       ? await readAsset(new Uint8Array(await readFile(filePath)), mimeType, { trustAnchorsPem })
       : await readAssetFile(filePath, mimeType, { trustAnchorsPem });
     // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
-    const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath).catch(() => undefined))?.iscc ?? null) : null;
+    const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath, fingerprintMode).catch(() => undefined))?.iscc ?? null) : null;
     return { report, fingerprint };
   },
-  async fingerprint({ filePath, mimeType, maxPixels }) {
+  async fingerprint({ filePath, mimeType, maxPixels, fingerprintMode }) {
     await assertImagePixelsWithin(filePath, maxPixels);
     try {
-      return { iscc: (await fingerprintOf(filePath)).iscc };
+      return { iscc: (await fingerprintOf(filePath, fingerprintMode)).iscc };
     } catch (err) {
       throw new MediaRejectedError('corrupt', `the image could not be decoded: ${(err as Error).message.split('\n')[0]}`, mimeType);
     }

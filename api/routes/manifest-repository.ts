@@ -161,7 +161,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
       const format = await identifyMedia(staged.tempPath, { checkStructure: false });
       if (format.kind !== 'image') throw new MediaRejectedError('unsupported', `fingerprint queries take images; this is ${format.label}`);
       // Decoded in the verification pool: 422 image_too_large over MAX_IMAGE_PIXELS, 400 corrupt_image when it cannot be.
-      const { iscc } = await ctx.verifyPool.run('fingerprint', { filePath: staged.tempPath, mimeType: format.mimeType, maxPixels: ctx.config.maxImagePixels });
+      const { iscc } = await ctx.verifyPool.run('fingerprint', { filePath: staged.tempPath, mimeType: format.mimeType, maxPixels: ctx.config.maxImagePixels, fingerprintMode: ctx.config.fingerprintMode });
       res.json(matchesOf(await lookup(decodeImageCode(iscc), limit)));
     } catch (err) {
       throw err instanceof MediaRejectedError ? mediaRejection(err) : err;

@@ -9,25 +9,26 @@ import { principalOf, type Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { badRequest, conflict, discoverableField, notFound, parseBody, uuidParam } from '../errors.js';
 import { applyPage, pageRequest, pageResult } from '../pagination.js';
-import { nameField } from '../validation.js';
+import { choiceOrOrgSetting, nameField } from '../validation.js';
 
 export const TEMPLATE_NAME_MAX = 100;
 const nameBody = z.object({ name: nameField(TEMPLATE_NAME_MAX) });
 
 /** A create or update body: `{ name, manifest }`, the manifest checked by the sign request's own field rules. */
-function parseTemplateBody(body: unknown): { name: string; manifest: ManifestDefaults; discoverable: boolean | null } {
+function parseTemplateBody(body: unknown): { name: string; manifest: ManifestDefaults; discoverable: boolean | null; soft_binding: boolean | null } {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest('the body must be a JSON object with name and manifest');
   const obj = body as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
-    if (key === 'name' || key === 'manifest' || key === 'discoverable') continue;
+    if (key === 'name' || key === 'manifest' || key === 'discoverable' || key === 'soft_binding') continue;
     const hint = (TEMPLATE_FIELDS as readonly string[]).includes(key) ? `; manifest defaults go inside manifest (manifest.${key})` : '';
     throw badRequest(`${key} is not a template field${hint}`);
   }
   const { name } = parseBody(nameBody, { name: obj.name });
   if (obj.manifest === undefined) throw badRequest('manifest is required (the defaults; {} for none)');
   const discoverable = discoverableField(obj.discoverable);
+  const softBinding = choiceOrOrgSetting('soft_binding', obj.soft_binding);
   try {
-    return { name, manifest: parseManifestDefaults(obj.manifest), discoverable };
+    return { name, manifest: parseManifestDefaults(obj.manifest), discoverable, soft_binding: softBinding };
   } catch (err) {
     if (err instanceof ManifestInputError) throw badRequest(err.message);
     throw err;
@@ -86,16 +87,16 @@ export function manifestTemplatesRouter(ctx: AppContext): Router {
    */
   router.post('/', requirePermission('templates:manage'), async (req, res) => {
     const principal = principalOf(req);
-    const { name, manifest, discoverable } = parseTemplateBody(req.body);
+    const { name, manifest, discoverable, soft_binding } = parseTemplateBody(req.body);
     const id = randomUUID();
     const author = userOf(principal);
     let template: ManifestTemplate;
     try {
       template = await ctx.knex.transaction(async (trx) => {
         const row = await ManifestTemplate.query(trx)
-          .insert({ id, org_id: principal.orgId, name, version: 1, manifest, discoverable, created_by: author, updated_by: author })
+          .insert({ id, org_id: principal.orgId, name, version: 1, manifest, discoverable, soft_binding, created_by: author, updated_by: author })
           .returning('*');
-        await ManifestTemplateVersion.query(trx).insert({ template_id: id, version: 1, org_id: principal.orgId, name, manifest, discoverable, created_by: author });
+        await ManifestTemplateVersion.query(trx).insert({ template_id: id, version: 1, org_id: principal.orgId, name, manifest, discoverable, soft_binding, created_by: author });
         return row;
       });
     } catch (err) {
@@ -166,7 +167,7 @@ export function manifestTemplatesRouter(ctx: AppContext): Router {
   router.put('/:template_id', requirePermission('templates:manage'), async (req, res) => {
     const principal = principalOf(req);
     const id = uuidParam(req.params.template_id, 'template_id');
-    const { name, manifest, discoverable } = parseTemplateBody(req.body);
+    const { name, manifest, discoverable, soft_binding } = parseTemplateBody(req.body);
     const author = userOf(principal);
     let template: ManifestTemplate;
     try {
@@ -176,10 +177,10 @@ export function manifestTemplatesRouter(ctx: AppContext): Router {
         if (!current) throw notFound('manifest template');
         const version = current.version + 1;
         const [row] = (await ManifestTemplate.query(trx)
-          .patch({ name, manifest, discoverable, version, updated_by: author, updated_at: new Date() })
+          .patch({ name, manifest, discoverable, soft_binding, version, updated_by: author, updated_at: new Date() })
           .where({ id })
           .returning('*')) as unknown as ManifestTemplate[];
-        await ManifestTemplateVersion.query(trx).insert({ template_id: id, version, org_id: principal.orgId, name, manifest, discoverable, created_by: author });
+        await ManifestTemplateVersion.query(trx).insert({ template_id: id, version, org_id: principal.orgId, name, manifest, discoverable, soft_binding, created_by: author });
         return row!;
       });
     } catch (err) {

@@ -15,6 +15,7 @@ import type { AppContext } from '../context.js';
 import { ApiError, badRequest, conflict, discoverableField, notFound, uuidParam } from '../errors.js';
 import { jobView } from '../media/job-view.js';
 import { applyPage, pageRequest, pageResult } from '../pagination.js';
+import { choiceOrOrgSetting } from '../validation.js';
 import { actorColumns } from './uploads.js';
 
 /** Longest `?wait=` a client may ask for (issue: N <= 30 seconds). */
@@ -83,8 +84,9 @@ export function signJobsRouter(ctx: AppContext): Router {
    */
   router.post('/sign', auth, requirePermission('media:sign'), async (req, res) => {
     const principal = principalOf(req);
-    const body = (req.body ?? {}) as { upload_id?: unknown; manifest?: unknown; template_id?: unknown; discoverable?: unknown };
+    const body = (req.body ?? {}) as { upload_id?: unknown; manifest?: unknown; template_id?: unknown; discoverable?: unknown; soft_binding?: unknown };
     const requestedDiscoverable = discoverableField(body.discoverable);
+    const requestedSoftBinding = choiceOrOrgSetting('soft_binding', body.soft_binding);
     if (body.upload_id === undefined) throw badRequest('upload_id is required');
     if (typeof body.upload_id !== 'string') throw badRequest('upload_id must be a string');
     if (body.manifest === undefined) throw badRequest('manifest is required (an object with title, and creator unless the template gives one)');
@@ -103,7 +105,7 @@ export function signJobsRouter(ctx: AppContext): Router {
       if (idempotencyKey === undefined) return undefined;
       const existing = await SignJob.query().findOne({ org_id: principal.orgId, idempotency_key: idempotencyKey });
       // The request is compared, not the merged manifest: a replay after the template changed is the same request.
-      const sameRequest = existing && existing.upload_id === upload.id && (existing.template_id ?? null) === templateId && isDeepStrictEqual(existing.request_manifest ?? existing.manifest, requested) && (existing.discoverable === (requestedDiscoverable ?? existing.discoverable));
+      const sameRequest = existing && existing.upload_id === upload.id && (existing.template_id ?? null) === templateId && isDeepStrictEqual(existing.request_manifest ?? existing.manifest, requested) && (existing.discoverable === (requestedDiscoverable ?? existing.discoverable)) && (existing.soft_binding === (requestedSoftBinding ?? existing.soft_binding));
       if (existing && !sameRequest) {
         throw conflict('this Idempotency-Key was used with a different request', 'idempotency_conflict');
       }
@@ -124,6 +126,7 @@ export function signJobsRouter(ctx: AppContext): Router {
       request_manifest: requested,
       // The request's choice, else the template's; null follows the organisation's setting.
       discoverable: requestedDiscoverable ?? template?.discoverable ?? null,
+      soft_binding: requestedSoftBinding ?? template?.soft_binding ?? null,
     };
     // A job that can only fail is not queued: without a certificate the organisation may sign with (or one the
     // worker may issue for it), the caller hears so at once.

@@ -19,19 +19,25 @@
  * original, i.e. what an index lookup with that copy would compare against.
  * Prints distance histograms and percentiles, recall and false matches per threshold, the threshold with the
  * largest margin, and the time per code for a 12 MP and a 2 MP JPEG. Goal: >= 95% recall, no false match.
+ * Every image is also hashed in the other fingerprint mode: how many codes the fast path (JPEGs decoded at reduced
+ * scale) and the exact path (the reference's pixels) agree on, and their largest Hamming distance (goal: <= 4).
  *
  *   npx tsx bench/softbinding/run.ts          (Debian/Ubuntu: needs apt-get and dpkg, and `apt-get update` once)
- * ISCC_BENCH_CACHE=dir to choose the cache directory.
+ * ISCC_BENCH_CACHE=dir to choose the cache directory; FINGERPRINT_MODE=fast|exact: the mode measured (default:
+ * the service's default, fast).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { hammingDistance, imageCodeFromFile } from '../../shared/softbinding/iscc-image.js';
+import { FINGERPRINT_MODES, hammingDistance, imageCodeFromFile, type FingerprintMode } from '../../shared/softbinding/iscc-image.js';
 
 const CACHE = process.env.ISCC_BENCH_CACHE ?? path.join(tmpdir(), 'iscc-bench-wallpapers');
 const MAX_WIDTH = 2560;
+const MODE = (process.env.FINGERPRINT_MODE ?? 'fast') as FingerprintMode;
+if (!FINGERPRINT_MODES.includes(MODE)) throw new Error(`FINGERPRINT_MODE must be one of ${FINGERPRINT_MODES.join(', ')}`);
+const OTHER_MODE: FingerprintMode = MODE === 'fast' ? 'exact' : 'fast';
 
 /**
  * The photographs (Debian 12 package contents). Left out as not photographs: every gnome-backgrounds picture
@@ -173,12 +179,12 @@ function summary(values: number[]): string {
   return `min ${s[0]} p1 ${p(1)} p5 ${p(5)} p50 ${p(50)} p95 ${p(95)} p99 ${p(99)} max ${s[s.length - 1]}`;
 }
 
-async function timeCode(label: string, jpeg: Buffer): Promise<void> {
-  for (let i = 0; i < 3; i++) await imageCodeFromFile(jpeg);
+async function timeCode(label: string, jpeg: Buffer, mode: FingerprintMode): Promise<void> {
+  for (let i = 0; i < 3; i++) await imageCodeFromFile(jpeg, { mode });
   const runs: number[] = [];
   for (let i = 0; i < 12; i++) {
     const t0 = performance.now();
-    await imageCodeFromFile(jpeg);
+    await imageCodeFromFile(jpeg, { mode });
     runs.push(performance.now() - t0);
   }
   const dec: number[] = [];
@@ -191,7 +197,7 @@ async function timeCode(label: string, jpeg: Buffer): Promise<void> {
   dec.sort((a, b) => a - b);
   const meta = await sharp(jpeg).metadata();
   console.log(
-    `  ${label.padEnd(6)} ${meta.width}x${meta.height} JPEG (${(jpeg.length / 1e6).toFixed(1)} MB): ` +
+    `  ${label.padEnd(6)} ${mode.padEnd(5)} ${meta.width}x${meta.height} JPEG (${(jpeg.length / 1e6).toFixed(1)} MB): ` +
       `median ${percentile(runs, 50).toFixed(0)} ms, p90 ${percentile(runs, 90).toFixed(0)} ms per code ` +
       `(of which JPEG decode alone: median ${percentile(dec, 50).toFixed(0)} ms)`,
   );
@@ -209,10 +215,13 @@ async function main(): Promise<void> {
 
   const pngCodes: Buffer[] = [];
   const codeMs: number[] = [];
+  // The other mode's code of every image: its distance to this mode's.
+  const modeDistances: number[] = [];
   const code = async (b: Buffer) => {
     const t0 = performance.now();
-    const c = await imageCodeFromFile(b);
+    const c = await imageCodeFromFile(b, { mode: MODE });
     codeMs.push(performance.now() - t0);
+    modeDistances.push(hammingDistance(c.hash, (await imageCodeFromFile(b, { mode: OTHER_MODE })).hash));
     return c.hash;
   };
   const origCodes: Buffer[] = [];
@@ -270,6 +279,9 @@ async function main(): Promise<void> {
     }
   }
 
+  console.log(`\nfingerprint mode measured: ${MODE}`);
+  console.log(`fast vs exact, same image (${modeDistances.length} images: originals, PNGs, copies): ` +
+    `${modeDistances.filter((d) => d === 0).length} codes identical, largest Hamming distance ${Math.max(...modeDistances)} (goal <= 4); ${summary(modeDistances)}`);
   console.log('\nTrue pairs (original vs its copy), Hamming distance of the 64-bit codes:');
   for (const t of TRANSFORMS) console.log(`  ${t.padEnd(13)} ${summary(trueByT.get(t)!)}`);
   console.log(`  ${'all'.padEnd(13)} ${summary(trueAll)}`);
@@ -344,11 +356,13 @@ async function main(): Promise<void> {
     [8, 12, 16, 20, 24].map((t) => `T=${t}: random codes ${binomTail(t).toExponential(1)}, distinct photos here ${(falseQuery.filter((d) => d <= t).length / falseQuery.length).toExponential(1)}`).join('; '));
 
   const sorted = [...codeMs].sort((a, b) => a - b);
-  console.log(`\n${codeMs.length} codes of <= ${MAX_WIDTH}px images: median ${percentile(sorted, 50).toFixed(0)} ms, p90 ${percentile(sorted, 90).toFixed(0)} ms`);
+  console.log(`\n${codeMs.length} codes (${MODE}) of <= ${MAX_WIDTH}px images: median ${percentile(sorted, 50).toFixed(0)} ms, p90 ${percentile(sorted, 90).toFixed(0)} ms`);
   console.log('Time per code (decode + normalize + hash, one at a time):');
   const source = photos.find((p) => p.name === 'Dragonfly_by_Bolly')?.file ?? photos[0]!.file;
-  await timeCode('12 MP', await sharp(source).resize(4000, 3000, { fit: 'cover' }).jpeg({ quality: 92 }).toBuffer());
-  await timeCode('2 MP', await sharp(source).resize(1632, 1224, { fit: 'cover' }).jpeg({ quality: 92 }).toBuffer());
+  const twelve = await sharp(source).resize(4000, 3000, { fit: 'cover' }).jpeg({ quality: 92 }).toBuffer();
+  const two = await sharp(source).resize(1632, 1224, { fit: 'cover' }).jpeg({ quality: 92 }).toBuffer();
+  for (const mode of FINGERPRINT_MODES) await timeCode('12 MP', twelve, mode);
+  for (const mode of FINGERPRINT_MODES) await timeCode('2 MP', two, mode);
   console.log(`\ndone in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 

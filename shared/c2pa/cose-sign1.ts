@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { verify, X509Certificate } from 'node:crypto';
 import { Encoder, Tag } from 'cbor-x';
 import type { VaultKey } from '../vault/types.js';
 import { checkTimeStampToken } from './timestamp-token.js';
@@ -147,10 +147,15 @@ export function padToReserve(
 /** Signs `claim` with the vault key and returns the tagged COSE_Sign1, `reserveSize` bytes long. */
 export async function buildCoseSign1(claim: Uint8Array, options: CoseSign1Options): Promise<Uint8Array<ArrayBuffer>> {
   const protectedBytes = protectedHeader(options.chainDer);
-  const signature = await options.key.signEs384(sigStructure(protectedBytes, claim));
+  const toBeSigned = sigStructure(protectedBytes, claim);
+  const signature = await options.key.signEs384(toBeSigned);
   if (signature.byteLength !== ES384_SIGNATURE_BYTES) {
     throw new Error(`vault key "${options.key.name}" returned a ${signature.byteLength}-byte signature, expected raw r||s (96)`);
   }
+  // A signature that does not verify would make a file that never validates (and callers may sign without
+  // c2pa-rs's verify-after-sign): checked here, against the key the leaf certificate names (coseSigner checked that).
+  const publicKey = { key: Buffer.from(options.key.publicKeySpki), format: 'der' as const, type: 'spki' as const, dsaEncoding: 'ieee-p1363' as const };
+  if (!verify('sha384', toBeSigned, publicKey, signature)) throw new Error(`vault key "${options.key.name}" returned a signature that does not verify`);
   const unprotected = new Map<string, unknown>();
   if (options.timestamper) {
     const imprintInput = timestampImprintInput(protectedBytes, signature);

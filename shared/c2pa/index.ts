@@ -1,5 +1,6 @@
 /** C2PA signing and reading through c2pa-rs (WASM). See each module for the details. */
 export { C2paError } from './errors.js';
+export { activeManifestLabel } from './manifest-store-label.js';
 export {
   buildCoseSign1,
   coseSigner,
@@ -49,7 +50,6 @@ export {
   type SignableMimeType,
 } from './media-type.js';
 export {
-  activeManifestId,
   hasManifest,
   readAsset,
   readManifestStore,

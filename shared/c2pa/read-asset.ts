@@ -330,15 +330,6 @@ export async function readManifestStore(store: Uint8Array, options: ReadOptions)
   return reportOf(await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem)));
 }
 
-/** The id of a manifest store's active manifest (urn:c2pa:...), from its structure alone. */
-export async function activeManifestId(store: Uint8Array): Promise<string> {
-  const reader = await openReader(store, MANIFEST_STORE_TYPE, structureOnlySettings());
-  const label = reader?.activeLabel();
-  reader?.free();
-  if (!label) throw new C2paError('the manifest store has no active manifest');
-  return label;
-}
-
 /** The active manifest's claim thumbnail (its bytes and format) from a manifest store, or undefined without one. */
 export async function claimThumbnailOfStore(store: Uint8Array): Promise<{ bytes: Uint8Array; format: string } | undefined> {
   const reader = await openReader(store, MANIFEST_STORE_TYPE, structureOnlySettings());

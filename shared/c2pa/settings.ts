@@ -18,12 +18,29 @@ export function anchorsPem(anchors: string | readonly string[]): string {
   return pem;
 }
 
-/** Full validation, including the signer's and the TSA's chains, against these anchors only. */
-export function trustSettings(anchors: string | readonly string[]): string {
-  return JSON.stringify({
+function trustSettingsObject(anchors: string | readonly string[]): { trust?: object; verify: Record<string, boolean> } {
+  return {
     trust: { trust_anchors: anchorsPem(anchors) },
     verify: { ...NO_NETWORK, verify_after_reading: true, verify_trust: true, verify_timestamp_trust: true },
-  });
+  };
+}
+
+/** Full validation, including the signer's and the TSA's chains, against these anchors only. */
+export function trustSettings(anchors: string | readonly string[]): string {
+  return JSON.stringify(trustSettingsObject(anchors));
+}
+
+/**
+ * A signing builder's settings: the anchors a parent ingredient is judged by (when given), and whether c2pa-rs reads
+ * the signed file back and validates it before returning it (verify_after_sign, on by default). Undefined: c2pa-rs's
+ * defaults.
+ */
+export function signingSettings(options: { trustAnchorsPem?: string | readonly string[]; verifyAfterSign?: boolean }): string | undefined {
+  const verifyAfterSign = options.verifyAfterSign ?? true;
+  if (options.trustAnchorsPem === undefined && verifyAfterSign) return undefined;
+  const settings = options.trustAnchorsPem === undefined ? { verify: { ...NO_NETWORK } } : trustSettingsObject(options.trustAnchorsPem);
+  if (!verifyAfterSign) settings.verify = { ...settings.verify, verify_after_sign: false };
+  return JSON.stringify(settings);
 }
 
 /** Structure only: is there a manifest store? No validation (about 1-2 ms instead of 30+). */

@@ -9,7 +9,7 @@ import { C2paError, describeWasmError } from './errors.js';
 import { opensParentIngredient, PARENT_INGREDIENT_ID, type ManifestDefinition } from './manifest-definition.js';
 import { assertSignableMedia, isSignableMimeType, MediaTypeMismatchError, UnsupportedMediaTypeError, type SignableMimeType } from './media-type.js';
 import { hasManifest, sourceHasManifest } from './read-asset.js';
-import { trustSettings } from './settings.js';
+import { signingSettings } from './settings.js';
 import { claimThumbnailOf, type ThumbnailSource } from './thumbnail.js';
 import { BytesBlob, c2paWasm, FileBlob } from './wasm.js';
 
@@ -35,6 +35,18 @@ export interface SignOptions {
   onThumbnailError?: (err: unknown) => void;
   /** ffmpeg, which takes the frame a video's claim thumbnail is made of (signFile only); without it video gets none. */
   ffmpegPath?: string;
+  /**
+   * Whether c2pa-rs reads the signed file back and validates it before returning it (its verify_after_sign; default
+   * true). That second pass hashes the whole file again, and costs about as much CPU as signing it. Without it,
+   * what signing checks itself still holds: the leaf certificate belongs to the vault key (coseSigner), the
+   * signature verifies against it and the timestamp token answers the imprint (buildCoseSign1).
+   */
+  verifyAfterSign?: boolean;
+  /**
+   * The claim thumbnail (JPEG), already made by the caller (e.g. of the pixels its fingerprint decoded); used when
+   * the definition asks for one, instead of decoding the source again.
+   */
+  thumbnail?: Uint8Array;
 }
 
 export interface SignAssetInput extends SignOptions {
@@ -106,6 +118,27 @@ export async function signAssetWithManifest(input: SignAssetInput): Promise<Sign
   return signSource(input, mimeType, new BytesBlob(input.bytes, mimeType), { bytes: input.bytes });
 }
 
+/** signFile's source in memory: the file's bytes, signed without touching the disk. */
+export interface SignBytesInput extends Omit<SignFileInput, 'sourcePath' | 'outputPath'> {
+  bytes: Uint8Array;
+}
+
+/** The signed file in memory, its SHA-256 and the manifest store it carries. */
+export interface SignedBytes extends SignedAsset {
+  sha256: string;
+}
+
+/**
+ * signFile for a source in memory (at most C2PA_WASM_WHOLE_READ_BYTES: c2pa-wasm copies it whole anyway): the
+ * signed file is returned with its SHA-256, for the caller to store as it is.
+ */
+export async function signBytes(input: SignBytesInput): Promise<SignedBytes> {
+  if (input.bytes.byteLength > C2PA_WASM_WHOLE_READ_BYTES) throw new RangeError(`signBytes takes at most ${C2PA_WASM_WHOLE_READ_BYTES} bytes; sign larger files with signFile`);
+  const mimeType = assertSignableMedia(input.bytes, input.mimeType);
+  const signed = await signChecked(input, mimeType, new BytesBlob(input.bytes, mimeType), { bytes: input.bytes });
+  return { ...signed, sha256: createHash('sha256').update(signed.asset).digest('hex') };
+}
+
 /** The signed file on disk: its size and SHA-256, and the manifest store it carries. */
 export interface SignedFile {
   size: number;
@@ -132,16 +165,21 @@ export async function signFile(input: SignFileInput): Promise<SignedFile> {
     const inMemory = source.size <= C2PA_WASM_WHOLE_READ_BYTES ? readFileSync(input.sourcePath) : undefined;
     const mimeType = inMemory ? assertSignableMedia(inMemory, input.mimeType) : await assertSignableFile(input.sourcePath, input.mimeType);
     const blob = inMemory ? new BytesBlob(inMemory, mimeType) : source;
-    const carriesManifest = await sourceHasManifest(blob, mimeType);
-    const manifest = typeof input.manifest === 'function' ? input.manifest(carriesManifest) : input.manifest;
-    if (!opensParentIngredient(manifest) && carriesManifest) throw new SourceManifestConflictError();
     const thumbnailSource = { path: input.sourcePath, bytes: async () => inMemory ?? readFileSync(input.sourcePath) };
-    const { asset, manifestStore } = await signSource({ ...input, manifest }, mimeType, blob, thumbnailSource);
+    const { asset, manifestStore } = await signChecked(input, mimeType, blob, thumbnailSource);
     const sha256 = await writeAndHash(input.outputPath, asset);
     return { size: asset.byteLength, sha256, manifestStore };
   } finally {
     source.close();
   }
+}
+
+/** Looks for a manifest in the source, builds the definition accordingly (when given a builder) and signs. */
+async function signChecked(input: Omit<SignFileInput, 'sourcePath' | 'outputPath'>, mimeType: SignableMimeType, blob: Blob, thumbnailSource: ThumbnailSource): Promise<SignedAsset> {
+  const carriesManifest = await sourceHasManifest(blob, mimeType);
+  const manifest = typeof input.manifest === 'function' ? input.manifest(carriesManifest) : input.manifest;
+  if (!opensParentIngredient(manifest) && carriesManifest) throw new SourceManifestConflictError();
+  return signSource({ ...input, manifest }, mimeType, blob, thumbnailSource);
 }
 
 /**
@@ -237,7 +275,7 @@ async function signSource(input: SignOptions, mimeType: SignableMimeType, source
   let thumbnail: Uint8Array | undefined;
   if (definition.thumbnail) {
     try {
-      thumbnail = await claimThumbnailOf(thumbnailSource, mimeType, { ffmpegPath: input.ffmpegPath });
+      thumbnail = input.thumbnail ?? (await claimThumbnailOf(thumbnailSource, mimeType, { ffmpegPath: input.ffmpegPath }));
     } catch (err) {
       input.onThumbnailError?.(err);
       const { thumbnail: _omitted, ...rest } = definition;
@@ -247,7 +285,7 @@ async function signSource(input: SignOptions, mimeType: SignableMimeType, source
 
   let builder: Builder | undefined;
   try {
-    const context = input.trustAnchorsPem === undefined ? undefined : trustSettings(input.trustAnchorsPem);
+    const context = signingSettings({ trustAnchorsPem: input.trustAnchorsPem, verifyAfterSign: input.verifyAfterSign });
     builder = WasmBuilder.fromJson(JSON.stringify({ ...definition, format: mimeType }), context);
     if (thumbnail && definition.thumbnail) builder.addResourceFromBlob(definition.thumbnail.identifier, new BytesBlob(thumbnail, 'image/jpeg'));
     if (opensParent) {

@@ -47,6 +47,33 @@ export async function makeClaimThumbnail(bytes: Uint8Array, _mimeType: SignableM
   }
 }
 
+/** Decoded 8-bit pixels (1 to 4 channels, gray or sRGB, alpha last), already in their upright orientation. */
+export interface ThumbnailPixels {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: number;
+}
+
+/**
+ * makeClaimThumbnail of pixels decoded already (e.g. by the fingerprint): no second decode. Only for pixels with no
+ * colour profile to apply, and of an image within THUMBNAIL_MAX_MEGAPIXELS (the caller checks both).
+ */
+export async function makeClaimThumbnailOfPixels(pixels: ThumbnailPixels): Promise<Uint8Array> {
+  const { data, width, height, channels } = pixels;
+  if (channels < 1 || channels > 4) throw new ThumbnailError(`${channels} channels per pixel`);
+  try {
+    const out = await sharp(data, { raw: { width, height, channels: channels as 1 | 2 | 3 | 4 } })
+      .flatten({ background: '#ffffff' })
+      .resize(THUMBNAIL_LONG_EDGE, THUMBNAIL_LONG_EDGE, { fit: 'inside', withoutEnlargement: true })
+      .jpeg({ quality: THUMBNAIL_QUALITY })
+      .toBuffer();
+    return new Uint8Array(out);
+  } catch (err) {
+    throw new ThumbnailError(`the pixels could not be encoded (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`, { cause: err });
+  }
+}
+
 /** Where the thumbnail is made from: the file in memory, or on disk (video needs a file: ffmpeg seeks in it). */
 export type ThumbnailSource = { bytes: Uint8Array } | { path: string; bytes?: () => Promise<Uint8Array> };
 

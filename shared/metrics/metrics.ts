@@ -17,10 +17,10 @@ export const signJobs = new Counter({
   registers: [registry],
 });
 
-/** Time per stage of a successful sign job: prepare (claim, read, identity), sign (c2pa-rs + vault + TSA), store. */
+/** Time per stage of a successful sign job: prepare (claim, read, identity), fingerprint, sign (c2pa-rs + vault + TSA), store. */
 export const signStageSeconds = new Histogram({
   name: 'mss_sign_stage_seconds',
-  help: 'Time per stage of a signed job: prepare, sign, store',
+  help: 'Time per stage of a signed job: prepare, fingerprint, sign, store',
   labelNames: ['stage'] as const,
   buckets: SECONDS,
   registers: [registry],

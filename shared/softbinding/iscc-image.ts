@@ -34,8 +34,14 @@
  *    What can still differ from the reference SDK: the JPEG decoder (sharp's mozjpeg build vs the libjpeg-turbo
  *    Pillow links: same output in every file checked, not guaranteed), and 16-bit grayscale images, which Pillow
  *    clips to 8 bits (nearly white) while they are scaled here.
+ *    All of this is the `exact` mode (the default here). In `fast` mode (FingerprintMode, the service's default) a
+ *    large JPEG is decoded at 1/2, 1/4 or 1/8 scale instead (decodeForFingerprint), and steps 4-5 run on that smaller
+ *    image: not the reference's pixels, a few bits apart at most.
  */
 import sharp from 'sharp';
+import type { FingerprintMode } from './fingerprint-mode.js';
+
+export { FINGERPRINT_MODES, type FingerprintMode } from './fingerprint-mode.js';
 
 /** The C2PA soft-binding algorithm name of this code. */
 export const ISCC_IMAGE_SOFT_BINDING_ALG = 'io.iscc.v0';
@@ -63,6 +69,8 @@ export interface ImageNormalizeOptions {
   trimBorder?: boolean;
   /** Refuse images with more pixels than this (the SDK's ISCC_SDK_IMAGE_MAX_PIXELS default: 128 MP). */
   maxPixels?: number;
+  /** `exact` (default: the reference's pixels) or `fast` (JPEGs decoded at reduced scale), see FingerprintMode. */
+  mode?: FingerprintMode;
 }
 
 export interface ImageCodeOptions extends ImageNormalizeOptions {
@@ -439,23 +447,79 @@ interface Decoded {
   height: number;
 }
 
-async function decodeGray(input: Buffer | string, opts: ImageNormalizeOptions): Promise<Decoded> {
+/**
+ * The fast path's reduced decode keeps at least this many pixels on the image's long edge: the 32x32 resize then
+ * still averages over many pixels per output, and a claim thumbnail (512 px) can be made of the same pixels.
+ */
+export const REDUCED_DECODE_MIN_EDGE = 512;
+
+/**
+ * The size to ask sharp for so that libjpeg decodes at 1/f scale (f = 8, 4 or 2, the largest that keeps
+ * REDUCED_DECODE_MIN_EDGE), or undefined when no reduction applies. sharp decodes at 1/f only when the requested
+ * reduction is at least f + 1 (it halves f when the whole part of the reduction equals f, against libjpeg's
+ * rounding), and then resizes the ceil(w/f) x ceil(h/f) decode to the size asked for: floor(w/(f+1)) is the smallest
+ * such step.
+ */
+export function reducedJpegSize(width: number, height: number): { width: number; height: number; factor: number } | undefined {
+  for (const factor of [8, 4, 2]) {
+    const w = Math.floor(width / (factor + 1));
+    const h = Math.floor(height / (factor + 1));
+    // At least 32 pixels on the short side: the output's own size, and floor() then moves the reduction by at most
+    // 1/32, so sharp picks this factor and not the next.
+    if (Math.max(w, h) >= REDUCED_DECODE_MIN_EDGE && Math.min(w, h) >= 32) return { width: w, height: h, factor };
+  }
+  return undefined;
+}
+
+/** Decoded 8-bit pixels, EXIF orientation applied and ICC profile ignored, as the fingerprint reads them. */
+export interface DecodedPixels {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: number;
+  /** Raw CMYK ink values (converted to gray with Pillow's formula). */
+  cmyk: boolean;
+  /** Decoded at reduced scale (the fast path): not the reference's pixels. */
+  reduced: boolean;
+  /** The source carries an ICC profile (ignored here; a thumbnail must not be made of these pixels then). */
+  hasIcc: boolean;
+  /** Pixels of the source image (width x height before any reduction). */
+  sourcePixels: number;
+}
+
+/** Decodes an image for fingerprinting (path or bytes); `fast` mode reduces JPEGs in the DCT domain. */
+export async function decodeForFingerprint(input: Buffer | string, opts: ImageNormalizeOptions = {}): Promise<DecodedPixels> {
   const limitInputPixels = opts.maxPixels ?? SDK_MAX_PIXELS;
-  const make = () => {
-    const s = sharp(input, { limitInputPixels, ignoreIcc: true, pages: 1 });
-    return opts.exifTranspose === false ? s : s.autoOrient();
-  };
+  const make = () => sharp(input, { limitInputPixels, ignoreIcc: true, pages: 1, autoOrient: opts.exifTranspose !== false });
   const meta = await make().metadata();
   let pipeline = make();
   const cmyk = meta.space === 'cmyk';
+  const eightBit = !meta.depth || meta.depth === 'uchar' || meta.depth === 'char';
   // CMYK: the raw ink values (as Pillow reads them), converted below with Pillow's naive formula.
   if (cmyk) pipeline = pipeline.pipelineColourspace('cmyk').toColourspace('cmyk');
-  else if (meta.depth && meta.depth !== 'uchar' && meta.depth !== 'char') {
+  else if (!eightBit) {
     // 16-bit and float images: let libvips scale them to 8 bits per channel.
     pipeline = pipeline.toColourspace((meta.channels ?? 3) >= 3 ? 'srgb' : 'b-w');
   }
+  // Border trimming needs the image's exact edge pixels: only the exact path.
+  const oriented = meta.autoOrient ?? { width: meta.width, height: meta.height };
+  const reduced = opts.mode === 'fast' && meta.format === 'jpeg' && !cmyk && eightBit && !opts.trimBorder ? reducedJpegSize(oriented.width, oriented.height) : undefined;
+  if (reduced) pipeline = pipeline.resize(reduced.width, reduced.height, { fit: 'fill', kernel: 'cubic' });
   const { data, info } = await pipeline.raw({ depth: 'uchar' }).toBuffer({ resolveWithObject: true });
-  const { width, height, channels } = info;
+  return {
+    data,
+    width: info.width,
+    height: info.height,
+    channels: info.channels,
+    cmyk,
+    reduced: reduced !== undefined,
+    hasIcc: meta.icc !== undefined,
+    sourcePixels: oriented.width * oriented.height,
+  };
+}
+
+function grayOf(decoded: DecodedPixels, opts: ImageNormalizeOptions): Decoded {
+  const { data, width, height, channels, cmyk } = decoded;
   const n = width * height;
   if (cmyk) return { gray: cmykToGray(data, channels, n), width, height }; // (trimBorder is not applied to CMYK)
   const gray = toGray(data, channels, n);
@@ -519,7 +583,12 @@ function trimUniformBorder(gray: Uint8Array, data: Uint8Array, channels: number,
 
 /** The 1024 gray values (32x32, row-major) the reference SDK hashes for an image file (path or bytes). */
 export async function imagePixelsFromFile(input: Buffer | string, opts: ImageNormalizeOptions = {}): Promise<Uint8Array> {
-  const { gray, width, height } = await decodeGray(input, opts);
+  return pixelsOfDecoded(await decodeForFingerprint(input, opts), opts);
+}
+
+/** The 1024 gray values of pixels decodeForFingerprint returned. */
+export function pixelsOfDecoded(decoded: DecodedPixels, opts: ImageNormalizeOptions = {}): Uint8Array {
+  const { gray, width, height } = grayOf(decoded, opts);
   return resampleBicubicL(gray, width, height, 32, 32);
 }
 

@@ -3,26 +3,42 @@
  * and its fingerprint (ISCC Image-Code) in the soft-binding index, both with the discoverability in force.
  */
 import type { Knex } from 'knex';
-import { activeManifestId } from '../c2pa/read-asset.js';
+import { activeManifestLabel } from '../c2pa/manifest-store-label.js';
 import { insertSoftBinding } from './code-index.js';
+import type { FingerprintMode } from './fingerprint-mode.js';
 import { hashToInt64, imageCodeFromFile, type ImageCode } from './iscc-image.js';
 
 type Db = Knex | Knex.Transaction;
 
-/** The ISCC Image-Code of an image (bytes or a file path); undefined when it cannot be decoded (signed without one). */
-export async function fingerprintImage(image: Uint8Array | string): Promise<ImageCode | undefined> {
+/**
+ * The ISCC Image-Code of an image (bytes or a file path), in the configured mode (FINGERPRINT_MODE, config
+ * fingerprintMode); undefined when it cannot be decoded (signed without one). Signing and lookups must use the
+ * same mode: the two modes' codes of one image differ by a few bits.
+ */
+export async function fingerprintImage(image: Uint8Array | string, mode: FingerprintMode): Promise<ImageCode | undefined> {
   try {
-    return await imageCodeFromFile(typeof image === 'string' ? image : Buffer.from(image.buffer, image.byteOffset, image.byteLength));
+    return await imageCodeFromFile(typeof image === 'string' ? image : Buffer.from(image.buffer, image.byteOffset, image.byteLength), { mode });
   } catch {
     return undefined;
   }
 }
 
-/** A job's own choice (from its request or template) or, without one, its organisation's setting. */
-export async function effectiveDiscoverable(db: Db, orgId: string, jobChoice: boolean | null): Promise<boolean> {
-  if (jobChoice !== null) return jobChoice;
-  const org = (await db('organisations').where({ id: orgId }).first('discoverable')) as { discoverable: boolean } | undefined;
-  return org?.discoverable ?? true;
+/** What a job's signed file gets from the repository: listed publicly or not, fingerprinted (soft binding) or not. */
+export interface RepositorySettings {
+  discoverable: boolean;
+  softBinding: boolean;
+}
+
+/**
+ * Each of a job's own choices (from its request or template) or, without one, its organisation's setting: read
+ * from the organisation only when the job leaves one to it.
+ */
+export async function effectiveRepositorySettings(db: Db, orgId: string, job: { discoverable: boolean | null; soft_binding: boolean | null }): Promise<RepositorySettings> {
+  const org =
+    job.discoverable === null || job.soft_binding === null
+      ? ((await db('organisations').where({ id: orgId }).first('discoverable', 'soft_binding')) as { discoverable: boolean; soft_binding: boolean } | undefined)
+      : undefined;
+  return { discoverable: job.discoverable ?? org?.discoverable ?? true, softBinding: job.soft_binding ?? org?.soft_binding ?? true };
 }
 
 export interface RepositoryEntry {
@@ -36,7 +52,7 @@ export interface RepositoryEntry {
 
 /** Stores the manifest (and the fingerprint) of a signed file, in the caller's transaction; returns the manifest id. */
 export async function recordInRepository(trx: Db, entry: RepositoryEntry): Promise<string> {
-  const manifestId = await activeManifestId(entry.manifestStore);
+  const manifestId = activeManifestLabel(entry.manifestStore);
   await trx('manifest_stores').insert({
     manifest_id: manifestId,
     signed_file_id: entry.signedFileId,

@@ -61,6 +61,7 @@ describe('chain: anchoring through the API', function () {
       events: new LocalJobEvents(),
       signingIdentity: () => loadSigningIdentity({ knex: api.db.knex, vault }),
       logger: createLogger('silent', 'test'),
+      fingerprintMode: api.config.fingerprintMode,
     };
   });
   after(async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,6 +9,7 @@ import {
   base32Decode,
   base32Encode,
   dct,
+  decodeForFingerprint,
   decodeImageCode,
   encodeImageCode,
   hammingDistance,
@@ -20,6 +21,8 @@ import {
   imagePixelsFromFile,
   int64ToHash,
   int64ToImageCode,
+  reducedJpegSize,
+  REDUCED_DECODE_MIN_EDGE,
   resampleBicubicL,
   softHashImageV0,
 } from '../../shared/softbinding/iscc-image.js';
@@ -335,6 +338,52 @@ describe('ISCC Image-Code (io.iscc.v0)', () => {
         err = e;
       }
       expect(err).to.be.instanceOf(Error);
+    });
+  });
+
+  describe('fast mode (a JPEG decoded at reduced scale in the DCT domain)', () => {
+    const jpegOf = (width: number, height: number, variant = 0) => sharp(scene(width, height, variant), raw(width, height)).jpeg({ quality: 90 }).toBuffer();
+
+    it('asks libjpeg for the largest scale that keeps REDUCED_DECODE_MIN_EDGE pixels, and none for small images', () => {
+      expect(reducedJpegSize(4000, 3000)).to.deep.equal({ width: 800, height: 600, factor: 4 });
+      expect(reducedJpegSize(6000, 4000)).to.deep.equal({ width: 666, height: 444, factor: 8 });
+      expect(reducedJpegSize(1600, 1067)).to.deep.equal({ width: 533, height: 355, factor: 2 });
+      expect(reducedJpegSize(1200, 800)).to.equal(undefined);
+      // A panorama keeps at least 32 pixels on its short side (and sharp's rounding within the factor it is given).
+      expect(reducedJpegSize(20000, 100)).to.deep.equal({ width: 6666, height: 33, factor: 2 });
+    });
+
+    it('decodes a large JPEG at reduced scale (upright), and other images whole', async () => {
+      const big = await jpegOf(3000, 2000);
+      const fast = await decodeForFingerprint(big, { mode: 'fast' });
+      expect({ width: fast.width, height: fast.height, reduced: fast.reduced }).to.deep.equal({ width: 600, height: 400, reduced: true });
+      expect(Math.max(fast.width, fast.height)).to.be.at.least(REDUCED_DECODE_MIN_EDGE);
+      const exact = await decodeForFingerprint(big, { mode: 'exact' });
+      expect({ width: exact.width, height: exact.height, reduced: exact.reduced }).to.deep.equal({ width: 3000, height: 2000, reduced: false });
+      // EXIF orientation 6: the reduced decode is upright, as the exact one.
+      const rotated = await sharp(scene(3000, 2000), raw(3000, 2000)).jpeg({ quality: 90 }).withMetadata({ orientation: 6 }).toBuffer();
+      const upright = await decodeForFingerprint(rotated, { mode: 'fast' });
+      expect({ width: upright.width, height: upright.height }).to.deep.equal({ width: 400, height: 600 });
+      const png = await sharp(scene(2000, 1500), raw(2000, 1500)).png({ compressionLevel: 1 }).toBuffer();
+      expect((await decodeForFingerprint(png, { mode: 'fast' })).reduced).to.equal(false);
+    });
+
+    it('agrees with the exact code within 4 bits on JPEGs of several sizes, scenes and orientations, and is exact otherwise', async () => {
+      const distances: number[] = [];
+      for (const [w, h] of [[4000, 3000], [2400, 1600], [1600, 1200]] as const) {
+        for (const variant of [0, 1, 2]) {
+          const jpeg = await jpegOf(w, h, variant);
+          distances.push(hammingDistance((await imageCodeFromFile(jpeg, { mode: 'fast' })).hash, (await imageCodeFromFile(jpeg)).hash));
+        }
+      }
+      const orient6 = readFileSync(path.join(FIXTURES, 'scene-orient6.jpg'));
+      const bigOrient6 = await sharp(orient6).resize(1500, 2000).jpeg({ quality: 92 }).withMetadata({ orientation: 6 }).toBuffer();
+      distances.push(hammingDistance((await imageCodeFromFile(bigOrient6, { mode: 'fast' })).hash, (await imageCodeFromFile(bigOrient6)).hash));
+      expect(Math.max(...distances), JSON.stringify(distances)).to.be.at.most(4);
+      // Not reduced (a PNG, a small JPEG): the same pixels as the exact path, so the same code.
+      for (const file of [path.join(FIXTURES, 'scene-alpha.png'), path.join(FIXTURES, 'scene-orient6.jpg')]) {
+        expect((await imageCodeFromFile(file, { mode: 'fast' })).iscc).to.equal((await imageCodeFromFile(file)).iscc);
+      }
     });
   });
 });

@@ -11,6 +11,8 @@ export class ManifestTemplate extends Model {
   declare manifest: ManifestDefaults;
   /** Whether files signed with it are discoverable in the manifest repository; null follows the organisation. */
   declare discoverable: boolean | null;
+  /** Whether images signed with it get a soft binding (fingerprint); null follows the organisation. */
+  declare soft_binding: boolean | null;
   declare created_by: string | null;
   declare updated_by: string | null;
   declare created_at: Date;
@@ -29,6 +31,7 @@ export class ManifestTemplate extends Model {
       version: this.version,
       manifest: this.manifest,
       discoverable: this.discoverable ?? null,
+      soft_binding: this.soft_binding ?? null,
       created_at: this.created_at.toISOString(),
       updated_at: this.updated_at.toISOString(),
     };
@@ -41,6 +44,7 @@ export interface ManifestTemplateView {
   version: number;
   manifest: ManifestDefaults;
   discoverable: boolean | null;
+  soft_binding: boolean | null;
   created_at: string;
   updated_at: string;
 }
@@ -57,6 +61,7 @@ export class ManifestTemplateVersion extends Model {
   declare name: string;
   declare manifest: ManifestDefaults;
   declare discoverable: boolean | null;
+  declare soft_binding: boolean | null;
   declare created_by: string | null;
   declare created_at: Date;
 

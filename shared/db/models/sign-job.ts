@@ -32,6 +32,8 @@ export class SignJob extends Model {
   declare template_version: number | null;
   /** The request's or template's discoverability choice; null follows the organisation's setting (migration 008). */
   declare discoverable: boolean | null;
+  /** The request's or template's soft-binding choice; null follows the organisation's setting (migration 010). */
+  declare soft_binding: boolean | null;
   declare status: JobStatus;
   declare attempts: number;
   declare error_code: string | null;
