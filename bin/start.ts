@@ -19,7 +19,7 @@ import { createFileStore } from '../shared/storage/index.js';
 import { createKeyVault } from '../shared/vault/index.js';
 import { DRAIN_TIMEOUT_MS, logVideoThumbnails, startBullMqSignWorker } from '../workers/bullmq-sign-worker.js';
 import { markAbandoned, processSignJob } from '../workers/sign-job.js';
-import { signJobDeps } from '../workers/sign-job-deps.js';
+import { signJobDeps, sweepSigningLeftovers } from '../workers/sign-job-deps.js';
 import { startEmbeddedChainIfNeeded } from '../shared/chain/embedded.js';
 
 runMain('all-in-one', async (givenConfig, logger) => {
@@ -38,6 +38,7 @@ runMain('all-in-one', async (givenConfig, logger) => {
 
   const useRedis = await redisAnswers(config.redisUrl);
   const jobEvents = useRedis ? new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true }) : new LocalJobEvents();
+  await sweepSigningLeftovers(config, logger);
   const deps = signJobDeps({ config, knex, vault, events: jobEvents, logger: logger.child({ role: 'worker' }) });
   const processor = (jobId: string, attempt: { number: number; final: boolean }) => processSignJob(deps, jobId, attempt);
   const retry = { attempts: config.signAttempts, backoffMs: config.signBackoffMs };

@@ -6,8 +6,10 @@ import { RedisJobEvents } from '../shared/queue/job-events.js';
 import { runRoleProcess } from '../shared/run-main.js';
 import { DRAIN_TIMEOUT_MS, startBullMqSignWorker } from './bullmq-sign-worker.js';
 import { markAbandoned } from './sign-job.js';
+import { sweepSigningLeftovers } from './sign-job-deps.js';
 
 runRoleProcess('worker', async (config, knex, logger) => {
+  await sweepSigningLeftovers(config, logger);
   const events = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: false });
   // The queue handle is for operators (depth, Bull Board); this process never adds jobs.
   const queue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, { attempts: config.signAttempts, backoffMs: config.signBackoffMs });

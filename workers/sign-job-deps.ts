@@ -5,6 +5,7 @@ import type { Logger } from '../shared/logger.js';
 import { loadOrgSigningIdentity } from '../shared/pki/org-signing-identity.js';
 import type { JobEvents } from '../shared/queue/types.js';
 import { createFileStore } from '../shared/storage/index.js';
+import { sweepLeftovers } from '../shared/storage/temp-owner.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import { httpTimestamper } from '../shared/tsa/client.js';
 import type { SignJobDeps } from './sign-job.js';
@@ -33,10 +34,20 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     tempDir: signTempDir(config),
     ffmpegPath: config.ffmpegPath,
     fingerprintMode: config.fingerprintMode,
+    maxImagePixels: config.maxImagePixels,
   };
 }
 
 /** Where sign jobs keep their temp files: DATA_DIR/signing (the API stages uploads in DATA_DIR/tmp). */
 export function signTempDir(config: Pick<Config, 'dataDir'>): string {
   return path.join(config.dataDir, 'signing');
+}
+
+/**
+ * Job directories that processes now gone left in DATA_DIR/signing (a worker killed mid-job): removed when a process
+ * that signs starts (the worker, npm start). Live processes sharing DATA_DIR keep theirs (named by pid).
+ */
+export async function sweepSigningLeftovers(config: Pick<Config, 'dataDir'>, logger: Logger): Promise<void> {
+  const removed = await sweepLeftovers(signTempDir(config));
+  if (removed > 0) logger.info({ removed }, 'removed sign job directories left by processes that are gone');
 }

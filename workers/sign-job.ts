@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
@@ -8,6 +8,8 @@ import { buildManifestDefinition, type Timestamper } from '../shared/c2pa/index.
 import { C2PA_WASM_WHOLE_READ_BYTES, signBytes, signFile } from '../shared/c2pa/sign-asset.js';
 import { extensionFor, formatFor } from '../shared/media/formats.js';
 import { isoDuration, mediaDurationSeconds } from '../shared/media/duration.js';
+import { MediaRejectedError } from '../shared/media/errors.js';
+import { assertImagePixelsWithin } from '../shared/media/image-pixels.js';
 import { softBindingAssertion } from '../shared/softbinding/binding-value.js';
 import type { FingerprintMode } from '../shared/softbinding/fingerprint-mode.js';
 import { effectiveRepositorySettings, fingerprintImage, recordInRepository } from '../shared/softbinding/repository.js';
@@ -23,6 +25,7 @@ import type { FileStore } from '../shared/storage/index.js';
 import { VaultKeyNotFoundError, VaultUnavailableError } from '../shared/vault/types.js';
 import { signJobs, signStageSeconds } from '../shared/metrics/metrics.js';
 import { StorageUnavailableError } from '../shared/storage/index.js';
+import { ownedTempName } from '../shared/storage/temp-owner.js';
 import { imageContent } from './image-content.js';
 
 export interface SignJobDeps {
@@ -43,6 +46,8 @@ export interface SignJobDeps {
   ffmpegPath?: string;
   /** How image fingerprints are computed (FINGERPRINT_MODE). */
   fingerprintMode: FingerprintMode;
+  /** Largest image (width x height from its header) signed at all (MAX_IMAGE_PIXELS). */
+  maxImagePixels: number;
 }
 
 /** Wall and CPU milliseconds of each stage of a job, each stage ending where `lap` is called. */
@@ -65,7 +70,7 @@ function stageClock() {
   };
 }
 
-/** Prefix of a job's own directory in the temp directory (see sweepSignTempDirs). */
+/** Prefix of a job's own directory in the temp directory, after its process's (see sweepLeftovers). */
 const JOB_DIR_PREFIX = 'sign-';
 
 /** The code and words a failed job shows its owner; internals stay in the log. */
@@ -77,6 +82,7 @@ function errorColumns(err: unknown): { error_code: string; error_message: string
     return { error_code: 'timestamp_unavailable', error_message: 'the time-stamp authority could not be reached or gave no valid timestamp' };
   }
   if (err instanceof StorageUnavailableError) return { error_code: 'storage_unavailable', error_message: 'file storage could not be reached' };
+  if (err instanceof MediaRejectedError && err.reason === 'too_many_pixels') return { error_code: 'image_too_large', error_message: err.message };
   if (err instanceof C2paError) return { error_code: 'c2pa_error', error_message: `the file could not be signed: ${err.message}` };
   return { error_code: 'signing_failed', error_message: 'the file could not be signed' };
 }
@@ -125,7 +131,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     } else {
       const tempDir = deps.tempDir ?? tmpdir();
       await mkdir(tempDir, { recursive: true, mode: 0o700 });
-      workDir = await mkdtemp(path.join(tempDir, `${JOB_DIR_PREFIX}${jobId}-`));
+      workDir = await mkdtemp(path.join(tempDir, ownedTempName(`${JOB_DIR_PREFIX}${jobId}-`)));
       sourcePath = path.join(workDir, 'source');
       await deps.files.readToFile(upload.storage_key, sourcePath);
     }
@@ -134,6 +140,8 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     clock.lap('prepare');
     // The fingerprint goes into the manifest (c2pa.soft-binding) and the index, so a stripped copy can be found
     // again, unless the job's soft-binding setting is off. ISCC image codes are of images; video and audio get none.
+    // Checked again here (an upload from before the limit, or a limit lowered since): nothing decodes a bomb.
+    if (kind === 'image') await assertImagePixelsWithin((bytes ?? sourcePath)!, deps.maxImagePixels);
     const softBinding = kind === 'image' && settings.softBinding;
     const content = bytes
       ? await imageContent(bytes, { fingerprint: softBinding ? deps.fingerprintMode : undefined, thumbnail: job.manifest.thumbnail === true })
@@ -217,39 +225,18 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     signJobs.inc({ outcome: 'signed', error_code: '' });
     for (const [stage, ms] of Object.entries(clock.ms)) signStageSeconds.observe({ stage }, ms / 1000);
   } catch (err) {
-    log.warn({ err }, attempt.final ? 'sign job failed for good' : 'sign attempt failed; will retry');
-    signJobs.inc({ outcome: attempt.final ? 'failed' : 'retried', error_code: errorColumns(err).error_code });
+    // An image over the pixel limit stays over it: no retry can help.
+    const final = attempt.final || (err instanceof MediaRejectedError && err.reason === 'too_many_pixels');
+    log.warn({ err }, final ? 'sign job failed for good' : 'sign attempt failed; will retry');
+    signJobs.inc({ outcome: final ? 'failed' : 'retried', error_code: errorColumns(err).error_code });
     // Between attempts the job is waiting again, so it shows as queued.
-    await setStatus(deps, jobId, attempt.final ? { status: 'failed', ...errorColumns(err) } : { status: 'queued' });
+    await setStatus(deps, jobId, final ? { status: 'failed', ...errorColumns(err) } : { status: 'queued' });
     throw err;
   } finally {
     if (workDir) await rm(workDir, { recursive: true, force: true }).catch((err: unknown) => log.warn({ err, workDir }, 'could not remove the job\'s temp files'));
     await deps.events.publish(jobId).catch(() => undefined);
   }
 }
-
-/**
- * Removes job directories left in `tempDir` by sign jobs that never reached their clean-up (a worker killed
- * mid-job): those older than `olderThanMs`, so a job still running in another process keeps its files. Returns how
- * many it removed. Never throws.
- */
-export async function sweepSignTempDirs(tempDir: string, olderThanMs: number): Promise<number> {
-  let removed = 0;
-  const entries = await readdir(tempDir, { withFileTypes: true }).catch(() => []);
-  for (const entry of entries) {
-    if (!entry.isDirectory() || !entry.name.startsWith(JOB_DIR_PREFIX)) continue;
-    const dir = path.join(tempDir, entry.name);
-    try {
-      if (Date.now() - (await stat(dir)).mtimeMs < olderThanMs) continue;
-      await rm(dir, { recursive: true, force: true });
-      removed += 1;
-    } catch {
-      // Gone already, or not ours to remove: the next sweep tries again.
-    }
-  }
-  return removed;
-}
-
 
 /** Records a job BullMQ gave up on outside our processor (e.g. its worker died too often). */
 export async function markAbandoned(deps: Pick<SignJobDeps, 'knex' | 'events'>, jobId: string): Promise<void> {

@@ -1,18 +1,22 @@
 import type { SandboxedJob } from 'bullmq';
+import sharp from 'sharp';
 import { c2paWasm, c2paWasmMemoryBytes } from '../shared/c2pa/wasm.js';
 import { loadConfig } from '../shared/config.js';
 import { connectDatabase } from '../shared/db/index.js';
 import { createLogger } from '../shared/logger.js';
 import { RedisJobEvents } from '../shared/queue/job-events.js';
 import { createKeyVault } from '../shared/vault/index.js';
-import { processSignJob, sweepSignTempDirs, type SignJobDeps } from './sign-job.js';
-import { signJobDeps, signTempDir } from './sign-job-deps.js';
+import { processSignJob, type SignJobDeps } from './sign-job.js';
+import { signJobDeps } from './sign-job-deps.js';
 import { sendMetricsSnapshot } from './sandbox-metrics.js';
 import { WASM_MEMORY_MESSAGE, type WasmMemoryMessage } from './bullmq-sign-worker.js';
 
 // If the worker process dies (even by SIGKILL) its IPC channel closes: leave too, rather than linger as an
 // orphan. A job cut short here is taken over by another worker once its BullMQ lock expires.
 process.once('disconnect', () => process.exit(1));
+
+// libvips' operation cache would keep a decoded file open after its job removed it.
+sharp.cache({ files: 0 });
 
 // Compile the C2PA WASM while BullMQ starts this process (the worker waits for that before taking jobs),
 // not during its first job.
@@ -21,12 +25,8 @@ c2paWasm();
 // One set of connections per sandbox process, reused for every job it runs.
 let deps: Promise<SignJobDeps> | undefined;
 
-/** Job directories older than this are left over from a killed worker (a job takes seconds, a 600 MiB WAV about 20 s). */
-const STALE_TEMP_MS = 3600_000;
-
 async function createDeps(): Promise<SignJobDeps> {
   const config = loadConfig();
-  void sweepSignTempDirs(signTempDir(config), STALE_TEMP_MS);
   // The worker process migrated before it started taking jobs.
   const knex = connectDatabase(config);
   const events = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: false });

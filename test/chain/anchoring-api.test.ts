@@ -62,6 +62,7 @@ describe('chain: anchoring through the API', function () {
       signingIdentity: () => loadSigningIdentity({ knex: api.db.knex, vault }),
       logger: createLogger('silent', 'test'),
       fingerprintMode: api.config.fingerprintMode,
+      maxImagePixels: api.config.maxImagePixels,
     };
   });
   after(async () => {

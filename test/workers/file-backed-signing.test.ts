@@ -3,7 +3,7 @@
  * reads it through a FileBlob, the signed file is written to a temp file and streamed into the store, and the temp
  * files are gone afterwards whatever happened. Video and audio have upload limits of their own (413 beyond).
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,7 +19,8 @@ import { LocalJobEvents } from '../../shared/queue/job-events.js';
 import { AzureBlobFileStore, LocalFileStore, StorageUnavailableError, StoredFileMissingError, type FileStore } from '../../shared/storage/index.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { createLogger } from '../../shared/logger.js';
-import { processSignJob, sweepSignTempDirs, type SignJobDeps } from '../../workers/sign-job.js';
+import { processSignJob, type SignJobDeps } from '../../workers/sign-job.js';
+import { sweepLeftovers } from '../../shared/storage/temp-owner.js';
 import { signJobDeps, signTempDir } from '../../workers/sign-job-deps.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 import { devConnectionString, startAzurite, type Azurite } from '../support/azurite.js';
@@ -169,16 +170,17 @@ describe('worker: file-backed signing of video and audio', function () {
     if (photo.length > api.config.maxUploadBytesVideo) expect((await upload(photo, 'photo.jpg').expect(201)).body.mime_type).to.equal('image/jpeg');
   });
 
-  it('sweeps job directories a killed worker left behind, once they are old', async function () {
+  it('sweeps job directories of processes that are gone, and old unnamed ones, leaving live processes theirs', async function () {
     const sweepDir = path.join(dir, 'sweep');
-    for (const name of ['sign-old-1', 'sign-new-1', 'other-old']) mkdirSync(path.join(sweepDir, name), { recursive: true });
-    writeFileSync(path.join(sweepDir, 'sign-old-1', 'source'), 'x');
+    const dead = spawnSync('true').pid!; // a process that has ended
+    const names = [`p${dead}-sign-job-1-abc`, `p${process.pid}-sign-job-2-def`, 'sign-old-1', 'sign-new-1'];
+    for (const name of names) mkdirSync(path.join(sweepDir, name), { recursive: true });
+    writeFileSync(path.join(sweepDir, names[0]!, 'source'), 'x');
     const old = new Date(Date.now() - 2 * 3600_000);
     utimesSync(path.join(sweepDir, 'sign-old-1'), old, old);
-    utimesSync(path.join(sweepDir, 'other-old'), old, old);
-    expect(await sweepSignTempDirs(sweepDir, 3600_000)).to.equal(1);
-    expect(readdirSync(sweepDir).sort()).to.deep.equal(['other-old', 'sign-new-1']);
-    expect(await sweepSignTempDirs(path.join(dir, 'no-such-dir'), 0)).to.equal(0);
+    expect(await sweepLeftovers(sweepDir)).to.equal(2);
+    expect(readdirSync(sweepDir).sort()).to.deep.equal([`p${process.pid}-sign-job-2-def`, 'sign-new-1'].sort());
+    expect(await sweepLeftovers(path.join(dir, 'no-such-dir'))).to.equal(0);
   });
 });
 
