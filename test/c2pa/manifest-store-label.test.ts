@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import { C2paError } from '../../shared/c2pa/errors.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
@@ -14,6 +15,9 @@ describe('c2pa: activeManifestLabel (the manifest store, JUMBF only)', function 
 
   before(async () => {
     chain = await makeOpensslChain();
+  });
+  after(() => {
+    if (chain) rmSync(chain.dir, { recursive: true, force: true });
   });
 
   const sign = async (bytes: Uint8Array, title: string) => {

@@ -2,6 +2,7 @@
  * mss_ocsp_responses_total is counted at the HTTP edge: every answer written, the refusals made by the HTTP layer
  * included (413, an undecodable GET path, an answer past its deadline, another method, HTTP the parser refuses).
  */
+import { rmSync } from 'node:fs';
 import net from 'node:net';
 import { expect } from 'chai';
 import { certIdFor, encodeOcspGetPath, encodeOcspRequest } from '../../shared/pki/ocsp-request.js';
@@ -26,6 +27,7 @@ function rawStatusLine(port: number, data: string): Promise<string> {
 
 describe('OCSP metrics at the HTTP edge', function () {
   let chain: OpensslChain;
+  const others: OpensslChain[] = [];
   let running: RunningResponder;
   let good: Uint8Array;
 
@@ -38,6 +40,7 @@ describe('OCSP metrics at the HTTP edge', function () {
 
   after(async function () {
     await running?.close();
+    for (const c of [chain, ...others]) if (c) rmSync(c.dir, { recursive: true, force: true });
   });
 
   const post = async (body: Uint8Array) => {
@@ -65,6 +68,7 @@ describe('OCSP metrics at the HTTP edge', function () {
 
   it('counts the refusals: 413, undecodable GET paths and garbage as malformedRequest, unknown CAs as unauthorized', async function () {
     const other = await makeOpensslChain({ cn: 'Other' });
+    others.push(other);
     const grew = await growth([ocsp('malformedRequest'), ocsp('unauthorized')], async () => {
       expect(await post(new Uint8Array(10 * 1024 + 1))).to.equal(413);
       expect((await get('/not*base64')).status).to.equal(200);
