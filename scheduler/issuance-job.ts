@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino';
 import type { PkiDeps } from '../shared/pki/authority.js';
-import { answerCertificateRequests, pruneCertificateRequests } from '../shared/pki/certificate-requests.js';
+import { ANSWER_BATCH, answerCertificateRequests, pruneCertificateRequests } from '../shared/pki/certificate-requests.js';
 
 export const ISSUANCE_POLL_MS = 100;
 const PRUNE_EVERY_MS = 3600_000;
@@ -21,7 +21,7 @@ export function startIssuanceJob(deps: PkiDeps, logger: Logger, intervalMs = ISS
   const run = async (): Promise<void> => {
     try {
       // Taking a full batch means more may be waiting: go on at once.
-      while (!stopped && (await answerCertificateRequests({ ...deps, logger })) >= 20);
+      while (!stopped && (await answerCertificateRequests({ ...deps, logger })) >= ANSWER_BATCH);
       if (Date.now() - lastPrune > PRUNE_EVERY_MS) {
         lastPrune = Date.now();
         await pruneCertificateRequests(deps.knex);

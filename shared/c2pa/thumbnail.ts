@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import sharp from 'sharp';
+import sharp, { type Sharp } from 'sharp';
 import { mediaDurationSeconds } from '../media/duration.js';
 import { formatFor } from '../media/formats.js';
 import { videoFramePng } from '../media/video-frame.js';
@@ -29,17 +29,20 @@ export class ThumbnailError extends C2paError {
   }
 }
 
+/** The thumbnail of an upright image: over white, at most THUMBNAIL_LONG_EDGE on its long side, a baseline JPEG. */
+async function thumbnailJpeg(image: Sharp): Promise<Uint8Array> {
+  const out = await image
+    .flatten({ background: '#ffffff' })
+    .resize(THUMBNAIL_LONG_EDGE, THUMBNAIL_LONG_EDGE, { fit: 'inside', withoutEnlargement: true })
+    .jpeg({ quality: THUMBNAIL_QUALITY })
+    .toBuffer();
+  return new Uint8Array(out);
+}
+
 /** Makes the claim thumbnail (a JPEG) of an image. Throws ThumbnailError when it cannot. */
 export async function makeClaimThumbnail(bytes: Uint8Array, _mimeType: SignableMimeType): Promise<Uint8Array> {
   try {
-    const image = sharp(bytes, { limitInputPixels: THUMBNAIL_MAX_MEGAPIXELS * 1_000_000, failOn: 'error' });
-    const out = await image
-      .rotate()
-      .flatten({ background: '#ffffff' })
-      .resize(THUMBNAIL_LONG_EDGE, THUMBNAIL_LONG_EDGE, { fit: 'inside', withoutEnlargement: true })
-      .jpeg({ quality: THUMBNAIL_QUALITY })
-      .toBuffer();
-    return new Uint8Array(out);
+    return await thumbnailJpeg(sharp(bytes, { limitInputPixels: THUMBNAIL_MAX_MEGAPIXELS * 1_000_000, failOn: 'error' }).rotate());
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (/pixel limit/i.test(message)) throw new ThumbnailError(`the image is over ${THUMBNAIL_MAX_MEGAPIXELS} megapixels`, { cause: err });
@@ -63,12 +66,7 @@ export async function makeClaimThumbnailOfPixels(pixels: ThumbnailPixels): Promi
   const { data, width, height, channels } = pixels;
   if (channels < 1 || channels > 4) throw new ThumbnailError(`${channels} channels per pixel`);
   try {
-    const out = await sharp(data, { raw: { width, height, channels: channels as 1 | 2 | 3 | 4 } })
-      .flatten({ background: '#ffffff' })
-      .resize(THUMBNAIL_LONG_EDGE, THUMBNAIL_LONG_EDGE, { fit: 'inside', withoutEnlargement: true })
-      .jpeg({ quality: THUMBNAIL_QUALITY })
-      .toBuffer();
-    return new Uint8Array(out);
+    return await thumbnailJpeg(sharp(data, { raw: { width, height, channels: channels as 1 | 2 | 3 | 4 } }));
   } catch (err) {
     throw new ThumbnailError(`the pixels could not be encoded (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`, { cause: err });
   }

@@ -77,7 +77,10 @@ function errorOf(err: unknown): { code: CertificateRequestErrorCode; message: st
  * Issues what is asked, oldest first, up to `limit` requests; returns how many it answered. For the role holding the
  * CA keys only (scheduler/issuance-job.ts).
  */
-export async function answerCertificateRequests(deps: PkiDeps, limit = 20): Promise<number> {
+/** Requests one issuer run claims at most; a full batch means more may be waiting. */
+export const ANSWER_BATCH = 20;
+
+export async function answerCertificateRequests(deps: PkiDeps, limit = ANSWER_BATCH): Promise<number> {
   const claimed = (await deps.knex.transaction(async (trx) => {
     const open = trx('certificate_requests')
       .where((q) => q.where({ status: 'pending' }).orWhere((w) => w.where({ status: 'working' }).where('claimed_at', '<', new Date(Date.now() - CLAIM_TIMEOUT_MS))))

@@ -17,6 +17,7 @@ import {
 } from '../../shared/storage/index.js';
 import { testConfig } from '../support/api.js';
 import { DEV_ACCOUNT_KEY, devConnectionString, startAzurite, type Azurite } from '../support/azurite.js';
+import { rejection } from '../support/rejection.js';
 
 async function drain(stream: Readable): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -24,14 +25,6 @@ async function drain(stream: Readable): Promise<Buffer> {
   return Buffer.concat(parts);
 }
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** A port nothing listens on (bound by the OS, then released). */
 async function closedPort(): Promise<number> {

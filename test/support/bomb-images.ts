@@ -1,14 +1,6 @@
-import { crc32, deflateSync } from 'node:zlib';
+import { deflateSync } from 'node:zlib';
 import sharp from 'sharp';
-
-function chunk(type: string, data: Buffer): Buffer {
-  const len = Buffer.alloc(4);
-  len.writeUInt32BE(data.length);
-  const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([len, body, crc]);
-}
+import { pngChunk } from './noise-png.js';
 
 /**
  * A grayscale PNG declaring width x height whose pixel data is all zero, compressed: 11000 x 11000 (121 MP) is a
@@ -23,9 +15,9 @@ export function pngBomb(width: number, height: number, idatBytes?: number): Buff
   const data = deflateSync(Buffer.alloc((width + 1) * height), { level: 9 });
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', idatBytes === undefined ? data : data.subarray(0, idatBytes)),
-    chunk('IEND', Buffer.alloc(0)),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', idatBytes === undefined ? data : data.subarray(0, idatBytes)),
+    pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }
 

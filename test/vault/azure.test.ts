@@ -5,6 +5,7 @@ import { CryptographyClient } from '@azure/keyvault-keys';
 import { AzureKeyVault, type AzureKeyVaultOptions } from '../../shared/vault/azure.js';
 import { VaultKeyNotFoundError, VaultUnavailableError } from '../../shared/vault/types.js';
 import { AzureKeyVaultStandin, StubTokenCredential } from '../support/azure-keyvault-standin.js';
+import { rejection } from '../support/rejection.js';
 
 const VAULT_SCOPE = 'https://vault.azure.net/.default';
 
@@ -12,14 +13,6 @@ function verifiesEs384(spki: Uint8Array, data: Uint8Array, signature: Uint8Array
   return verify('sha384', data, { key: Buffer.from(spki), format: 'der', type: 'spki', dsaEncoding: 'ieee-p1363' }, signature);
 }
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected the promise to reject');
-}
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { AzureKeyVault, instrumentVault, LocalKeyVault, VaultKeyNotFoundError, type KeyVault } from '../../shared/vault/index.js';
 import { AzureKeyVaultStandin } from '../support/azure-keyvault-standin.js';
+import { rejection } from '../support/rejection.js';
 
 interface Backing {
   /** A vault on the backing store (the same keys for every call). */
@@ -24,14 +25,6 @@ const bytes = (text: string) => new TextEncoder().encode(text);
 const verifiesEs384 = (spki: Uint8Array, data: Uint8Array, signature: Uint8Array) =>
   verify('sha384', data, { key: Buffer.from(spki), format: 'der', type: 'spki', dsaEncoding: 'ieee-p1363' }, signature);
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 const local = async (): Promise<Backing> => {
   const dir = mkdtempSync(path.join(tmpdir(), 'vault-contract-'));
