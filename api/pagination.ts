@@ -1,13 +1,8 @@
-import type { QueryBuilder, Model } from 'objection';
+import type { PageRequest } from '../shared/db/page.js';
 import { badRequest } from './errors.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-
-export interface PageRequest {
-  limit: number;
-  after?: { createdAt: Date; id: string };
-}
 
 /** Reads `?limit=` and the opaque `?cursor=` of a previous page (newest first, stable under inserts). */
 export function pageRequest(query: Record<string, unknown>): PageRequest {
@@ -30,13 +25,6 @@ export function pageRequest(query: Record<string, unknown>): PageRequest {
   } catch {
     throw badRequest('cursor is not valid', 'invalid_parameter');
   }
-}
-
-/** Applies the page to a query of a table with created_at and id; fetch limit + 1 to know if more exist. */
-export function applyPage<M extends Model>(query: QueryBuilder<M, M[]>, page: PageRequest): QueryBuilder<M, M[]> {
-  query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(page.limit + 1);
-  if (page.after) query.whereRaw('(created_at, id) < (?, ?)', [page.after.createdAt, page.after.id]);
-  return query;
 }
 
 export function pageResult<T extends { id: string; created_at: Date }>(rows: T[], page: PageRequest): { items: T[]; next_cursor: string | null } {

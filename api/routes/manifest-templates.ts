@@ -1,14 +1,12 @@
-import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
 import { ManifestInputError, parseManifestDefaults, TEMPLATE_FIELDS, type ManifestDefaults } from '../../shared/c2pa/manifest-definition.js';
-import { isUniqueViolation } from '../../shared/db/errors.js';
-import { ManifestTemplate, ManifestTemplateVersion } from '../../shared/db/models/manifest-template.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
-import { principalOf, type Principal } from '../auth/principal.js';
+import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
-import { badRequest, conflict, discoverableField, notFound, parseBody, uuidParam } from '../errors.js';
-import { applyPage, pageRequest, pageResult } from '../pagination.js';
+import { badRequest, discoverableField, parseBody, uuidParam } from '../errors.js';
+import { pageRequest } from '../pagination.js';
+import { createTemplate, deleteTemplate, getTemplate, getTemplateVersion, listTemplates, updateTemplate } from '../services/manifest-templates.js';
 import { choiceOrOrgSetting, nameField } from '../validation.js';
 
 export const TEMPLATE_NAME_MAX = 100;
@@ -35,19 +33,9 @@ function parseTemplateBody(body: unknown): { name: string; manifest: ManifestDef
   }
 }
 
-const nameTaken = (name: string) => conflict(`the organisation already has a template named “${name}”`, 'template_name_taken');
-const userOf = (p: Principal) => (p.kind === 'user' ? p.userId : null);
-
 function versionParam(value: unknown): number {
   if (typeof value !== 'string' || !/^[1-9]\d{0,8}$/.test(value)) throw badRequest('version must be a whole number from 1', 'invalid_parameter');
   return Number(value);
-}
-
-/** The organisation's live (not deleted) template, or 404: another organisation's id is not found either. */
-async function liveTemplate(orgId: string, id: string): Promise<ManifestTemplate> {
-  const template = await ManifestTemplate.query().findOne({ id, org_id: orgId }).whereNull('deleted_at');
-  if (!template) throw notFound('manifest template');
-  return template;
 }
 
 export function manifestTemplatesRouter(ctx: AppContext): Router {
@@ -87,30 +75,13 @@ export function manifestTemplatesRouter(ctx: AppContext): Router {
    */
   router.post('/', requirePermission('templates:manage'), async (req, res) => {
     const principal = principalOf(req);
-    const { name, manifest, discoverable, soft_binding } = parseTemplateBody(req.body);
-    const id = randomUUID();
-    const author = userOf(principal);
-    let template: ManifestTemplate;
-    try {
-      template = await ctx.knex.transaction(async (trx) => {
-        const row = await ManifestTemplate.query(trx)
-          .insert({ id, org_id: principal.orgId, name, version: 1, manifest, discoverable, soft_binding, created_by: author, updated_by: author })
-          .returning('*');
-        await ManifestTemplateVersion.query(trx).insert({ template_id: id, version: 1, org_id: principal.orgId, name, manifest, discoverable, soft_binding, created_by: author });
-        return row;
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw nameTaken(name);
-      throw err;
-    }
-    res.status(201).location(`/v1/manifest-templates/${id}`).json(template.toPublic());
+    const template = await createTemplate(ctx.knex, principal, parseTemplateBody(req.body));
+    res.status(201).location(`/v1/manifest-templates/${template.template_id}`).json(template);
   });
 
   router.get('/', requirePermission('templates:read'), async (req, res) => {
     const page = pageRequest(req.query);
-    const query = ManifestTemplate.query().where({ org_id: principalOf(req).orgId }).whereNull('deleted_at');
-    const { items, next_cursor } = pageResult(await applyPage(query, page), page);
-    res.json({ templates: items.map((t) => t.toPublic()), next_cursor });
+    res.json(await listTemplates(ctx.knex, principalOf(req).orgId, page));
   });
 
   /**
@@ -160,40 +131,18 @@ export function manifestTemplatesRouter(ctx: AppContext): Router {
    *       404: { $ref: '#/components/responses/NotFound' }
    */
   router.get('/:template_id', requirePermission('templates:read'), async (req, res) => {
-    const template = await liveTemplate(principalOf(req).orgId, uuidParam(req.params.template_id, 'template_id'));
-    res.json(template.toPublic());
+    res.json(await getTemplate(ctx.knex, principalOf(req).orgId, uuidParam(req.params.template_id, 'template_id')));
   });
 
   router.put('/:template_id', requirePermission('templates:manage'), async (req, res) => {
     const principal = principalOf(req);
     const id = uuidParam(req.params.template_id, 'template_id');
-    const { name, manifest, discoverable, soft_binding } = parseTemplateBody(req.body);
-    const author = userOf(principal);
-    let template: ManifestTemplate;
-    try {
-      template = await ctx.knex.transaction(async (trx) => {
-        // Locked, so two updates at once make two versions one after the other.
-        const current = await ManifestTemplate.query(trx).findOne({ id, org_id: principal.orgId }).whereNull('deleted_at').forUpdate();
-        if (!current) throw notFound('manifest template');
-        const version = current.version + 1;
-        const [row] = (await ManifestTemplate.query(trx)
-          .patch({ name, manifest, discoverable, soft_binding, version, updated_by: author, updated_at: new Date() })
-          .where({ id })
-          .returning('*')) as unknown as ManifestTemplate[];
-        await ManifestTemplateVersion.query(trx).insert({ template_id: id, version, org_id: principal.orgId, name, manifest, discoverable, soft_binding, created_by: author });
-        return row!;
-      });
-    } catch (err) {
-      if (isUniqueViolation(err)) throw nameTaken(name);
-      throw err;
-    }
-    res.json(template.toPublic());
+    res.json(await updateTemplate(ctx.knex, principal, id, parseTemplateBody(req.body)));
   });
 
   router.delete('/:template_id', requirePermission('templates:manage'), async (req, res) => {
     const id = uuidParam(req.params.template_id, 'template_id');
-    const deleted = await ManifestTemplate.query().patch({ deleted_at: new Date() }).where({ id, org_id: principalOf(req).orgId }).whereNull('deleted_at');
-    if (!deleted) throw notFound('manifest template');
+    await deleteTemplate(ctx.knex, principalOf(req).orgId, id);
     res.status(204).end();
   });
 
@@ -219,20 +168,7 @@ export function manifestTemplatesRouter(ctx: AppContext): Router {
     const { orgId } = principalOf(req);
     const id = uuidParam(req.params.template_id, 'template_id');
     const version = versionParam(req.params.version);
-    const [saved, template] = await Promise.all([
-      ManifestTemplateVersion.query().findOne({ template_id: id, version, org_id: orgId }),
-      ManifestTemplate.query().findOne({ id, org_id: orgId }),
-    ]);
-    if (!saved || !template) throw notFound('manifest template version');
-    res.json({
-      template_id: saved.template_id,
-      version: saved.version,
-      name: saved.name,
-      manifest: saved.manifest,
-      created_at: saved.created_at.toISOString(),
-      current_version: template.version,
-      deleted: template.deleted_at !== null,
-    });
+    res.json(await getTemplateVersion(ctx.knex, orgId, id, version));
   });
 
   return router;

@@ -4,19 +4,19 @@ import { Router } from 'express';
 import { mergeManifest, parseManifestRequest, ManifestInputError } from '../../shared/c2pa/manifest-definition.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
-import { ManifestTemplate } from '../../shared/db/models/manifest-template.js';
 import { JOB_STATUSES, PENDING_STATUSES, SIGNED_STATUSES, SignJob, type JobStatus } from '../../shared/db/models/sign-job.js';
 import { SignedFile } from '../../shared/db/models/signed-file.js';
-import { Upload } from '../../shared/db/models/upload.js';
 import { noCertificateError, orgSigningState } from '../../shared/pki/org-signing.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest, conflict, discoverableField, notFound, uuidParam } from '../errors.js';
 import { jobView } from '../media/job-view.js';
-import { applyPage, pageRequest, pageResult } from '../pagination.js';
+import { applyPage } from '../../shared/db/page.js';
+import { pageRequest, pageResult } from '../pagination.js';
 import { choiceOrOrgSetting } from '../validation.js';
-import { actorColumns } from './uploads.js';
+import { liveTemplate } from '../services/manifest-templates.js';
+import { actorColumns, findUpload } from '../services/uploads.js';
 
 /** Longest `?wait=` a client may ask for (issue: N <= 30 seconds). */
 export const MAX_WAIT_SECONDS = 30;
@@ -98,7 +98,7 @@ export function signJobsRouter(ctx: AppContext): Router {
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw badRequest('Idempotency-Key must be 1-200 visible ASCII characters', 'invalid_parameter');
     }
-    const upload = /^[0-9a-f-]{36}$/i.test(body.upload_id) ? await Upload.query().findOne({ id: body.upload_id.toLowerCase(), org_id: principal.orgId }) : undefined;
+    const upload = await findUpload(ctx.knex, principal.orgId, body.upload_id);
     if (!upload) throw notFound('upload');
 
     const replay = async (): Promise<SignJob | undefined> => {
@@ -117,8 +117,7 @@ export function signJobsRouter(ctx: AppContext): Router {
       return;
     }
     // Another organisation's template, or a deleted one, is not found.
-    const template = templateId === null ? undefined : await ManifestTemplate.query().findOne({ id: templateId, org_id: principal.orgId }).whereNull('deleted_at');
-    if (templateId !== null && !template) throw notFound('manifest template');
+    const template = templateId === null ? undefined : await liveTemplate(ctx.knex, principal.orgId, templateId);
     const manifest = manifestFields(() => mergeManifest(requested, template?.manifest));
     const templateColumns = {
       template_id: template?.id ?? null,
