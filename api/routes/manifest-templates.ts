@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { z } from 'zod';
-import { ManifestInputError, parseManifestDefaults, TEMPLATE_FIELDS, type ManifestDefaults } from '../../shared/c2pa/manifest-definition.js';
+import { ManifestInputError, parseManifestDefaults, TEMPLATE_FIELDS } from '../../shared/c2pa/parse-manifest.js';
+import type { ManifestDefaults } from '../../shared/domain/manifest-input.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import { ManifestTemplate, ManifestTemplateVersion } from '../../shared/db/models/manifest-template.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';

@@ -1,5 +1,5 @@
 import { Model } from 'objection';
-import type { ManifestDefaults } from '../../c2pa/manifest-definition.js';
+import type { ManifestDefaults } from '../../domain/manifest-input.js';
 
 /** An organisation's named manifest defaults; `version` goes up by one on every update (migration 007). */
 export class ManifestTemplate extends Model {
