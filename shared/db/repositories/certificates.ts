@@ -174,8 +174,8 @@ export async function revocationOf(
 }
 
 /**
- * The revoked certificates an issuer's CRL lists: only the three columns an entry needs, as plain rows (whole rows
- * with their DER as objection models took 1-2 s per 100,000 revoked certificates). Unordered.
+ * The revoked certificates an issuer's CRL lists: only the three columns an entry needs, as plain rows (a CRL may
+ * list very many; whole rows with their DER as objection models are slow to build). Unordered.
  */
 export async function revokedCertificatesOf(db: Db, issuerId: string): Promise<{ serial: string; revoked_at: Date; revocation_reason: CrlReason | null }[]> {
   return (await db('certificates').where({ issuer_id: issuerId }).whereNotNull('revoked_at').select('serial', 'revoked_at', 'revocation_reason')) as {
