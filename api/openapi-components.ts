@@ -1,5 +1,5 @@
 import { API_KEY_PREFIX } from '../shared/api-keys.js';
-import { PARTY_TYPES, TRAINING_MINING_CHOICES, TRAINING_MINING_USES } from '../shared/c2pa/manifest-definition.js';
+import { PARTY_TYPES, TRAINING_MINING_CHOICES, TRAINING_MINING_USES } from '../shared/domain/manifest-input.js';
 import { ROLES } from '../shared/roles.js';
 
 const error = (description: string) => ({

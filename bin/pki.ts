@@ -7,9 +7,9 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../shared/config.js';
 import type { Knex } from '../shared/db/index.js';
-import type { Certificate } from '../shared/db/models/certificate.js';
+import type { Certificate } from '../shared/db/repositories/certificates.js';
 import type { CrlOutcome } from '../shared/pki/crl-publisher.js';
-import { CRL_REASON_NAMES, isCrlReason, type CrlReason } from '../shared/pki/crl-reasons.js';
+import { CRL_REASON_NAMES, isCrlReason, type CrlReason } from '../shared/domain/crl-reasons.js';
 import type { PkiEvents } from '../shared/pki/pki-events.js';
 
 /** RFC 5280 reasons one can revoke with (removeFromCRL belongs to delta CRLs only). */
@@ -125,8 +125,12 @@ function parseCommand(command: string, args: string[]): Command {
 
 async function run(command: Command, config: Config, knex: Knex): Promise<void> {
   // Loaded only for a valid command line: the vault drivers (Azure SDK) take a while to import.
-  const [authority, orgSigning, publisher, events, files, vaults] = await Promise.all([
-    import('../shared/pki/authority.js'),
+  const [setup, listing, rotation, revocation, errors, orgSigning, publisher, events, files, vaults] = await Promise.all([
+    import('../shared/pki/init.js'),
+    import('../shared/pki/certificate-listing.js'),
+    import('../shared/pki/rotation.js'),
+    import('../shared/pki/revocation.js'),
+    import('../shared/pki/errors.js'),
     import('../shared/pki/org-signing.js'),
     import('../shared/pki/crl-publisher.js'),
     import('../shared/pki/pki-events.js'),
@@ -146,14 +150,14 @@ async function run(command: Command, config: Config, knex: Knex): Promise<void> 
   switch (command.name) {
     case 'init':
       return withEvents(async (e) => {
-        const result = await authority.initPki({ ...deps, events: e });
+        const result = await setup.initPki({ ...deps, events: e });
         const issued = new Set(result.issued.map((c) => c.id));
         for (const c of [result.root, result.subCa, result.leaf, result.tsa]) out(describeCertificate(c, issued.has(c.id) ? 'issued' : 'kept  '));
         for (const c of result.crls) out(describeCrl(c));
         out(`files: ${files.publicationDir(config.dataDir)}`);
       });
     case 'list': {
-      const rows = await authority.listCertificates(deps, { orgId: command.orgId });
+      const rows = await listing.listCertificates(deps, { orgId: command.orgId });
       if (command.json) return out(JSON.stringify(rows, null, 2));
       if (rows.length === 0) return out(command.orgId ? 'no certificates for this organisation' : 'no certificates: run `npm run pki -- init`');
       return out(
@@ -168,19 +172,19 @@ async function run(command: Command, config: Config, knex: Knex): Promise<void> 
     case 'revoke-org':
       return withEvents(async (e) => {
         const state = await orgSigning.orgSigningState(knex, command.orgId);
-        if (state.state !== 'ready') throw new authority.PkiError(`organisation ${command.orgId} has no valid signing certificate to revoke (${state.state})`, 'not_found');
-        const result = await authority.revokeCertificate({ ...deps, events: e }, state.chain.leaf.serial, command.reason);
+        if (state.state !== 'ready') throw new errors.PkiError(`organisation ${command.orgId} has no valid signing certificate to revoke (${state.state})`, 'not_found');
+        const result = await revocation.revokeCertificate({ ...deps, events: e }, state.chain.leaf.serial, command.reason);
         const c = result.certificate;
         out(`leaf ${c.serial} (${c.subject}) revoked (${c.revocation_reason}, ${iso(c.revoked_at!)}); the organisation signs again after rotate-org`);
         out(describeCrl(result.crl));
       });
     case 'rotate-leaf':
-      return withEvents(async (e) => out(describeCertificate(await authority.rotateLeaf({ ...deps, events: e }), 'issued')));
+      return withEvents(async (e) => out(describeCertificate(await rotation.rotateLeaf({ ...deps, events: e }), 'issued')));
     case 'rotate-tsa':
-      return withEvents(async (e) => out(describeCertificate(await authority.rotateTsa({ ...deps, events: e }), 'issued')));
+      return withEvents(async (e) => out(describeCertificate(await rotation.rotateTsa({ ...deps, events: e }), 'issued')));
     case 'revoke':
       return withEvents(async (e) => {
-        const result = await authority.revokeCertificate({ ...deps, events: e }, command.serial, command.reason);
+        const result = await revocation.revokeCertificate({ ...deps, events: e }, command.serial, command.reason);
         const c = result.certificate;
         out(`${c.role} ${c.serial} ${result.alreadyRevoked ? 'was already revoked' : 'revoked'} (${c.revocation_reason}, ${iso(c.revoked_at!)})`);
         out(describeCrl(result.crl));

@@ -9,8 +9,8 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
-import { Certificate } from '../shared/db/models/certificate.js';
-import { certificateLogFields } from '../shared/pki/authority.js';
+import { revocationOf, unexpiredCas } from '../shared/db/repositories/certificates.js';
+import { certificateLogFields } from '../shared/pki/certificate-log.js';
 import { readCertificate } from '../shared/pki/certificate.js';
 import type { OcspCertStatus } from '../shared/pki/ocsp-response.js';
 import { samePublicKey } from '../shared/pki/tbs-signer.js';
@@ -33,11 +33,7 @@ export async function loadOcspIssuers(
   logger?: Pick<Logger, 'warn'>,
   now: Date = new Date(),
 ): Promise<DatabaseIssuer[]> {
-  const rows = await Certificate.query(knex)
-    .whereIn('role', ['root', 'sub_ca'])
-    .whereNull('revoked_at')
-    .where('not_after', '>', now)
-    .orderBy('created_at', 'desc');
+  const rows = await unexpiredCas(knex, now);
   const byIdentity = new Map<string, DatabaseIssuer>();
   for (const row of rows) {
     const parts = readCertificate(row.der);
@@ -73,11 +69,7 @@ export function databaseStatusLookup(
   unissued: Config['ocspUnissuedStatus'],
 ): OcspStatusLookup<DatabaseIssuer> {
   return async (issuer, serialHex) => {
-    const row = await Certificate.query(knex)
-      .whereIn('issuer_id', issuer.certificateIds)
-      .where({ serial: serialHex })
-      .select('revoked_at', 'revocation_reason')
-      .first();
+    const row = await revocationOf(knex, issuer.certificateIds, serialHex);
     if (!row) return { status: unissued };
     if (row.revoked_at) {
       const status: OcspCertStatus = { status: 'revoked', revokedAt: row.revoked_at };

@@ -10,37 +10,31 @@
  * before a revocation is never left behind for other copies to serve.
  */
 import type { Knex } from 'knex';
+import { lockRevocationState } from '../shared/db/repositories/certificates.js';
+import { findOcspResponse, upsertNewerOcspResponse } from '../shared/db/repositories/ocsp-responses.js';
 import type { OcspResponseStore, StoredOcspResponse } from './source.js';
-
-interface Row {
-  der: Buffer;
-  produced_at: Date;
-  this_update: Date;
-  next_update: Date;
-}
 
 export function databaseResponseStore(knex: Knex): OcspResponseStore {
   return {
     async get(certIdHex) {
-      const row = (await knex('ocsp_responses').where({ cert_id: certIdHex }).first('der', 'produced_at', 'this_update', 'next_update')) as Row | undefined;
+      const row = await findOcspResponse(knex, certIdHex);
       if (!row) return undefined;
       return { der: new Uint8Array(row.der), producedAt: row.produced_at, thisUpdate: row.this_update, nextUpdate: row.next_update };
     },
 
     async put(certIdHex, serialHex, response: StoredOcspResponse, good: boolean) {
       await knex.transaction(async (trx) => {
-        const certificate = (await trx('certificates').where({ serial: serialHex }).forShare().first('revoked_at')) as { revoked_at: Date | null } | undefined;
-        if (!certificate || (good && certificate.revoked_at)) return;
-        const row = {
+        const certificate = await lockRevocationState(trx, serialHex);
+        if (!certificate || (good && certificate.revoked)) return;
+        // A copy that signed later wins; an older response never replaces a newer one.
+        await upsertNewerOcspResponse(trx, {
           cert_id: certIdHex,
           serial: serialHex,
-          der: Buffer.from(response.der),
+          der: response.der,
           produced_at: response.producedAt,
           this_update: response.thisUpdate,
           next_update: response.nextUpdate,
-        };
-        // A copy that signed later wins; an older response never replaces a newer one.
-        await trx('ocsp_responses').insert(row).onConflict('cert_id').merge().where('ocsp_responses.this_update', '<', response.thisUpdate);
+        });
       });
     },
   };

@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
-import { registerCrlAgeCollector } from '../shared/metrics/crl-age.js';
+import { registerCrlAgeCollector } from '../shared/pki/crl-age.js';
 import { createPkiEvents, type PkiEvents, type PkiNotice } from '../shared/pki/pki-events.js';
 import { readPublication } from '../shared/pki/publications.js';
 import type { KeyVault } from '../shared/vault/types.js';

@@ -1,6 +1,6 @@
 /**
  * The service's own time-stamp authority inside the trust-services (ocsp) process, on TSA_PORT: the TSA
- * certificate and key come from the database and the vault (shared/pki/authority.ts loadTsaIdentity), cached,
+ * certificate and key come from the database and the vault (shared/tsa/identity.ts loadTsaIdentity), cached,
  * and reloaded when PkiEvents announce a revocation or a new TSA / CA certificate.
  *
  * Like the OCSP responder, it starts even before `npm run pki -- init` (answering systemFailure rejections
@@ -10,10 +10,10 @@ import type { Server } from 'node:http';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
-import { loadTsaIdentity } from '../shared/pki/authority.js';
 import { readCertificate } from '../shared/pki/certificate.js';
 import type { PkiNotice } from '../shared/pki/pki-events.js';
 import { cachedTsaIdentity, TimeStampAuthority } from '../shared/tsa/authority.js';
+import { loadTsaIdentity } from '../shared/tsa/identity.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import { listenServer } from './http-server.js';
 import { createTsaServer } from './tsa-server.js';

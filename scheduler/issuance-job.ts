@@ -4,7 +4,7 @@
  * takes what is open and answers it before the next begins. Answered requests older than a week are dropped hourly.
  */
 import type { Logger } from 'pino';
-import type { PkiDeps } from '../shared/pki/authority.js';
+import type { PkiDeps } from '../shared/pki/pki-deps.js';
 import { ANSWER_BATCH, answerCertificateRequests, pruneCertificateRequests } from '../shared/pki/certificate-requests.js';
 
 export const ISSUANCE_POLL_MS = 100;

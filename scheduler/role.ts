@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
-import type { PkiDeps } from '../shared/pki/authority.js';
+import type { PkiDeps } from '../shared/pki/pki-deps.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import { startAnchoringFromConfig } from './anchor-job.js';
 import { startCrlJob, type CrlJob } from './crl-job.js';
 import { startIssuanceJob } from './issuance-job.js';
 import { startReconcileJob } from './reconcile-job.js';
-import { registerCrlAgeCollector } from '../shared/metrics/crl-age.js';
+import { registerCrlAgeCollector } from '../shared/pki/crl-age.js';
 import type { SignQueue } from '../shared/queue/types.js';
 
 /**

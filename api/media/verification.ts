@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { VerificationReport } from '../../shared/c2pa/read-asset.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import type { Config } from '../../shared/config.js';
-import { Certificate } from '../../shared/db/models/certificate.js';
+import { findCertificateBySerial, unrevokedRoots } from '../../shared/db/repositories/certificates.js';
 import { formatFor } from '../../shared/media/formats.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { normalizeSerialHex } from '../../shared/pki/serial.js';
@@ -21,13 +21,13 @@ export type RevocationView =
  * (and timestamped) under an older root still validates.
  */
 export async function trustAnchorsPem(knex: Knex): Promise<string[]> {
-  const roots = await Certificate.query(knex).where({ role: 'root' }).whereNull('revoked_at');
+  const roots = await unrevokedRoots(knex);
   return roots.map((r) => derToPem(r.der));
 }
 
 export async function revocationOf(knex: Knex, serial: string | null | undefined): Promise<RevocationView> {
   if (!serial) return { status: 'no_signer' };
-  const cert = await Certificate.query(knex).findOne({ serial: normalizeSerialHex(serial) });
+  const cert = await findCertificateBySerial(knex, normalizeSerialHex(serial));
   if (!cert) return { status: 'not_issued_by_service' };
   if (cert.revoked_at) {
     return { status: 'revoked', revoked_at: cert.revoked_at.toISOString(), reason: cert.revocation_reason ?? 'unspecified', checked_against: 'service_revocation_data' };

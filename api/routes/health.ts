@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { currentCa } from '../../shared/pki/certificate-store.js';
 import type { AppContext } from '../context.js';
+import { issuingCaKeyName } from '../services/certificates.js';
 
 /** A readiness check that hangs (a black-holed vault or Redis) counts as failing after this long. */
 const CHECK_TIMEOUT_MS = 3000;
@@ -49,11 +49,11 @@ async function readiness(ctx: AppContext): Promise<Record<string, CheckResult>> 
     }),
     check<{ certificate: CheckResult; vault: CheckResult }>(async () => {
       // Organisations sign with their own certificates, all issued by the current sub-CA (issued on first need).
-      const subCa = await currentCa(ctx.knex, 'sub_ca', new Date());
-      if (!subCa) return { certificate: 'missing', vault: 'not checked' };
+      const keyName = await issuingCaKeyName(ctx.knex);
+      if (!keyName) return { certificate: 'missing', vault: 'not checked' };
       // The vault is asked for the issuing CA's key itself: reachable, and the key still there.
       const vault = await check(async () => {
-        await ctx.vault.getKey(subCa.key_name);
+        await ctx.vault.getKey(keyName);
         return 'ok';
       });
       return { certificate: 'ok', vault };

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { ManifestInputError, parseManifestDefaults, TEMPLATE_FIELDS, type ManifestDefaults } from '../../shared/c2pa/manifest-definition.js';
+import { ManifestInputError, parseManifestDefaults, TEMPLATE_FIELDS } from '../../shared/c2pa/parse-manifest.js';
+import type { ManifestDefaults } from '../../shared/domain/manifest-input.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';

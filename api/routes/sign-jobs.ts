@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
-import { mergeManifest, parseManifestRequest, ManifestInputError } from '../../shared/c2pa/manifest-definition.js';
+import { mergeManifest, parseManifestRequest, ManifestInputError } from '../../shared/c2pa/parse-manifest.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
 import { JOB_STATUSES, PENDING_STATUSES, SIGNED_STATUSES, SignJob, type JobStatus } from '../../shared/db/models/sign-job.js';

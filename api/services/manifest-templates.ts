@@ -19,7 +19,7 @@ import {
   type ManifestTemplateView,
   type TemplateContent,
 } from '../../shared/db/repositories/manifest-templates.js';
-import type { ManifestDefaults } from '../../shared/c2pa/manifest-definition.js';
+import type { ManifestDefaults } from '../../shared/domain/manifest-input.js';
 import type { Principal } from '../auth/principal.js';
 import { conflict, notFound } from '../errors.js';
 import { pageResult } from '../pagination.js';

@@ -28,7 +28,8 @@ import { softBindingAssertion } from '../../shared/softbinding/binding-value.js'
 import { fingerprintImage } from '../../shared/softbinding/repository.js';
 import { loadConfig } from '../../shared/config.js';
 import { openDatabase } from '../../shared/db/index.js';
-import { initPki, loadSigningIdentity } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
+import { loadSigningIdentity } from '../../shared/pki/signing-identity.js';
 import { httpTimestamper } from '../../shared/tsa/client.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { noisePng } from '../../test/support/noise-png.js';

@@ -1,7 +1,8 @@
 import { verify, X509Certificate } from 'node:crypto';
 import { Encoder, Tag } from 'cbor-x';
 import type { VaultKey } from '../vault/types.js';
-import { checkTimeStampToken } from './timestamp-token.js';
+import type { Timestamper } from '../tsa/client.js';
+import { checkTimeStampToken } from '../tsa/token-check.js';
 
 /**
  * The claim signature c2pa-wasm asks for. Its signer uses "direct COSE handling": `sign` receives the claim
@@ -13,9 +14,6 @@ import { checkTimeStampToken } from './timestamp-token.js';
  *                     payload: nil (detached: the claim),
  *                     signature: r||s (96 bytes, ES384) over ["Signature1", protected, h'', claim] ])
  */
-
-/** Returns an RFC 3161 TimeStampToken (DER) whose message imprint is a hash of `imprintInput`. */
-export type Timestamper = (imprintInput: Uint8Array) => Promise<Uint8Array>;
 
 /** COSE algorithm identifier for ECDSA with SHA-384 (RFC 9053). */
 const ALG_ES384 = -35;

@@ -8,15 +8,13 @@
  * and the file on disk is always the newest row. Postgres stays the source of truth: the {crl_url} host
  * serves the newest row, the files are for static hosting.
  */
-import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Config } from '../config.js';
-import { Crl } from '../db/models/crl.js';
+import { currentCa, revokedCertificatesOf, type Db } from '../db/repositories/certificates.js';
+import { insertCrl, newestCrlOfIssuer, type Crl } from '../db/repositories/crls.js';
 import type { KeyVault } from '../vault/types.js';
-import { currentCa, type Db } from './certificate-store.js';
 import { PUBLICATION_FILES } from './certificate-templates.js';
 import { createCrl, type RevokedEntry } from './crl.js';
-import type { CrlReason } from './crl-reasons.js';
 import { withPkiLock } from './pki-lock.js';
 import { writePublicationFile } from './publication-files.js';
 
@@ -54,15 +52,9 @@ export interface CrlOutcome {
   fileWritten: boolean;
 }
 
-/**
- * The entries of an issuer's CRL: its revoked certificates, only the three columns an entry needs, as plain rows.
- * (Whole rows with their DER as objection models took 1-2 s per 100,000 revoked certificates.) Unordered: createCrl sorts by serial value.
- */
+/** The entries of an issuer's CRL: its revoked certificates. Unordered: createCrl sorts by serial value. */
 async function revokedEntries(db: Db, issuerId: string): Promise<RevokedEntry[]> {
-  const rows = (await db('certificates')
-    .where({ issuer_id: issuerId })
-    .whereNotNull('revoked_at')
-    .select('serial', 'revoked_at', 'revocation_reason')) as { serial: string; revoked_at: Date; revocation_reason: CrlReason | null }[];
+  const rows = await revokedCertificatesOf(db, issuerId);
   return rows.map((r) => ({ serialHex: r.serial, revokedAt: r.revoked_at, reason: r.revocation_reason ?? 'unspecified' }));
 }
 
@@ -79,7 +71,7 @@ export async function publishCrl(deps: PublisherDeps, name: CrlName, policy: Pub
     const now = new Date();
     const issuer = await currentCa(trx, CRL_ISSUER_ROLE[name], now);
     if (!issuer) return { name, action: 'no_issuer', fileWritten: false };
-    const newest = await Crl.query(trx).where({ issuer_id: issuer.id }).orderBy('crl_number', 'desc').first();
+    const newest = await newestCrlOfIssuer(trx, issuer.id);
     if (newest && !isDue(policy, newest, now)) {
       // Still good: make sure this host's file is it (a new machine, a deleted file).
       const fileWritten = await writePublicationFile(deps.config.dataDir, name, newest.der);
@@ -101,14 +93,7 @@ export async function publishCrl(deps: PublisherDeps, name: CrlName, policy: Pub
       thisUpdate: now,
       revoked: await revokedEntries(trx, issuer.id),
     });
-    await Crl.query(trx).insert({
-      id: randomUUID(),
-      issuer_id: issuer.id,
-      crl_number: Number(crl.crlNumber),
-      this_update: crl.thisUpdate,
-      next_update: crl.nextUpdate,
-      der: Buffer.from(crl.der),
-    });
+    await insertCrl(trx, { issuerId: issuer.id, crlNumber: Number(crl.crlNumber), thisUpdate: crl.thisUpdate, nextUpdate: crl.nextUpdate, der: crl.der });
     // Written before commit, still under the lock, so files never go back to an older CRL. (Should the
     // commit itself then fail, the next run reuses this number for a newer list: harmless for clients.)
     const fileWritten = await writePublicationFile(deps.config.dataDir, name, crl.der);

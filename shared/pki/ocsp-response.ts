@@ -21,7 +21,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { VaultKey } from '../vault/types.js';
-import { crlReasonCode, type CrlReason } from './crl-reasons.js';
+import { crlReasonCode, type CrlReason } from '../domain/crl-reasons.js';
 import { TAG, concatBytes, encodeTlv } from './der.js';
 import { OCSP_NONCE_OID, encodeOid, spkiPublicKeyBits } from './ocsp-request.js';
 import { signAndAssemble } from './tbs-signer.js';

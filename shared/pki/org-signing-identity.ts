@@ -4,12 +4,11 @@
  * (certificate-requests.ts) and waits, bounded; a job that still has none fails its attempt and is retried.
  */
 import type { Knex } from 'knex';
-import type { KeyVault } from '../vault/types.js';
-import { VaultUnavailableError } from '../vault/types.js';
-import { signingKeyFor } from './authority.js';
+import { currentSigningChain } from '../db/repositories/certificates.js';
+import { VaultUnavailableError, type KeyVault } from '../vault/types.js';
 import { ISSUANCE_WAIT_MS, obtainOrgCertificate } from './certificate-requests.js';
-import { currentSigningChain } from './certificate-store.js';
 import { NoSigningCertificateError, type SigningIdentity } from './signing-identity.js';
+import { signingKeyFor } from './signing-keys.js';
 
 /** The key is checked against the certificate once, then cached (signingKeyFor); one query when the certificate exists. */
 export async function loadOrgSigningIdentity(deps: { knex: Knex; vault: KeyVault }, orgId: string, waitMs = ISSUANCE_WAIT_MS): Promise<SigningIdentity> {

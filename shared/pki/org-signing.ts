@@ -8,11 +8,13 @@
  * vault created its key leaves no row; the next attempt has the same generation and reuses that key, so no
  * half-made keys pile up.
  */
-import { Certificate } from '../db/models/certificate.js';
+import { countOrgCertificates, currentCa, currentSigningChain, newestOrgLeaf, type Certificate, type Db, type SigningChain } from '../db/repositories/certificates.js';
 import { findOrganisation } from '../db/repositories/organisations.js';
-import { announceIssued, certificateLogFields, holdsKey, issueEndEntity, PkiError, type PkiDeps } from './authority.js';
+import { certificateLogFields } from './certificate-log.js';
 import type { SubjectInput } from './certificate-templates.js';
-import { currentCa, currentSigningChain, type Db, type SigningChain } from './certificate-store.js';
+import { PkiError } from './errors.js';
+import { announceIssued, issueEndEntity, issuingSubCa } from './issuance.js';
+import type { PkiDeps } from './pki-deps.js';
 import { withPkiLock } from './pki-lock.js';
 import { NoSigningCertificateError } from './signing-identity.js';
 
@@ -47,7 +49,7 @@ export async function orgSigningState(db: Db, orgId: string, now = new Date()): 
   const chain = await currentSigningChain(db, now, 'leaf', orgId);
   if (chain) return { state: 'ready', chain };
   if (!(await currentCa(db, 'sub_ca', now))) return { state: 'no_ca' };
-  const newest = await Certificate.query(db).where({ org_id: orgId, role: 'leaf' }).orderBy('created_at', 'desc').first();
+  const newest = await newestOrgLeaf(db, orgId);
   if (newest?.revoked_at) return { state: 'revoked', certificate: newest };
   return { state: 'issuable' };
 }
@@ -73,12 +75,8 @@ async function issueForOrg(deps: PkiDeps, orgId: string, mode: 'missing' | 'rota
       if (st.state === 'ready') return { certificate: st.chain.leaf, fresh: false };
       if (st.state === 'revoked') throw noCertificateError(st);
     }
-    const subCa = await currentCa(trx, 'sub_ca', now);
-    if (!subCa) throw new PkiError('there is no valid sub-CA to issue an organisation certificate: run `npm run pki -- init`', 'not_initialised');
-    const subCaKey = await deps.vault.getKey(subCa.key_name);
-    if (!holdsKey(subCa, subCaKey)) throw new PkiError(`vault key "${subCa.key_name}" no longer holds the sub-CA's public key: run \`npm run pki -- init\``, 'key_mismatch');
-    const [{ n }] = (await trx('certificates').where({ org_id: orgId }).count('* as n')) as [{ n: string | number }];
-    const key = await deps.vault.ensureKey(orgKeyName(orgId, Number(n) + 1));
+    const { subCa, subCaKey } = await issuingSubCa(trx, deps.vault, 'an organisation certificate', now);
+    const key = await deps.vault.ensureKey(orgKeyName(orgId, (await countOrgCertificates(trx, orgId)) + 1));
     const issued = await issueEndEntity(trx, deps.config, 'leaf', subCa, subCaKey, key, now, { id: orgId, subject: orgSubject(deps.config, org.name) });
     return { certificate: issued, fresh: true };
   });

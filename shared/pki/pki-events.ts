@@ -14,7 +14,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { CERTIFICATE_ROLES, type CertificateRole } from '../db/models/certificate.js';
+import { CERTIFICATE_ROLES, type CertificateRole } from '../db/repositories/certificates.js';
 
 export type PkiEvent =
   | { kind: 'revoked'; serial: string }

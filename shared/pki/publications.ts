@@ -3,8 +3,8 @@
  * CRL of each kind and the current CA certificates. Any number of hosts on any machines serve the same bytes.
  */
 import type { Knex } from 'knex';
-import { Crl } from '../db/models/crl.js';
-import { currentCa } from './certificate-store.js';
+import { currentCa } from '../db/repositories/certificates.js';
+import { newestCrlByIssuerRole } from '../db/repositories/crls.js';
 import { PUBLICATION_FILES } from './certificate-templates.js';
 import { CRL_ISSUER_ROLE, type CrlName } from './crl-publisher.js';
 import type { PublicationName } from './publication-files.js';
@@ -32,12 +32,7 @@ function isCrlName(name: PublicationName): name is CrlName {
 /** The newest CRL issued by a CA of the CRL's role; the CA certificate for .cer names. Undefined when none. */
 export async function readPublication(knex: Knex, name: PublicationName, now: Date = new Date()): Promise<Publication | undefined> {
   if (isCrlName(name)) {
-    const row = await Crl.query(knex)
-      .join('certificates', 'certificates.id', 'crls.issuer_id')
-      .where('certificates.role', CRL_ISSUER_ROLE[name])
-      .orderBy('crls.created_at', 'desc')
-      .select('crls.der', 'crls.this_update', 'crls.next_update')
-      .first();
+    const row = await newestCrlByIssuerRole(knex, CRL_ISSUER_ROLE[name]);
     if (!row) return undefined;
     return { name, der: row.der, contentType: 'application/pkix-crl', lastModified: row.this_update, expires: row.next_update };
   }

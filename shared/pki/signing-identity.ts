@@ -1,4 +1,6 @@
-import type { VaultKey } from '../vault/types.js';
+import { currentSigningChain, type Db } from '../db/repositories/certificates.js';
+import type { KeyVault, VaultKey } from '../vault/types.js';
+import { signingKeyFor } from './signing-keys.js';
 
 /** What a signature needs: the leaf's vault key and the chain to embed (leaf first, then the sub-CA). */
 export interface SigningIdentity {
@@ -15,4 +17,16 @@ export class NoSigningCertificateError extends Error {
     super(message);
     this.name = 'NoSigningCertificateError';
   }
+}
+
+/**
+ * The service's own signing identity: the newest valid, unrevoked service leaf (LEAF_KEY_NAME, under a valid,
+ * unrevoked sub-CA), its chain [leaf DER, sub-CA DER] and its vault key; throws NoSigningCertificateError when
+ * none. Organisations' files are signed with their own certificates (org-signing-identity.ts).
+ */
+export async function loadSigningIdentity(deps: { knex: Db; vault: KeyVault }): Promise<SigningIdentity> {
+  const chain = await currentSigningChain(deps.knex, new Date());
+  if (!chain) throw new NoSigningCertificateError();
+  const key = await signingKeyFor(deps.vault, chain.leaf);
+  return { key, chainDer: [new Uint8Array(chain.leaf.der), new Uint8Array(chain.subCa.der)], serial: chain.leaf.serial, subject: chain.leaf.subject };
 }

@@ -9,8 +9,6 @@
  * attempt so the queue retries it, rather than signing without a timestamp.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { Timestamper } from '../c2pa/cose-sign1.js';
-import { checkTimeStampToken, TimeStampTokenError } from '../c2pa/timestamp-token.js';
 import {
   buildTimeStampRequest,
   parseTimeStampResponse,
@@ -19,6 +17,10 @@ import {
   TimeStampResponseError,
   type TsaHashAlgorithm,
 } from './protocol.js';
+import { checkTimeStampToken, TimeStampTokenError } from './token-check.js';
+
+/** Returns an RFC 3161 TimeStampToken (DER) whose message imprint is a hash of `imprintInput`. */
+export type Timestamper = (imprintInput: Uint8Array) => Promise<Uint8Array>;
 
 /** Largest reply read: tokens with RSA chains are 4-6 KB; anything far beyond is not a TimeStampResp. */
 const MAX_REPLY_BYTES = 256 * 1024;

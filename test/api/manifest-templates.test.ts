@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import request from 'supertest';
-import { initPki } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
 import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { addOrgUser, bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';

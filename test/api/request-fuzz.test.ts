@@ -10,7 +10,7 @@ import fc from 'fast-check';
 import { startIssuanceJob, type IssuanceJob } from '../../scheduler/issuance-job.js';
 import { loadConfig } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
-import { initPki } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { softBindingValue } from '../../shared/softbinding/binding-value.js';
 import { encodeImageCode } from '../../shared/softbinding/iscc-image.js';

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import request from 'supertest';
-import { initPki } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 import { readFileSync } from 'node:fs';

@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import request from 'supertest';
-import { initPki } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { growth } from '../metrics/support.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';

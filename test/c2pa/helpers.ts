@@ -3,7 +3,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Timestamper } from '../../shared/c2pa/cose-sign1.js';
+import type { Timestamper } from '../../shared/tsa/client.js';
 import type { OpensslChain } from '../support/openssl-chain.js';
 
 const run = promisify(execFile);

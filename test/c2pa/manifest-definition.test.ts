@@ -2,19 +2,14 @@ import { expect } from 'chai';
 import {
   buildManifestDefinition,
   CLAIM_THUMBNAIL_ID,
-  DEFAULT_DIGITAL_SOURCE_TYPE,
-  ManifestInputError,
-  mergeManifest,
   opensParentIngredient,
-  parseManifestDefaults,
-  parseManifestInput,
-  parseManifestRequest,
   PARENT_INGREDIENT_ID,
   SERVICE_NAME,
   SERVICE_VERSION,
-  TEMPLATE_FIELDS,
   TRAINING_MINING_LABEL,
 } from '../../shared/c2pa/manifest-definition.js';
+import { ManifestInputError, mergeManifest, parseManifestDefaults, parseManifestInput, parseManifestRequest, TEMPLATE_FIELDS } from '../../shared/c2pa/parse-manifest.js';
+import { DEFAULT_DIGITAL_SOURCE_TYPE } from '../../shared/domain/manifest-input.js';
 
 function inputError(fn: () => unknown): ManifestInputError {
   try {

@@ -2,13 +2,8 @@ import { rmSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { expect } from 'chai';
 import jpeg from 'jpeg-js';
-import {
-  buildManifestDefinition,
-  mergeManifest,
-  parseManifestDefaults,
-  parseManifestRequest,
-  type ManifestDefinition,
-} from '../../shared/c2pa/manifest-definition.js';
+import { buildManifestDefinition, type ManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
+import { mergeManifest, parseManifestDefaults, parseManifestRequest } from '../../shared/c2pa/parse-manifest.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { signAsset } from '../../shared/c2pa/sign-asset.js';

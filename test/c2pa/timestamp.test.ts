@@ -6,8 +6,8 @@ import { coseSigner, protectedHeader, reserveSizeFor, timestampImprintInput } fr
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { signAsset } from '../../shared/c2pa/sign-asset.js';
-import { checkTimeStampToken, TimeStampTokenError } from '../../shared/c2pa/timestamp-token.js';
-import type { Timestamper } from '../../shared/c2pa/cose-sign1.js';
+import { checkTimeStampToken, TimeStampTokenError } from '../../shared/tsa/token-check.js';
+import type { Timestamper } from '../../shared/tsa/client.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
 import { fixture, opensslTimestamper } from './helpers.js';
 

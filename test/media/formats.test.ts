@@ -10,7 +10,7 @@ import { signAsset } from '../../shared/c2pa/sign-asset.js';
 import { extensionFor, formatFor, identifyMedia, identifyMediaBytes, MEDIA_FORMATS, MediaRejectedError, type MediaMimeType } from '../../shared/media/formats.js';
 import { parseFrameHeader } from '../../shared/media/walks/audio.js';
 import { SVG_MAX_BYTES } from '../../shared/media/walks/svg.js';
-import { initPki } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 import { makeOpensslChain } from '../support/openssl-chain.js';

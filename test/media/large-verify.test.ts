@@ -13,7 +13,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { c2paWasm, c2paWasmMemoryBytes } from '../../shared/c2pa/wasm.js';
 import { createLogger } from '../../shared/logger.js';
-import { initPki } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
 import { LocalJobEvents } from '../../shared/queue/job-events.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob, type SignJobDeps } from '../../workers/sign-job.js';

@@ -10,7 +10,7 @@ import { readAsset } from '../../shared/c2pa/read-asset.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { createLogger } from '../../shared/logger.js';
 import { MEDIA_FORMATS } from '../../shared/media/formats.js';
-import { initPki } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { LocalJobEvents } from '../../shared/queue/job-events.js';
 import { createKeyVault } from '../../shared/vault/index.js';

@@ -6,7 +6,7 @@ import {
   crlReasonCode,
   crlReasonFromCode,
   isCrlReason,
-} from '../../shared/pki/crl-reasons.js';
+} from '../../shared/domain/crl-reasons.js';
 import { PemError, derToPem, pemBlocks, pemToDer } from '../../shared/pki/pem.js';
 import {
   SerialNumberError,

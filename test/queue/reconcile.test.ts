@@ -9,7 +9,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { startTsaService, type TsaService } from '../../ocsp/tsa-service.js';
 import { createLogger } from '../../shared/logger.js';
-import { initPki } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
 import { BullMqSignQueue } from '../../shared/queue/bullmq-sign-queue.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { createLogger, logMode, type CreateLoggerOptions } from '../../shared/logger.js';
-import { certificateLogFields } from '../../shared/pki/authority.js';
+import { certificateLogFields } from '../../shared/pki/certificate-log.js';
 
 /** A logger whose lines are collected; JSON unless the options say otherwise. */
 function capturedLogger(options: Omit<CreateLoggerOptions, 'destination'> = { isTTY: false }) {
@@ -29,7 +29,7 @@ function jsonLines(text: string): Record<string, unknown>[] {
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 }
 
-/** Shaped like a certificates row (shared/db/models/certificate.ts), DER and all. */
+/** Shaped like a certificates row (shared/db/repositories/certificates.ts), DER and all. */
 function certificateRow() {
   const der = new Uint8Array(1200).fill(0x82);
   der[0] = 0x30;

@@ -7,7 +7,7 @@ import request from 'supertest';
 import { startTsaService, type TsaService } from '../../ocsp/tsa-service.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { createLogger } from '../../shared/logger.js';
-import { initPki } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi, downloadFile, submitSign, waitForJob } from '../support/api.js';

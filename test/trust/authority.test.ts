@@ -7,18 +7,14 @@ import { X509Certificate, verify } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Certificate } from '../../shared/db/models/certificate.js';
-import { Crl } from '../../shared/db/models/crl.js';
-import {
-  NoSigningCertificateError,
-  PkiError,
-  RevocationFollowUpError,
-  initPki,
-  listCertificates,
-  loadSigningIdentity,
-  revokeCertificate,
-  rotateLeaf,
-} from '../../shared/pki/authority.js';
+import { Certificate } from '../../shared/db/repositories/certificates.js';
+import { Crl } from '../../shared/db/repositories/crls.js';
+import { NoSigningCertificateError, loadSigningIdentity } from '../../shared/pki/signing-identity.js';
+import { PkiError, RevocationFollowUpError } from '../../shared/pki/errors.js';
+import { initPki } from '../../shared/pki/init.js';
+import { listCertificates } from '../../shared/pki/certificate-listing.js';
+import { revokeCertificate } from '../../shared/pki/revocation.js';
+import { rotateLeaf } from '../../shared/pki/rotation.js';
 import { parseCertificate } from '../../shared/pki/certificate.js';
 import { parseCrl } from '../../shared/pki/crl.js';
 import { publishCrl, publishCrls } from '../../shared/pki/crl-publisher.js';

@@ -8,7 +8,8 @@ import { databaseStatusLookup, loadOcspIssuers } from '../../ocsp/database-issue
 import { OcspResponder } from '../../ocsp/responder.js';
 import type { OcspAnswer, OcspSignedAnswer } from '../../ocsp/source.js';
 import { databaseResponseStore } from '../../ocsp/response-store.js';
-import { initPki, revokeCertificate, type InitPkiResult } from '../../shared/pki/authority.js';
+import { initPki, type InitPkiResult } from '../../shared/pki/init.js';
+import { revokeCertificate } from '../../shared/pki/revocation.js';
 import { certIdFor, encodeOcspRequest } from '../../shared/pki/ocsp-request.js';
 import { InProcessPkiEvents } from '../../shared/pki/pki-events.js';
 import { parseOcspResponse } from '../ocsp/support.js';

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Certificate } from '../../shared/db/models/certificate.js';
+import { Certificate } from '../../shared/db/repositories/certificates.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { openssl, writePems } from './support.js';
 

@@ -10,7 +10,7 @@ import request from 'supertest';
 import { startTsaService, type TsaService } from '../../ocsp/tsa-service.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { createLogger } from '../../shared/logger.js';
-import { initPki, type InitPkiResult } from '../../shared/pki/authority.js';
+import { initPki, type InitPkiResult } from '../../shared/pki/init.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { RedisJobEvents } from '../../shared/queue/job-events.js';
 import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';

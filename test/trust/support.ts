@@ -1,8 +1,8 @@
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../shared/config.js';
-import type { Certificate } from '../../shared/db/models/certificate.js';
-import type { PkiDeps } from '../../shared/pki/authority.js';
+import type { Certificate } from '../../shared/db/repositories/certificates.js';
+import type { PkiDeps } from '../../shared/pki/pki-deps.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { publicationDir } from '../../shared/pki/publication-files.js';
 import { createKeyVault } from '../../shared/vault/index.js';

@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { checkTimeStampToken } from '../../shared/c2pa/timestamp-token.js';
+import { checkTimeStampToken } from '../../shared/tsa/token-check.js';
 import { NoTsaCertificateError } from '../../shared/tsa/authority.js';
 import { httpTimestamper, requestTimestamp, TimestampUnavailableError } from '../../shared/tsa/client.js';
 import { buildTimeStampRequest } from '../../shared/tsa/protocol.js';

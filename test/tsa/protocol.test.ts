@@ -12,7 +12,7 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { ContentInfo, SignedData } from '@peculiar/asn1-cms';
 import { TSTInfo } from '@peculiar/asn1-tsp';
 import { cachedTsaIdentity, NoTsaCertificateError, TimeStampAuthority } from '../../shared/tsa/authority.js';
-import { checkTimeStampToken, TimeStampTokenError } from '../../shared/c2pa/timestamp-token.js';
+import { checkTimeStampToken, TimeStampTokenError } from '../../shared/tsa/token-check.js';
 import { TAG, encodeTlv, readChildren, readSingle } from '../../shared/pki/der.js';
 import {
   algorithmIdentifier,

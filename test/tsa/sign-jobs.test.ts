@@ -6,7 +6,8 @@
 import { expect } from 'chai';
 import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
-import { initPki, loadTsaIdentity } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
+import { loadTsaIdentity } from '../../shared/tsa/identity.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { NoTsaCertificateError } from '../../shared/tsa/authority.js';
 import { createKeyVault } from '../../shared/vault/index.js';

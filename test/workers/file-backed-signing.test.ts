@@ -13,7 +13,7 @@ import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { ConfigError, largestUploadLimit, loadConfig, uploadLimitFor } from '../../shared/config.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
-import { initPki } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { LocalJobEvents } from '../../shared/queue/job-events.js';
 import { AzureBlobFileStore, LocalFileStore, StorageUnavailableError, StoredFileMissingError, type FileStore } from '../../shared/storage/index.js';

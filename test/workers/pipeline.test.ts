@@ -6,7 +6,7 @@ import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { startTsaService, type TsaService } from '../../ocsp/tsa-service.js';
 import { createLogger } from '../../shared/logger.js';
-import { initPki } from '../../shared/pki/authority.js';
+import { initPki } from '../../shared/pki/init.js';
 import { orgKeyName } from '../../shared/pki/org-signing.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';

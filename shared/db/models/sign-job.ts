@@ -1,5 +1,5 @@
 import { Model } from 'objection';
-import type { ManifestInput, ManifestRequest } from '../../c2pa/manifest-definition.js';
+import type { ManifestInput, ManifestRequest } from '../../domain/manifest-input.js';
 
 /**
  * queued -> processing -> signed -> anchoring -> anchored, or failed. The signed file exists from `signed` on;

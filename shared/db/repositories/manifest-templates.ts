@@ -3,7 +3,7 @@
  * manifest_template_versions (every version it had, never changed).
  */
 import { Model } from 'objection';
-import type { ManifestDefaults } from '../../c2pa/manifest-definition.js';
+import type { ManifestDefaults } from '../../domain/manifest-input.js';
 import type { Knex } from '../knex.js';
 import { applyPage, type PageRequest } from '../page.js';
 

@@ -3,14 +3,15 @@
  * (its thisUpdate), read from the database when the registry is scraped (a CRL lives 7 days and is re-issued
  * well before; an age near that means the CRL job is not running).
  *
- * The gauge is defined here rather than in metrics.ts because prom-client takes its `collect` callback at
+ * The gauge is defined here rather than in shared/metrics/metrics.ts because prom-client takes its `collect` callback at
  * construction, and the callback needs the database that registerCrlAgeCollector hands it later. It is exported
  * (and has values) only in processes that import this module: the CRL host (ocsp role) and the scheduler.
  */
 import type { Knex } from 'knex';
 import { Gauge } from 'prom-client';
-import { CRL_ISSUER_ROLE, CRL_NAMES } from '../pki/crl-publisher.js';
-import { registry } from './registry.js';
+import { newestCrlThisUpdateByIssuerRole } from '../db/repositories/crls.js';
+import { registry } from '../metrics/registry.js';
+import { CRL_ISSUER_ROLE, CRL_NAMES } from './crl-publisher.js';
 
 /** A scrape waits at most this long for the database; past it the gauge keeps its previous values. */
 const QUERY_TIMEOUT_MS = 2000;
@@ -34,15 +35,6 @@ export const crlAgeSeconds = new Gauge({
   },
 });
 
-async function newestThisUpdate(knex: Knex, issuerRole: string): Promise<Date | undefined> {
-  const row = (await knex('crls')
-    .join('certificates', 'certificates.id', 'crls.issuer_id')
-    .where('certificates.role', issuerRole)
-    .orderBy('crls.created_at', 'desc')
-    .first('crls.this_update')) as { this_update: Date | string } | undefined;
-  return row ? new Date(row.this_update) : undefined;
-}
-
 /** Sets the gauge from the database now. Never throws; on failure or timeout the gauge is left as it was. */
 export async function refreshCrlAge(knex: Knex, timeoutMs = QUERY_TIMEOUT_MS): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -52,7 +44,7 @@ export async function refreshCrlAge(knex: Knex, timeoutMs = QUERY_TIMEOUT_MS): P
   });
   try {
     // The newest CRL of a name, as the CRL host serves it (shared/pki/publications.ts readPublication).
-    const read = Promise.all(CRL_NAMES.map(async (name) => [name, await newestThisUpdate(knex, CRL_ISSUER_ROLE[name])] as const));
+    const read = Promise.all(CRL_NAMES.map(async (name) => [name, await newestCrlThisUpdateByIssuerRole(knex, CRL_ISSUER_ROLE[name])] as const));
     read.catch(() => undefined); // a query failing after the timeout won the race
     const newest = await Promise.race([read, timeout]);
     if (!newest) return;

@@ -3,7 +3,7 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { ContentInfo, SignedData, id_signedData } from '@peculiar/asn1-cms';
 import { TSTInfo, id_ct_tstInfo } from '@peculiar/asn1-tsp';
 import { DerError, TAG, contentBytes, readChildren, readSingle } from '../pki/der.js';
-import { decodeOid } from '../tsa/protocol.js';
+import { decodeOid } from './protocol.js';
 
 /**
  * A light check of an RFC 3161 TimeStampToken before it goes into a signed manifest: right shape, and a

@@ -1,0 +1,65 @@
+/**
+ * The certificate_requests table: organisations' certificate requests, from asked (pending) through claimed by an
+ * issuer (working) to answered (done with the certificate, or failed with an error code).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Db } from './certificates.js';
+
+/** ensure: a certificate only when the organisation has none it may sign with; rotate: always a new one, new key. */
+export type CertificateRequestKind = 'ensure' | 'rotate';
+
+export type CertificateRequestErrorCode = 'no_signing_certificate' | 'no_issuing_ca' | 'vault_unavailable' | 'not_found' | 'issuance_failed';
+
+export interface CertificateRequestAnswer {
+  status: string;
+  certificate_id: string | null;
+  error_code: CertificateRequestErrorCode | null;
+  error_message: string | null;
+}
+
+export interface ClaimedCertificateRequest {
+  id: string;
+  org_id: string;
+  kind: CertificateRequestKind;
+}
+
+export async function insertCertificateRequest(db: Db, orgId: string, kind: CertificateRequestKind): Promise<string> {
+  const id = randomUUID();
+  await db('certificate_requests').insert({ id, org_id: orgId, kind });
+  return id;
+}
+
+export async function findCertificateRequestAnswer(db: Db, id: string): Promise<CertificateRequestAnswer | undefined> {
+  return (await db('certificate_requests').where({ id }).first('status', 'certificate_id', 'error_code', 'error_message')) as CertificateRequestAnswer | undefined;
+}
+
+/**
+ * Claims up to `limit` open requests, oldest first: pending ones, and those claimed before `staleBefore` (their
+ * issuer died). FOR UPDATE SKIP LOCKED, so several issuers take turns.
+ */
+export async function claimCertificateRequests(knex: Knex, limit: number, staleBefore: Date): Promise<ClaimedCertificateRequest[]> {
+  return (await knex.transaction(async (trx) => {
+    const open = trx('certificate_requests')
+      .where((q) => q.where({ status: 'pending' }).orWhere((w) => w.where({ status: 'working' }).where('claimed_at', '<', staleBefore)))
+      .orderBy('created_at')
+      .limit(limit)
+      .forUpdate()
+      .skipLocked()
+      .select('id');
+    return trx('certificate_requests').whereIn('id', open).update({ status: 'working', claimed_at: new Date() }).returning(['id', 'org_id', 'kind']);
+  })) as ClaimedCertificateRequest[];
+}
+
+export async function markCertificateRequestDone(db: Db, id: string, certificateId: string): Promise<void> {
+  await db('certificate_requests').where({ id }).update({ status: 'done', certificate_id: certificateId, done_at: new Date() });
+}
+
+export async function markCertificateRequestFailed(db: Db, id: string, code: CertificateRequestErrorCode, message: string): Promise<void> {
+  await db('certificate_requests').where({ id }).update({ status: 'failed', error_code: code, error_message: message, done_at: new Date() });
+}
+
+/** Drops answered requests answered before `before`; returns how many. */
+export function deleteAnsweredCertificateRequests(db: Db, before: Date): Promise<number> {
+  return db('certificate_requests').whereIn('status', ['done', 'failed']).where('done_at', '<', before).delete();
+}
