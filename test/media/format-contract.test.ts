@@ -10,7 +10,7 @@
  * recognised, structure and all, as the same format (it may be uploaded again to be signed as opened), and signing
  * it again with it as parent works.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -21,6 +21,7 @@ import { signAsset } from '../../shared/c2pa/sign-asset.js';
 import { runOnBytes } from '../../shared/media/byte-walk.js';
 import { mediaDurationSeconds } from '../../shared/media/duration.js';
 import { extensionFor, formatFor, identifyMedia, identifyMediaBytes, isMediaMimeType, MEDIA_FORMATS, MEDIA_MIME_TYPES, MediaRejectedError, type MediaMimeType } from '../../shared/media/formats.js';
+import { withFormatTable } from '../../shared/media/format-table.js';
 import { assertImageDecodes, imageDimensions } from '../../shared/media/image-pixels.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
 import { DAMAGE, makeSamples, type Samples } from './samples.js';
@@ -73,6 +74,11 @@ describe('media: the format contract, over every descriptor of the registry', fu
     expect(() => extensionFor('application/pdf')).to.throw(/no media format/);
     expect(formatFor('application/pdf')).to.equal(undefined);
     expect(isMediaMimeType('application/pdf')).to.equal(false);
+  });
+
+  it("the README's table of formats is the registry's (npx tsx bin/readme-formats.ts writes it)", function () {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    expect(withFormatTable(readme) === readme, 'README.md is out of step with the registry: run npx tsx bin/readme-formats.ts').to.equal(true);
   });
 
   for (const format of MEDIA_FORMATS) {

@@ -7,7 +7,7 @@ export const flac = defineFormat({
   extensions: ['flac'],
   kind: 'audio',
   label: 'FLAC audio',
-  notes: 'fLaC, metadata blocks with STREAMINFO first, first frame header CRC-8, last frame CRC-16 (finds a cut-off file)',
+  notes: 'ID3v2 tags skipped, fLaC, metadata blocks with STREAMINFO first, first frame header CRC-8, last frame CRC-16 (finds a cut-off file)',
   /** "fLaC" at the start, or after ID3 tags (as c2pa-rs writes its manifest into a FLAC). */
   *sniff(head, size) {
     const start = yield* audioStart(head, size);

@@ -8,7 +8,7 @@ export const mp4 = defineFormat({
   extensions: ['mp4'],
   kind: 'video',
   label: 'MP4 video',
-  notes: 'ISO BMFF box walk (64-bit sizes, size 0 to the end), ftyp brand isom/mp41/mp42/avc1/..., a moov box',
+  notes: 'ISO BMFF box walk (64-bit sizes, size 0 to the end), ftyp brand isom/mp41/mp42/avc1/..., a moov box and its track containers in bounds',
   *sniff(_head, size) {
     return yield* hasBrands(size, (major) => BRANDS.has(major));
   },

@@ -7,7 +7,7 @@ export const svg = defineFormat({
   extensions: ['svg'],
   kind: 'image',
   label: 'SVG image',
-  notes: `UTF-8, at most ${SVG_MAX_BYTES / 1024 / 1024} MiB, root <svg>, tags balanced, no entity declarations`,
+  notes: `UTF-8, at most ${SVG_MAX_BYTES / 1024 / 1024} MiB, root <svg>, tags balanced, quoted attributes, no entity declarations`,
   *sniff(_head, size) {
     return yield* looksLikeSvg(size);
   },
