@@ -6,11 +6,10 @@ import { describeWasmError } from '../../shared/c2pa/errors.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { trustSettings } from '../../shared/c2pa/settings.js';
-import { signAsset } from '../../shared/c2pa/sign-asset.js';
 import { BytesBlob, c2paWasm } from '../../shared/c2pa/wasm.js';
 import { identifyMediaBytes, MediaRejectedError, type MediaMimeType } from '../../shared/media/formats.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
-import { makeSamples, makeVariants, topLevelBoxes, type Samples } from './samples.js';
+import { makeSamples, makeVariants, signSample, topLevelBoxes, type Samples } from './samples.js';
 
 /**
  * The registry (shared/media/formats.ts) against c2pa-rs at run time, beyond each format's sample (which
@@ -23,15 +22,7 @@ describe('media: registry formats and c2pa-rs, other shapes and refusals', funct
   let samples: Samples;
   let dir: string;
 
-  const sign = (bytes: Uint8Array, mimeType: MediaMimeType, sourceHasManifest = false) =>
-    signAsset({
-      bytes,
-      mimeType,
-      manifest: buildManifestDefinition({ title: `sample.${mimeType.split('/')[1]}`, creator: 'Ada Lovelace' }, { sourceHasManifest }),
-      key: chain.keys.leaf,
-      chainDer: [chain.der.leaf, chain.der.subCa],
-      trustAnchorsPem: chain.pem.root,
-    });
+  const sign = (bytes: Uint8Array, mimeType: MediaMimeType, sourceHasManifest = false) => signSample(chain, bytes, mimeType, sourceHasManifest);
 
   after(() => {
     if (chain) rmSync(chain.dir, { recursive: true, force: true });

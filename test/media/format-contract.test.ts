@@ -14,28 +14,15 @@ import { readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { expect } from 'chai';
-import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import { sniffMediaType } from '../../shared/c2pa/media-type.js';
 import { hasManifest, readAsset } from '../../shared/c2pa/read-asset.js';
-import { signAsset } from '../../shared/c2pa/sign-asset.js';
 import { runOnBytes } from '../../shared/media/byte-walk.js';
 import { mediaDurationSeconds } from '../../shared/media/duration.js';
-import { extensionFor, formatFor, identifyMedia, identifyMediaBytes, isMediaMimeType, MEDIA_FORMATS, MEDIA_MIME_TYPES, MediaRejectedError, type MediaMimeType } from '../../shared/media/formats.js';
+import { extensionFor, formatFor, identifyMedia, identifyMediaBytes, isMediaMimeType, MEDIA_FORMATS, MEDIA_MIME_TYPES, type MediaMimeType } from '../../shared/media/formats.js';
 import { withFormatTable } from '../../shared/media/format-table.js';
 import { assertImageDecodes, imageDimensions } from '../../shared/media/image-pixels.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
-import { DAMAGE, makeSamples, type Samples } from './samples.js';
-
-/** The rejection identifyMedia throws for a file, or undefined when it accepts it. */
-async function rejection(file: string, checkStructure = true): Promise<MediaRejectedError | undefined> {
-  try {
-    await identifyMedia(file, { checkStructure });
-    return undefined;
-  } catch (err) {
-    if (err instanceof MediaRejectedError) return err;
-    throw err;
-  }
-}
+import { DAMAGE, makeSamples, rejection, signSample, type Samples } from './samples.js';
 
 describe('media: the format contract, over every descriptor of the registry', function () {
   this.timeout(120_000);
@@ -48,15 +35,7 @@ describe('media: the format contract, over every descriptor of the registry', fu
     return p;
   };
 
-  const sign = (bytes: Uint8Array, mimeType: MediaMimeType, sourceHasManifest = false) =>
-    signAsset({
-      bytes,
-      mimeType,
-      manifest: buildManifestDefinition({ title: `sample.${mimeType.split('/')[1]}`, creator: 'Ada Lovelace' }, { sourceHasManifest }),
-      key: chain.keys.leaf,
-      chainDer: [chain.der.leaf, chain.der.subCa],
-      trustAnchorsPem: chain.pem.root,
-    });
+  const sign = (bytes: Uint8Array, mimeType: MediaMimeType, sourceHasManifest = false) => signSample(chain, bytes, mimeType, sourceHasManifest);
 
   before(async function () {
     [chain, { samples, dir }] = await Promise.all([makeOpensslChain(), makeSamples()]);

@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import type { MediaMimeType } from '../../shared/media/formats.js';
+import type { OpensslChain } from '../support/openssl-chain.js';
+import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
+import { signAsset } from '../../shared/c2pa/sign-asset.js';
+import { identifyMedia, MediaRejectedError, type MediaMimeType } from '../../shared/media/formats.js';
 import { parseFrameHeader } from '../../shared/media/walks/audio.js';
 
 const run = promisify(execFile);
@@ -258,3 +261,26 @@ export const DAMAGE: Record<MediaMimeType, [what: string, (b: Buffer) => Buffer]
   'audio/wav': ['"fmt " renamed', (b) => withBytes(b, 12, 'fmx ')],
   'audio/flac': ['a byte of the last frame changed (CRC-16)', (b) => withBytes(b, -10, [b[b.length - 10]! ^ 0x55])],
 };
+
+/** The rejection identifyMedia throws for a file, or undefined when it accepts it. */
+export async function rejection(file: string, checkStructure = true): Promise<MediaRejectedError | undefined> {
+  try {
+    await identifyMedia(file, { checkStructure });
+    return undefined;
+  } catch (err) {
+    if (err instanceof MediaRejectedError) return err;
+    throw err;
+  }
+}
+
+/** Signs through signAsset with the test chain: title "sample.<subtype>", creator Ada Lovelace. */
+export function signSample(chain: OpensslChain, bytes: Uint8Array, mimeType: MediaMimeType, sourceHasManifest = false): Promise<Uint8Array> {
+  return signAsset({
+    bytes,
+    mimeType,
+    manifest: buildManifestDefinition({ title: `sample.${mimeType.split('/')[1]}`, creator: 'Ada Lovelace' }, { sourceHasManifest }),
+    key: chain.keys.leaf,
+    chainDer: [chain.der.leaf, chain.der.subCa],
+    trustAnchorsPem: chain.pem.root,
+  });
+}
