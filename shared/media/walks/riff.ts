@@ -47,7 +47,7 @@ export function* chunksIn(start: number, end: number, what: string): Walk<Chunk[
 }
 
 /** What a RIFF form checks beyond the chunk walk. */
-export interface RiffFormCheck {
+interface RiffFormCheck {
   /** The format's name in messages ("the WAV file ..."). */
   readonly name: string;
   /** The form of further RIFF chunks that may follow the first (OpenDML AVI files over 1 GB: "AVIX"). */
