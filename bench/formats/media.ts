@@ -10,6 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
+import { extensionFor } from '../../shared/media/formats.js';
 import { noisePng } from '../../test/support/noise-png.js';
 import { photoLikeJpeg } from '../support/photo-jpeg.js';
 
@@ -28,8 +29,6 @@ export const MIME: Record<BenchFormat, SignableMimeType> = {
   mp3: 'audio/mpeg',
   wav: 'audio/wav',
 };
-
-const EXT: Record<BenchFormat, string> = { jpeg: 'jpg', png: 'png', webp: 'webp', tiff: 'tif', mp4: 'mp4', mov: 'mov', m4a: 'm4a', mp3: 'mp3', wav: 'wav' };
 
 export interface Sample {
   format: BenchFormat;
@@ -55,13 +54,13 @@ const PIECES: Partial<Record<BenchFormat, string[]>> = {
  * end within one frame of the size; WAV (48 kHz, 24-bit stereo noise, as from a field recorder) is written directly.
  */
 export async function makeSample(dir: string, format: BenchFormat, bytes: number): Promise<Sample> {
-  const out = path.join(dir, `${format}-${bytes}.${EXT[format]}`);
+  const out = path.join(dir, `${format}-${bytes}.${extensionFor(MIME[format])}`);
   const mimeType = MIME[format];
   if (format === 'wav') {
     const seconds = bytes / (48_000 * 2 * 3);
     await ffmpeg(['-f', 'lavfi', '-i', 'anoisesrc=sample_rate=48000:amplitude=0.5:color=pink', '-t', seconds.toFixed(3), '-ac', '2', '-c:a', 'pcm_s24le', out]);
   } else if (PIECES[format]) {
-    const piece = path.join(dir, `piece.${EXT[format]}`);
+    const piece = path.join(dir, `piece.${extensionFor(MIME[format])}`);
     if (!(await stat(piece).catch(() => undefined))) await ffmpeg([...PIECES[format]!, piece]);
     await ffmpeg(['-stream_loop', '-1', '-i', piece, '-c', 'copy', '-fs', String(bytes), ...(format === 'mov' ? ['-f', 'mov'] : []), out]);
   } else {

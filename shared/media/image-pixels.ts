@@ -1,5 +1,6 @@
 import sharp from 'sharp';
 import { MediaRejectedError } from './errors.js';
+import { formatFor } from './formats.js';
 
 /** An image file (its path) or its bytes. */
 export type ImageInput = string | Uint8Array;
@@ -41,13 +42,6 @@ export async function assertImagePixelsWithin(image: ImageInput, maxPixels: numb
   throw new MediaRejectedError('too_many_pixels', `the image declares ${size.width} x ${size.height} pixels (${megapixels(pixels)}); at most ${maxPixels} pixels (${megapixels(maxPixels)}) are accepted`);
 }
 
-/**
- * Formats whose pixel data the upload decodes to find missing or truncated data: those sharp's libvips decodes here in
- * every variant. Not DNG (raw data in lossless JPEG, which libvips cannot decode, is valid), HEIC/HEIF (HEVC: no
- * decoder in sharp's prebuilt build), JPEG XL (no decoder) or SVG (text: its structure walk is the check).
- */
-const DECODE_CHECKED = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/tiff', 'image/avif']);
-
 /** Decoder warnings that mean the pixel data ran out: libjpeg's "premature end of data segment" (a scan cut short, even with an end-of-image marker appended), libpng's read errors. */
 const TRUNCATION = /premature end|truncat|unexpected end|read error|not enough (image )?data/i;
 
@@ -59,14 +53,15 @@ async function decodeSmall(image: ImageInput, failOn: 'truncated' | 'warning', m
 }
 
 /**
- * Decodes the image to find pixel data that is missing or cut short: a PNG whose IDAT ends early, a JPEG whose scan
+ * Decodes the image to find pixel data that is missing or cut short (formats whose descriptor says pixelDataChecked:
+ * those sharp's libvips decodes here in every variant): a PNG whose IDAT ends early, a JPEG whose scan
  * stops before its last row. Damage a decoder recovers from without losing pixels (a stray byte before a marker,
  * common in camera files) is not refused: a warning fails the image only when it says the data ran out. Cheap
  * (shrink-on-load) and memory bounded (read sequentially into a small output). Call assertImagePixelsWithin first.
  * Throws MediaRejectedError `corrupt`.
  */
 export async function assertImageDecodes(image: ImageInput, mimeType: string, maxPixels: number): Promise<void> {
-  if (!DECODE_CHECKED.has(mimeType)) return;
+  if (!formatFor(mimeType)?.pixelDataChecked) return;
   const refuse = (err: unknown) => new MediaRejectedError('corrupt', `the image's pixel data is damaged or truncated (${firstLine(err)})`, mimeType);
   try {
     await decodeSmall(image, 'warning', maxPixels);

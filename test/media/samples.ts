@@ -5,12 +5,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import sharp from 'sharp';
-import type { MediaMimeType } from '../../shared/media/formats.js';
+import type { OpensslChain } from '../support/openssl-chain.js';
+import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
+import { signAsset } from '../../shared/c2pa/sign-asset.js';
+import { identifyMedia, MediaRejectedError, type MediaMimeType } from '../../shared/media/formats.js';
+import { parseFrameHeader } from '../../shared/media/walks/audio.js';
 
 const run = promisify(execFile);
 
 /**
- * A small sample of every format of the registry, made when the tests run (no binary fixtures): sharp for WebP, GIF,
+ * A small sample of every format of the registry (and, below, a damaged copy of each), made when the tests run (no binary fixtures): sharp for WebP, GIF,
  * TIFF and AVIF; ffmpeg's lavfi sources for video and audio (and the JPEG XL codestream); by hand for DNG, SVG, the
  * JPEG XL container, and HEIC / HEIF.
  *
@@ -202,4 +206,81 @@ export function topLevelBoxes(file: Buffer): { type: string; at: number; size: n
     at += size;
   }
   return out;
+}
+
+export const withBytes = (b: Buffer, at: number, bytes: number[] | string) => {
+  const copy = Buffer.from(b);
+  (typeof bytes === 'string' ? Buffer.from(bytes, 'latin1') : Buffer.from(bytes)).copy(copy, at < 0 ? copy.length + at : at);
+  return copy;
+};
+const u32be = (n: number) => [n >>> 24, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff];
+
+/** The first child box of a top-level box (moov's mvhd, meta's hdlr): its size set past the end of its parent. */
+function damageFirstChild(file: Buffer, parentType: string): Buffer {
+  const parent = topLevelBoxes(file).find((b) => b.type === parentType)!;
+  const childAt = parent.at + 8 + (parentType === 'meta' ? 4 : 0);
+  return withBytes(file, childAt, u32be(parent.size + 100));
+}
+
+/** Offset of the TIFF IFD0 entry for `tag` (little-endian files, IFD at the offset in the header). */
+function tiffEntry(file: Buffer, tag: number): number {
+  const ifd = file.readUInt32LE(4);
+  for (let i = 0; i < file.readUInt16LE(ifd); i += 1) if (file.readUInt16LE(ifd + 2 + i * 12) === tag) return ifd + 2 + i * 12;
+  throw new Error(`no tag ${tag}`);
+}
+
+/** The offset of the `n`th MPEG audio frame (after the ID3v2 tag). */
+export function mp3Frame(file: Buffer, n: number): number {
+  let at = 10 + [6, 7, 8, 9].reduce((s, i) => s * 128 + file[i]!, 0);
+  for (let i = 0; i < n; i += 1) at += parseFrameHeader(file, at)!.length;
+  return at;
+}
+
+/**
+ * One damaged copy of each format's sample: a structure the walk must find broken (test/media/format-contract.test.ts
+ * refuses each as corrupt).
+ */
+export const DAMAGE: Record<MediaMimeType, [what: string, (b: Buffer) => Buffer]> = {
+  'image/jpeg': ['the marker after the first segment zeroed', (b) => withBytes(b, 4 + b.readUInt16BE(4), [0, 0])],
+  'image/png': ['a byte of IHDR changed (CRC)', (b) => withBytes(b, 18, [b[18]! ^ 0xff])],
+  'image/webp': ['the first chunk renamed VP9', (b) => withBytes(b, 12, 'VP9 ')],
+  'image/gif': ['the trailer replaced', (b) => withBytes(b, -1, [0x00])],
+  'image/tiff': ['the first IFD offset outside the file', (b) => withBytes(b, 4, [0xf0, 0xff, 0xff, 0x7f])],
+  'image/x-adobe-dng': ['the strip offset pointing at the end', (b) => { const c = Buffer.from(b); c.writeUInt32LE(b.length - 10, tiffEntry(b, 273) + 8); return c; }],
+  'image/avif': ['a box inside meta larger than meta', (b) => damageFirstChild(b, 'meta')],
+  'image/heic': ['a box inside meta larger than meta', (b) => damageFirstChild(b, 'meta')],
+  'image/heif': ['a box inside meta larger than meta', (b) => damageFirstChild(b, 'meta')],
+  'image/jxl': ['the jxlc box size past the end', (b) => withBytes(b, 32, u32be(b.length))],
+  'image/svg+xml': ['an end tag that does not match', (b) => Buffer.from(b.toString('utf8').replace('</g>', '</h>'))],
+  'video/mp4': ['a box inside moov larger than moov', (b) => damageFirstChild(b, 'moov')],
+  'video/x-m4v': ['a box inside moov larger than moov', (b) => damageFirstChild(b, 'moov')],
+  'video/quicktime': ['a box inside moov larger than moov', (b) => damageFirstChild(b, 'moov')],
+  'video/x-msvideo': ['LIST hdrl renamed', (b) => withBytes(b, 20, 'hdrx')],
+  'audio/mp4': ['a box inside moov larger than moov', (b) => damageFirstChild(b, 'moov')],
+  'audio/mpeg': ['the third frame header zeroed', (b) => withBytes(b, mp3Frame(b, 2), [0, 0, 0, 0])],
+  'audio/wav': ['"fmt " renamed', (b) => withBytes(b, 12, 'fmx ')],
+  'audio/flac': ['a byte of the last frame changed (CRC-16)', (b) => withBytes(b, -10, [b[b.length - 10]! ^ 0x55])],
+};
+
+/** The rejection identifyMedia throws for a file, or undefined when it accepts it. */
+export async function rejection(file: string, checkStructure = true): Promise<MediaRejectedError | undefined> {
+  try {
+    await identifyMedia(file, { checkStructure });
+    return undefined;
+  } catch (err) {
+    if (err instanceof MediaRejectedError) return err;
+    throw err;
+  }
+}
+
+/** Signs through signAsset with the test chain: title "sample.<subtype>", creator Ada Lovelace. */
+export function signSample(chain: OpensslChain, bytes: Uint8Array, mimeType: MediaMimeType, sourceHasManifest = false): Promise<Uint8Array> {
+  return signAsset({
+    bytes,
+    mimeType,
+    manifest: buildManifestDefinition({ title: `sample.${mimeType.split('/')[1]}`, creator: 'Ada Lovelace' }, { sourceHasManifest }),
+    key: chain.keys.leaf,
+    chainDer: [chain.der.leaf, chain.der.subCa],
+    trustAnchorsPem: chain.pem.root,
+  });
 }

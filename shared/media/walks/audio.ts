@@ -26,6 +26,19 @@ export function* skipId3v2(pos: number, size: number): Walk<number> {
   return skip < pad.length ? pos + skip : pos;
 }
 
+/** Where the audio starts: after the ID3v2 tags when the file starts with one (they say audio follows), else 0. */
+export function* audioStart(head: Buffer, size: number): Walk<number> {
+  if (head.toString('latin1', 0, 3) !== 'ID3') return 0;
+  const audio = yield* skipId3v2(0, size);
+  if (audio >= size) throw corrupt('the file holds an ID3 tag and no audio');
+  return audio;
+}
+
+/** An ID3 tag in front of audio no format of the registry claims (asked only then). */
+export function* id3BeforeOtherAudio(head: Buffer): Walk<string | undefined> {
+  return head.toString('latin1', 0, 3) === 'ID3' ? 'the audio after the ID3 tag is not MP3 or FLAC' : undefined;
+}
+
 // ---------------------------------------------------------------- MPEG audio (MP3)
 
 const BITRATES_V1_L3 = [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320];

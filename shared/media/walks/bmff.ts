@@ -1,34 +1,11 @@
 import { isFourCC, readAt, readExactly, type Walk } from '../byte-walk.js';
 import { corrupt } from '../errors.js';
 
-/** The ISO base media file formats this service signs, told apart by the ftyp brand. */
-export type BmffFormat = 'avif' | 'heic' | 'heif' | 'mp4' | 'm4v' | 'm4a' | 'mov';
-
-const AVIF_BRANDS = new Set(['avif', 'avis']);
-const HEIC_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'hevm', 'hevs']);
-/** Generic HEIF brands: the compatible brands say whether the images are AV1 (AVIF) or HEVC (HEIC). */
-const HEIF_BRANDS = new Set(['mif1', 'msf1', 'mif2', 'miaf']);
-const MP4_BRANDS = new Set(['isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'iso7', 'iso8', 'iso9', 'mp41', 'mp42', 'mp71', 'avc1', 'av01', 'dash', 'mmp4', 'XAVC', 'MSNV']);
-const M4V_BRANDS = new Set(['M4V ', 'M4VH', 'M4VP']);
-const M4A_BRANDS = new Set(['M4A ', 'M4B ']);
-/** Old QuickTime files have no ftyp: they start with one of these atoms (c2pa-rs 0.91 cannot sign them). */
-export const QUICKTIME_FIRST_ATOMS = new Set(['moov', 'mdat', 'wide', 'free', 'skip', 'pnot']);
-
-/** The format a ftyp box's brands name; `{ unknown: brand }` for ISO media of another kind (a CR3 raw, 3GP, ...). */
-export function formatOfBrands(major: string, compatible: string[]): BmffFormat | { unknown: string } {
-  if (AVIF_BRANDS.has(major)) return 'avif';
-  if (HEIC_BRANDS.has(major)) return 'heic';
-  if (HEIF_BRANDS.has(major)) {
-    if (compatible.some((b) => AVIF_BRANDS.has(b))) return 'avif';
-    if (compatible.some((b) => HEIC_BRANDS.has(b))) return 'heic';
-    return 'heif';
-  }
-  if (major === 'qt  ') return 'mov';
-  if (M4A_BRANDS.has(major)) return 'm4a';
-  if (M4V_BRANDS.has(major)) return 'm4v';
-  if (MP4_BRANDS.has(major)) return 'mp4';
-  return { unknown: major };
-}
+/**
+ * Generic HEIF brands (ISO/IEC 23008-12 structure, no codec named): with one of them as the major brand, the
+ * compatible brands say whether the images are AV1 (AVIF), HEVC (HEIC) or neither (HEIF).
+ */
+export const GENERIC_HEIF_BRANDS: ReadonlySet<string> = new Set(['mif1', 'msf1', 'mif2', 'miaf']);
 
 /** The ftyp box at the start: its major and compatible brands; undefined when the file does not start with one. */
 export function* readFtyp(size: number): Walk<{ major: string; compatible: string[]; end: number } | undefined> {
@@ -40,6 +17,18 @@ export function* readFtyp(size: number): Walk<{ major: string; compatible: strin
   const compatible: string[] = [];
   for (let at = 16; at < boxSize; at += 4) compatible.push(ftyp.toString('latin1', at, at + 4));
   return { major: ftyp.toString('latin1', 8, 12), compatible, end: boxSize };
+}
+
+/** Whether the file starts with a ftyp box whose brands pass `test` (a format's sniff). */
+export function* hasBrands(size: number, test: (major: string, compatible: string[]) => boolean): Walk<boolean> {
+  const ftyp = yield* readFtyp(size);
+  return ftyp !== undefined && test(ftyp.major, ftyp.compatible);
+}
+
+/** ISO media of a brand no format of the registry claims (asked only then): a CR3 raw, 3GP, ... */
+export function* isoMediaOfOtherBrand(_head: Buffer, size: number): Walk<string | undefined> {
+  const ftyp = yield* readFtyp(size);
+  return ftyp && `ISO media files of brand "${ftyp.major.trim()}" are not supported`;
 }
 
 interface Box {
@@ -106,23 +95,36 @@ function* walkChildren(box: Box, what: string, depth: number): Walk<void> {
   for (const child of yield* boxesIn(start, box.end, `${what}'s ${box.type} box`, true)) yield* walkChildren(child, what, depth + 1);
 }
 
-const LABEL: Record<BmffFormat, string> = { avif: 'AVIF', heic: 'HEIC', heif: 'HEIF', mp4: 'MP4', m4v: 'M4V', m4a: 'M4A', mov: 'MOV' };
-
 /**
- * ISO BMFF: every top-level box in bounds up to the end of the file (ftyp first), and
- * the boxes inside moov, meta and their track/sample-table containers in bounds too. Video and audio need a moov;
- * still images (AVIF/HEIF/HEIC) a meta box (or a moov, for image sequences).
+ * ISO BMFF: every top-level box in bounds up to the end of the file (ftyp first), and the boxes inside moov, meta and
+ * their track/sample-table containers in bounds too. A movie (video, audio) needs a moov; still images
+ * (AVIF/HEIF/HEIC) a meta box (or a moov, for image sequences). `name` names the format in messages.
  */
-export function* checkBmff(size: number, format: BmffFormat): Walk<void> {
-  const what = `the ${LABEL[format]} file`;
+export function* checkBmff(size: number, name: string, holds: 'movie' | 'images'): Walk<void> {
+  const what = `the ${name} file`;
   const boxes = yield* boxesIn(0, size, what);
   if (boxes[0]?.type !== 'ftyp') throw corrupt(`${what} does not start with a ftyp box`);
   if (boxes.filter((b) => b.type === 'ftyp').length > 1) throw corrupt(`${what} has more than one ftyp box`);
   const types = new Set(boxes.map((b) => b.type));
-  const still = format === 'avif' || format === 'heic' || format === 'heif';
-  if (still && !types.has('meta') && !types.has('moov')) throw corrupt(`${what} has no meta box (no image items)`);
-  if (!still && !types.has('moov')) throw corrupt(`${what} has no moov box (no movie header)`);
+  if (holds === 'images' && !types.has('meta') && !types.has('moov')) throw corrupt(`${what} has no meta box (no image items)`);
+  if (holds === 'movie' && !types.has('moov')) throw corrupt(`${what} has no moov box (no movie header)`);
   for (const box of boxes) yield* walkChildren(box, what, 1);
+}
+
+/** The playing time from the movie header (mvhd); undefined without one or when it says "unknown". */
+export function* bmffDurationSeconds(size: number): Walk<number | undefined> {
+  const moov = (yield* boxesIn(0, size, 'the file', true)).find((b) => b.type === 'moov');
+  if (!moov) return undefined;
+  const mvhd = (yield* boxesIn(moov.payload, moov.end, 'the moov box', true)).find((b) => b.type === 'mvhd');
+  if (!mvhd) return undefined;
+  const head = yield* readExactly(mvhd.payload, Math.min(32, mvhd.end - mvhd.payload), 'the mvhd box');
+  const v1 = head[0] === 1;
+  if (head.length < (v1 ? 32 : 20)) return undefined;
+  const timescale = v1 ? head.readUInt32BE(20) : head.readUInt32BE(12);
+  const duration = v1 ? Number(head.readBigUInt64BE(24)) : head.readUInt32BE(16);
+  // All ones: "unknown" (e.g. a fragmented file whose fragments carry the time).
+  if (timescale === 0 || duration === 0 || (!v1 && duration === 0xffffffff)) return undefined;
+  return duration / timescale;
 }
 
 const JXL_SIGNATURE = Buffer.from('0000000c4a584c200d0a870a', 'hex');

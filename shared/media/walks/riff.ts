@@ -1,11 +1,20 @@
 import { isFourCC, readExactly, type Walk } from '../byte-walk.js';
 import { corrupt } from '../errors.js';
 
-/** The RIFF forms this service signs (the form type at byte 8). */
-export const RIFF_FORMS = { WEBP: 'WebP', WAVE: 'WAV', 'AVI ': 'AVI' } as const;
-export type RiffForm = keyof typeof RIFF_FORMS;
+/** The form type of a RIFF file (the four characters at byte 8); undefined when the file is not RIFF. */
+export function riffForm(head: Buffer): string | undefined {
+  if (head.toString('latin1', 0, 4) !== 'RIFF') return undefined;
+  if (head.length < 12) throw corrupt('the RIFF file is truncated');
+  return head.toString('latin1', 8, 12);
+}
 
-interface Chunk {
+/** RIFF of a form no format of the registry claims (asked only then). */
+export function* riffOfOtherForm(head: Buffer): Walk<string | undefined> {
+  const form = riffForm(head);
+  return form === undefined ? undefined : `RIFF files of form "${form.trim()}" are not supported`;
+}
+
+export interface Chunk {
   id: string;
   /** Offset of the chunk's data. */
   data: number;
@@ -37,14 +46,22 @@ export function* chunksIn(start: number, end: number, what: string): Walk<Chunk[
   return chunks;
 }
 
+/** What a RIFF form checks beyond the chunk walk. */
+interface RiffFormCheck {
+  /** The format's name in messages ("the WAV file ..."). */
+  readonly name: string;
+  /** The form of further RIFF chunks that may follow the first (OpenDML AVI files over 1 GB: "AVIX"). */
+  readonly continuation?: string;
+  /** The form's own required chunks, given the top-level chunks. */
+  requiredChunks(chunks: Chunk[], what: string): Walk<void>;
+}
+
 /**
- * RIFF: the RIFF size matches the file (one missing pad byte allowed; AVI may continue with OpenDML "AVIX" RIFF
- * chunks), every chunk is in bounds, and the form's own required chunks are there:
- * WebP: VP8 / VP8L / VP8X first, with a valid frame signature; WAV: "fmt " (16+ bytes) before "data";
- * AVI: LIST "hdrl" first, starting with "avih", and a LIST "movi".
+ * RIFF: the RIFF size matches the file (one missing pad byte allowed; a form with a continuation may go on with
+ * further RIFF chunks of that form), every chunk is in bounds, and the form's own required chunks are there.
  */
-export function* checkRiff(size: number, form: RiffForm): Walk<void> {
-  const what = `the ${RIFF_FORMS[form]} file`;
+export function* checkRiff(size: number, form: RiffFormCheck): Walk<void> {
+  const what = `the ${form.name} file`;
   const head = yield* readExactly(0, 12, what);
   const riffEnd = 8 + head.readUInt32LE(4);
   if (riffEnd < 12) throw corrupt(`${what} has a damaged RIFF header`);
@@ -52,45 +69,9 @@ export function* checkRiff(size: number, form: RiffForm): Walk<void> {
   const end = Math.min(riffEnd, size);
   const chunks = yield* chunksIn(12, end, what);
   if (riffEnd < size - (riffEnd & 1)) {
-    if (form !== 'AVI ') throw corrupt(`${what} has ${size - riffEnd} bytes after the end of its RIFF chunk`);
-    // OpenDML (AVI files over 1 GB): more RIFF chunks of form AVIX follow the first.
+    if (!form.continuation) throw corrupt(`${what} has ${size - riffEnd} bytes after the end of its RIFF chunk`);
     const more = yield* chunksIn(riffEnd + (riffEnd & 1), size, what);
-    if (more.some((c) => c.id !== 'RIFF' || c.listType !== 'AVIX')) throw corrupt(`${what} has data after the end of its RIFF chunk`);
+    if (more.some((c) => c.id !== 'RIFF' || c.listType !== form.continuation)) throw corrupt(`${what} has data after the end of its RIFF chunk`);
   }
-  if (form === 'WEBP') yield* checkWebp(chunks, what);
-  else if (form === 'WAVE') checkWav(chunks, what);
-  else yield* checkAvi(chunks, what);
-}
-
-function* checkWebp(chunks: Chunk[], what: string): Walk<void> {
-  const first = chunks[0];
-  if (!first) throw corrupt(`${what} has no image chunk`);
-  const image = first.id === 'VP8X' ? chunks.find((c) => c.id === 'VP8 ' || c.id === 'VP8L' || c.id === 'ANMF') : first;
-  if (first.id === 'VP8X' && first.size < 10) throw corrupt(`${what} has a damaged VP8X chunk`);
-  if (!image || !['VP8 ', 'VP8L', 'ANMF'].includes(image.id)) throw corrupt(`${what} has no VP8 or VP8L image chunk`);
-  if (image.id === 'VP8 ') {
-    const frame = yield* readExactly(image.data, 10, what);
-    if (image.size < 10 || frame[3] !== 0x9d || frame[4] !== 0x01 || frame[5] !== 0x2a) throw corrupt(`${what} has a damaged VP8 frame header`);
-    if ((frame.readUInt16LE(6) & 0x3fff) === 0 || (frame.readUInt16LE(8) & 0x3fff) === 0) throw corrupt(`${what} has zero width or height`);
-  } else if (image.id === 'VP8L') {
-    const sig = yield* readExactly(image.data, 1, what);
-    if (image.size < 5 || sig[0] !== 0x2f) throw corrupt(`${what} has a damaged VP8L header`);
-  }
-}
-
-function checkWav(chunks: Chunk[], what: string): void {
-  const fmt = chunks.findIndex((c) => c.id === 'fmt ');
-  const data = chunks.findIndex((c) => c.id === 'data');
-  if (fmt < 0) throw corrupt(`${what} has no "fmt " chunk`);
-  if (chunks[fmt]!.size < 16) throw corrupt(`${what} has a damaged "fmt " chunk`);
-  if (data < 0) throw corrupt(`${what} has no "data" chunk`);
-  if (data < fmt) throw corrupt(`${what} has its "data" chunk before "fmt "`);
-}
-
-function* checkAvi(chunks: Chunk[], what: string): Walk<void> {
-  const hdrl = chunks[0];
-  if (!hdrl || hdrl.id !== 'LIST' || hdrl.listType !== 'hdrl') throw corrupt(`${what} does not start with its header list (LIST hdrl)`);
-  const headers = yield* chunksIn(hdrl.data + 4, hdrl.data + hdrl.size, what);
-  if (headers[0]?.id !== 'avih') throw corrupt(`${what} has no main AVI header (avih)`);
-  if (!chunks.some((c) => c.id === 'LIST' && c.listType === 'movi')) throw corrupt(`${what} has no movie data (LIST movi)`);
+  yield* form.requiredChunks(chunks, what);
 }

@@ -60,12 +60,11 @@ const NAME = /[A-Za-z_:][\w.:\u00b7-\uffff-]*/y;
 const ATTRIBUTE = /\s*([^\s=/>"']+)\s*=\s*("[^"]*"|'[^']*')/y;
 
 /**
- * SVG: at most SVG_MAX_BYTES, valid UTF-8, and well-formed as far as the tags go: one root element <svg>, start and
- * end tags that match, quoted attributes, comments / CDATA / PIs closed, no text outside the root, no entity
+ * SVG (at most SVG_MAX_BYTES: the registry refuses larger files before this runs): valid UTF-8, and well-formed as far
+ * as the tags go: one root element <svg>, start and end tags that match, quoted attributes, comments / CDATA / PIs closed, no text outside the root, no entity
  * declarations (the DOCTYPE may not define entities).
  */
 export function* checkSvg(size: number): Walk<void> {
-  if (size > SVG_MAX_BYTES) throw new MediaRejectedError('too_large', `SVG files over ${SVG_MAX_BYTES / 1024 / 1024} MiB are not accepted`);
   const bytes = yield* readExactly(0, size, 'the SVG');
   let text: string;
   try {
