@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { buildManifestDefinition } from '../shared/c2pa/index.js';
+import { buildManifestDefinition } from '../shared/c2pa/manifest-definition.js';
 import type { Timestamper } from '../shared/tsa/client.js';
 import { C2PA_WASM_WHOLE_READ_BYTES, signBytes, signFile } from '../shared/c2pa/sign-asset.js';
 import { extensionFor, formatFor } from '../shared/media/formats.js';

@@ -28,7 +28,7 @@ export function* readExactly(pos: number, len: number, what: string): Walk<Buffe
   return bytes;
 }
 
-export const ascii = (bytes: Uint8Array, from: number, to: number) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1', from, to);
+const ascii = (bytes: Uint8Array, from: number, to: number) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1', from, to);
 
 /** A four-character code of printable ASCII (box, chunk and brand names). */
 export const isFourCC = (code: string) => /^[\x20-\x7e]{4}$/.test(code);

@@ -25,8 +25,8 @@ import { id3BeforeOtherAudio } from './walks/audio.js';
 import { isoMediaOfOtherBrand } from './walks/bmff.js';
 import { riffOfOtherForm } from './walks/riff.js';
 
-export { MediaRejectedError, type MediaRejection } from './errors.js';
-export type { MediaFormat, MediaKind } from './format-descriptor.js';
+export { MediaRejectedError } from './errors.js';
+export type { MediaFormat } from './format-descriptor.js';
 
 /**
  * The media formats this service signs and verifies: the registry, the one list of them. Each format is one

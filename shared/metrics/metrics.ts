@@ -34,7 +34,7 @@ export function reportQueueDepth(source: (() => Promise<QueueCounts>) | undefine
 }
 
 /** Queue depth, read from the queue at scrape time; every process with the queue reports the same figures. */
-export const queueJobs = new Gauge({
+new Gauge({
   name: 'mss_sign_queue_jobs',
   help: 'Sign jobs in the queue by state: waiting, active, delayed, failed (the same figures from every process that has the queue)',
   labelNames: ['state'] as const,
@@ -64,7 +64,7 @@ export function reportVerifyPool(state: () => VerifyPoolState): () => void {
 
 const poolSum = (key: keyof VerifyPoolState) => [...verifyPools].reduce((sum, state) => sum + state()[key], 0);
 
-export const verifyPoolBusy = new Gauge({
+new Gauge({
   name: 'mss_verify_pool_busy',
   help: 'Verification pool tasks running now (at most VERIFY_POOL_SIZE per API process)',
   registers: [registry],
@@ -73,7 +73,7 @@ export const verifyPoolBusy = new Gauge({
   },
 });
 
-export const verifyPoolQueued = new Gauge({
+new Gauge({
   name: 'mss_verify_pool_queued',
   help: 'Verification pool tasks waiting for a process (at most VERIFY_QUEUE_LIMIT per API process)',
   registers: [registry],
@@ -82,7 +82,7 @@ export const verifyPoolQueued = new Gauge({
   },
 });
 
-export const verifyPoolProcesses = new Gauge({
+new Gauge({
   name: 'mss_verify_pool_processes',
   help: 'Verification pool processes alive (started on demand, ended when idle or grown past VERIFY_RECYCLE_BYTES)',
   registers: [registry],

@@ -44,7 +44,7 @@ import {
 import { integerBytesToSerialHex, normalizeSerialHex } from './serial.js';
 import { ECDSA_WITH_SHA384_ALGORITHM_DER, p384PublicKey, samePublicKey, signAndAssemble, verifyEs384Der } from './tbs-signer.js';
 
-export { CRL_REASONS, CRL_REASON_CODES, CRL_REASON_NAMES, crlReasonCode, crlReasonFromCode, isCrlReason, type CrlReason, type CrlReasonCode } from '../domain/crl-reasons.js';
+export { CRL_REASON_NAMES, type CrlReason } from '../domain/crl-reasons.js';
 
 /** Spec, CRL rules 1 / Limits: nextUpdate is 7 days after the CRL's issue time (thisUpdate). */
 export const CRL_NEXT_UPDATE_MS = 7 * 24 * 60 * 60 * 1000;

@@ -6,12 +6,12 @@ import { instrumentVault } from './instrumented.js';
 import { LocalKeyVault } from './local.js';
 import type { KeyVault } from './types.js';
 
-export { AzureKeyVault, DEFAULT_OPERATION_TIMEOUT_MS, DEFAULT_RETRY_OPTIONS } from './azure.js';
+export { AzureKeyVault } from './azure.js';
 export type { AzureKeyVaultOptions, AzureVaultKey } from './azure.js';
 export { instrumentVault } from './instrumented.js';
 export { LocalKeyVault } from './local.js';
 export { VaultKeyNotFoundError, VaultUnavailableError } from './types.js';
-export type { KeyVault, VaultKey } from './types.js';
+export type { KeyVault } from './types.js';
 
 export interface CreateKeyVaultOptions {
   /** Credential for Azure Key Vault; DefaultAzureCredential (environment, workload/managed identity, az login...) when absent. */

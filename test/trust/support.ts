@@ -10,7 +10,7 @@ import type { KeyVault, VaultKey } from '../../shared/vault/types.js';
 import { testConfig } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
-export { openssl, type OpensslResult } from '../pki/helpers.js';
+export { openssl } from '../pki/helpers.js';
 
 export interface TrustFixture {
   db: TestDatabase;
