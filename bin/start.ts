@@ -18,9 +18,9 @@ import { reportQueueDepth } from '../shared/metrics/metrics.js';
 import { startOpsServer } from '../shared/ops/ops-server.js';
 import { createFileStore } from '../shared/storage/index.js';
 import { createKeyVault } from '../shared/vault/index.js';
-import { DRAIN_TIMEOUT_MS, logVideoThumbnails, startBullMqSignWorker } from '../workers/bullmq-sign-worker.js';
-import { markAbandoned, processSignJob } from '../workers/sign-job.js';
-import { signJobDeps, sweepSigningLeftovers } from '../workers/sign-job-deps.js';
+import { inlineSignProcessor, startWorkerRole } from '../workers/role.js';
+import { sweepSigningLeftovers } from '../workers/sign-job/deps.js';
+import { logVideoThumbnails } from '../workers/video-thumbnails.js';
 import { startEmbeddedChainIfNeeded } from '../shared/chain/embedded.js';
 
 runMain('all-in-one', async (givenConfig, logger) => {
@@ -39,9 +39,7 @@ runMain('all-in-one', async (givenConfig, logger) => {
 
   const useRedis = await redisAnswers(config.redisUrl);
   const jobEvents = useRedis ? new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true }) : new LocalJobEvents();
-  await sweepSigningLeftovers(config, logger);
-  const deps = signJobDeps({ config, knex, vault, events: jobEvents, logger: logger.child({ role: 'worker' }) });
-  const processor = (jobId: string, attempt: { number: number; final: boolean }) => processSignJob(deps, jobId, attempt);
+  const processor = inlineSignProcessor({ config, knex, vault, events: jobEvents, logger: logger.child({ role: 'worker' }) });
   const retry = { attempts: config.signAttempts, backoffMs: config.signBackoffMs };
 
   let signQueue;
@@ -49,13 +47,10 @@ runMain('all-in-one', async (givenConfig, logger) => {
   if (useRedis) {
     signQueue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, retry);
     // The embedded database belongs to this process, so PGlite runs jobs inline; Postgres uses sandbox processes.
-    const worker = await startBullMqSignWorker(config, logger, {
-      inlineProcessor: config.databaseUrl ? undefined : processor,
-      onGaveUp: (jobId) => markAbandoned({ knex, events: jobEvents }, jobId),
-    });
-    stopWorker = () => worker.close(DRAIN_TIMEOUT_MS);
+    stopWorker = await startWorkerRole(config, knex, logger, { events: jobEvents, inline: config.databaseUrl ? undefined : processor });
   } else {
     logger.warn({ redisUrl: config.redisUrl }, 'no Redis answers: using the in-process queue (job state in the database)');
+    await sweepSigningLeftovers(config, logger);
     // Jobs a previous run left queued or half-done are put back by the scheduler's reconciler at its start.
     const embedded = new EmbeddedSignQueue(processor, { ...retry, concurrency: config.workerConcurrency });
     await logVideoThumbnails(config.ffmpegPath, logger);

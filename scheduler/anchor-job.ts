@@ -26,17 +26,8 @@ import { ChainConnection, describeChainError, redactRpcUrl } from '../shared/cha
 import { ConfigError, type AnchorConfig, type Config } from '../shared/config.js';
 import { enrolMissingLeaves } from '../shared/anchoring/leaves.js';
 import { anchorBatches, anchorGasPerFile } from '../shared/metrics/metrics.js';
-import {
-  confirmBatch,
-  markBroadcast,
-  pendingSummary,
-  recordTransaction,
-  sealBatch,
-  unconfirmedBatches,
-  unconfirmedCount,
-  type TransactionReason,
-  type UnconfirmedBatch,
-} from '../shared/anchoring/batches.js';
+import { confirmBatch, recordTransaction, sealBatch } from '../shared/anchoring/batches.js';
+import { markBroadcast, pendingLeafSummary, unconfirmedBatchCount, unconfirmedBatches, type TransactionReason, type UnconfirmedBatch } from '../shared/db/repositories/anchors.js';
 import type { JobLogger } from './crl-job.js';
 
 /** First key of the anchoring advisory lock ("ANC"); the second is 1. */
@@ -102,8 +93,8 @@ export function startAnchorJob(deps: AnchorJobDeps, options: { loop?: boolean } 
 
   async function sealDue(report: AnchorRunReport): Promise<void> {
     for (;;) {
-      if ((await unconfirmedCount(knex)) >= settings.maxInFlight) return;
-      const { count, oldestAgeMs } = await pendingSummary(knex);
+      if ((await unconfirmedBatchCount(knex)) >= settings.maxInFlight) return;
+      const { count, oldestAgeMs } = await pendingLeafSummary(knex);
       if (count === 0 || (count < settings.batchSize && oldestAgeMs < settings.batchMaxAgeMs)) return;
       const batch = await sealBatch(knex, settings.batchSize);
       if (!batch) return;
@@ -127,7 +118,7 @@ export function startAnchorJob(deps: AnchorJobDeps, options: { loop?: boolean } 
 
     const broadcast = async (batch: number | null, tx: { nonce: number; hash: string; raw: string }, reason: SentTransaction['reason']) => {
       const outcome = await account.broadcast(provider, tx.raw);
-      await markBroadcast(knex, tx.hash);
+      await markBroadcast(tx.hash, knex);
       report.sent.push({ batch, nonce: tx.nonce, hash: tx.hash, reason, outcome });
       const log = outcome === 'sent' || outcome === 'already_known' ? logger.info : logger.warn;
       log.call(logger, { batch, nonce: tx.nonce, tx: tx.hash, reason, outcome }, 'anchor transaction broadcast');

@@ -9,7 +9,7 @@
  */
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { PENDING_STATUSES } from '../shared/db/models/sign-job.js';
+import { pendingSignJobsPage } from '../shared/db/repositories/sign-jobs.js';
 import { reconciledJobs } from '../shared/metrics/metrics.js';
 import type { SignQueue } from '../shared/queue/types.js';
 
@@ -43,12 +43,7 @@ export async function reconcileSignJobs(deps: ReconcileDeps, now = new Date()): 
     let checked = 0;
     let after: { created_at: Date; id: string } | undefined;
     for (;;) {
-      const query = trx('sign_jobs').select('id', 'status', 'created_at', 'updated_at').whereIn('status', PENDING_STATUSES).orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(PAGE);
-      if (after) {
-        const { created_at, id } = after;
-        query.where((q) => q.where('created_at', '>', created_at).orWhere((q2) => q2.where('created_at', created_at).where('id', '>', id)));
-      }
-      const rows = (await query) as { id: string; status: string; created_at: Date; updated_at: Date }[];
+      const rows = await pendingSignJobsPage(after, PAGE, trx);
       if (rows.length === 0) break;
       checked += rows.length;
       const live = await deps.queue.liveJobs(rows.map((r) => r.id));

@@ -1,25 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { Worker, type Child, type ChildPool, type Job } from 'bullmq';
+import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
-import { ffmpegVersion } from '../shared/media/video-frame.js';
 import { createRedis } from '../shared/redis.js';
 import { SIGN_QUEUE_NAME, type SignProcessor } from '../shared/queue/types.js';
-import { collectSandboxMetrics } from './sandbox-metrics.js';
+import { startSandboxes } from './sandbox-pool.js';
+import { logVideoThumbnails } from './video-thumbnails.js';
 
 /** How long SIGTERM waits for running jobs before releasing them to other workers. */
 export const DRAIN_TIMEOUT_MS = 20_000;
 
 const SANDBOX = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sign-sandbox.ts');
-
-/** The message a sandbox sends after every job with the size of its WASM memory (sign-sandbox.ts). */
-export const WASM_MEMORY_MESSAGE = 'mss:wasm-memory';
-export interface WasmMemoryMessage {
-  cmd: typeof WASM_MEMORY_MESSAGE;
-  bytes: number;
-}
-
 
 export interface SignWorkerOptions {
   /**
@@ -33,89 +25,6 @@ export interface SignWorkerOptions {
 
 export interface RunningSignWorker {
   close(timeoutMs: number): Promise<void>;
-}
-
-/**
- * Forks and initialises `count` sandbox processes and puts them in BullMQ's pool as free children, before the
- * worker takes its first job. BullMQ forks a child only when a job needs one, so a new worker would otherwise
- * start a child (tsx, the modules, the 9 MB C2PA WASM: about a second of CPU each) in the middle of its first
- * burst of jobs, taking that CPU from the children already signing. The pool is private in BullMQ's types but
- * has been the same since v4; if it is ever missing, children are forked on demand as before.
- */
-/** When a sandbox that grew large is ended (WORKER_RECYCLE_WASM_BYTES, WORKER_RECYCLE_IDLE_MS). */
-export interface SandboxRecycling {
-  wasmBytes: number;
-  idleMs: number;
-}
-
-/*
- * Sandboxes that signed a large file are ended once idle. WebAssembly memory never shrinks: c2pa-wasm holds a file
- * several times over while it signs (a 256 MiB MP4: 1 GiB of WASM memory, a 200 MiB WAV: 1.2 GiB), and a process that
- * once signed a large video would keep that for good. A sandbox past `wasmBytes` after its job stays in the pool
- * while jobs keep coming (warm memory pays: a fresh process signs its first 200 MiB WAV in about 7.5 s, a warm one in
- * 1.3 s) and is ended once it has been idle for `idleMs` (0: at once). Images stay below the default 512 MiB. The pool
- * forks a fresh sandbox when a job needs one (about a second of CPU).
- */
-async function startSandboxes(worker: Worker, count: number, recycling: SandboxRecycling, logger: Logger): Promise<void> {
-  const pool = (worker as unknown as { childPool?: Pick<ChildPool, 'retain' | 'release' | 'kill'> }).childPool;
-  if (!pool) {
-    logger.warn('BullMQ has no child pool to fill: sandbox processes start with the first jobs (and report no metrics)');
-    return;
-  }
-  const wasmBytes = new WeakMap<Child, number>();
-  const idleTimers = new Map<Child, NodeJS.Timeout>();
-  const end = (child: Child) => {
-    logger.info({ pid: child.pid, wasmMiB: Math.round((wasmBytes.get(child) ?? 0) / 2 ** 20) }, 'ending a sandbox process whose WASM memory grew with a large file');
-    pool.kill(child, 'SIGTERM').catch((err: unknown) => logger.warn({ err, pid: child.pid }, 'could not end a sandbox process'));
-  };
-  // Every child the pool hands out, including replacements of crashed ones, reports its metrics to this process.
-  const retain = pool.retain.bind(pool);
-  pool.retain = async (processFile: string) => {
-    const child = await retain(processFile);
-    // Busy again: not idle.
-    clearTimeout(idleTimers.get(child));
-    idleTimers.delete(child);
-    collectSandboxMetrics(child);
-    watchWasmMemory(child, wasmBytes);
-    return child;
-  };
-  // BullMQ releases a child right after its job (the child's WASM report arrived before its result).
-  const release = pool.release.bind(pool);
-  pool.release = (child: Child) => {
-    if ((wasmBytes.get(child) ?? 0) <= recycling.wasmBytes) return release(child);
-    if (recycling.idleMs === 0) return end(child);
-    release(child);
-    // Still free when the timer fires (a retain would have cleared it): ended, which also takes it out of the pool,
-    // in the same turn of the event loop, so no job can be handed to it in between.
-    idleTimers.set(
-      child,
-      setTimeout(() => {
-        idleTimers.delete(child);
-        end(child);
-      }, recycling.idleMs).unref(),
-    );
-  };
-  const children = await Promise.all(Array.from({ length: count }, () => pool.retain(SANDBOX)));
-  for (const child of children) pool.release(child);
-}
-
-const watchedWasm = new WeakSet<Child>();
-
-function watchWasmMemory(child: Child, wasmBytes: WeakMap<Child, number>): void {
-  if (watchedWasm.has(child)) return;
-  watchedWasm.add(child);
-  child.on('message', (msg: unknown) => {
-    const m = msg as Partial<WasmMemoryMessage> | null;
-    if (m?.cmd === WASM_MEMORY_MESSAGE && typeof m.bytes === 'number') wasmBytes.set(child, m.bytes);
-  });
-}
-
-/** Says once, at start, whether video will get claim thumbnails here (rather than in a warning per job). */
-export async function logVideoThumbnails(ffmpegPath: string | undefined, logger: Logger): Promise<void> {
-  if (!ffmpegPath) return logger.info('FFMPEG_PATH=off: video is signed without claim thumbnails');
-  const version = await ffmpegVersion(ffmpegPath);
-  if (version) logger.info({ ffmpeg: version }, 'video claim thumbnails: frames taken by ffmpeg');
-  else logger.warn({ ffmpegPath }, 'ffmpeg cannot be run (FFMPEG_PATH): video is signed without claim thumbnails; install Debian\'s ffmpeg or set FFMPEG_PATH');
 }
 
 /**
@@ -155,7 +64,7 @@ export async function startBullMqSignWorker(config: Config, logger: Logger, opti
     }
   });
   worker.on('error', (err) => logger.error({ err }, 'worker error'));
-  if (!inline) await startSandboxes(worker, config.workerConcurrency, { wasmBytes: config.workerRecycleWasmBytes, idleMs: config.workerRecycleIdleMs }, logger);
+  if (!inline) await startSandboxes(worker, SANDBOX, config.workerConcurrency, { wasmBytes: config.workerRecycleWasmBytes, idleMs: config.workerRecycleIdleMs }, logger);
   worker.run().catch((err: unknown) => logger.error({ err }, 'sign worker stopped'));
   // Awaited (tens of ms) so the probe's process is gone before the worker counts as started.
   await logVideoThumbnails(config.ffmpegPath, logger);

@@ -6,10 +6,10 @@ import { connectDatabase } from '../shared/db/index.js';
 import { createLogger } from '../shared/logger.js';
 import { RedisJobEvents } from '../shared/queue/job-events.js';
 import { createKeyVault } from '../shared/vault/index.js';
-import { processSignJob, type SignJobDeps } from './sign-job.js';
-import { signJobDeps } from './sign-job-deps.js';
+import { processSignJob } from './sign-job.js';
+import { signJobDeps, type SignJobDeps } from './sign-job/deps.js';
 import { sendMetricsSnapshot } from './sandbox-metrics.js';
-import { WASM_MEMORY_MESSAGE, type WasmMemoryMessage } from './bullmq-sign-worker.js';
+import { WASM_MEMORY_MESSAGE, type WasmMemoryMessage } from './sandbox-pool.js';
 
 // If the worker process dies (even by SIGKILL) its IPC channel closes: leave too, rather than linger as an
 // orphan. A job cut short here is taken over by another worker once its BullMQ lock expires.
@@ -52,7 +52,7 @@ export default async function signSandbox(job: SandboxedJob<{ jobId: string }>):
 
 /**
  * Tells the worker how much WASM memory this process now holds: it never shrinks, so after a large file the worker
- * ends this process once it is idle rather than let it keep gigabytes (bullmq-sign-worker.ts). Sent before BullMQ's
+ * ends this process once it is idle rather than let it keep gigabytes (sandbox-pool.ts). Sent before BullMQ's
  * own completion message, over the same ordered channel.
  */
 function reportWasmMemory(): void {

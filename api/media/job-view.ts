@@ -1,6 +1,6 @@
 import type { AnchorView } from '../../shared/anchoring/views.js';
-import { SIGNED_STATUSES, type SignJob } from '../../shared/db/models/sign-job.js';
-import type { SignedFile } from '../../shared/db/models/signed-file.js';
+import type { SignedFile, SignJob } from '../../shared/db/repositories/sign-jobs.js';
+import { SIGNED_STATUSES } from '../../shared/job-status.js';
 
 export interface JobView {
   job_id: string;

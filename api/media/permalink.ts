@@ -10,6 +10,7 @@
 import type { Knex } from 'knex';
 import { chainReaderFor } from '../../shared/chain/readers.js';
 import type { Config } from '../../shared/config.js';
+import { manifestDiscoverabilityOfBytes } from '../../shared/db/repositories/sign-jobs.js';
 import { decodeImageCode } from '../../shared/softbinding/iscc-image.js';
 import { verifyAnchor } from './anchor-verification.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from './recovery.js';
@@ -20,8 +21,8 @@ type StoredResult = Record<string, unknown> & { validation_state?: string; finge
 
 /** Whether the service signed these bytes for a file that is now hidden from public lookups. */
 async function hiddenSignedFile(knex: Knex, sha256: string): Promise<boolean> {
-  const rows = (await knex('signed_files as f').leftJoin('manifest_stores as m', 'm.signed_file_id', 'f.id').where('f.sha256', sha256).select('m.discoverable')) as { discoverable: boolean | null }[];
-  return rows.length > 0 && !rows.some((r) => r.discoverable === true);
+  const discoverability = await manifestDiscoverabilityOfBytes(sha256, knex);
+  return discoverability.length > 0 && !discoverability.includes(true);
 }
 
 /** The stored result as it stands now, or undefined when it may no longer be shown. */

@@ -6,6 +6,7 @@
  */
 import type { Knex } from 'knex';
 import { anchorViewsForFiles, type AnchorView } from '../../shared/anchoring/views.js';
+import { manifestStoresOfFiles, type StoredManifestOfFile } from '../../shared/db/repositories/sign-jobs.js';
 import type { ManifestSummary, SignerInfo, VerificationReport } from '../../shared/c2pa/read-asset.js';
 import { findNearCodes, findNearCodesInOrg, type SoftBindingMatch } from '../../shared/softbinding/code-index.js';
 import { hashToInt64, type ImageCode } from '../../shared/softbinding/iscc-image.js';
@@ -54,22 +55,10 @@ export function similarityScore(distance: number): number {
   return Math.max(0, Math.round(100 - (distance * 100) / 64));
 }
 
-interface StoredManifest {
-  manifest_id: string;
-  signed_file_id: string;
-  store: Uint8Array;
-  sha256: string;
-}
-
 /** Manifest stores of the matched files (discoverable ones, or also the caller's own organisation's). */
-async function storesOf(knex: Knex, matches: SoftBindingMatch[], ownOrgId?: string): Promise<Map<string, StoredManifest>> {
+async function storesOf(knex: Knex, matches: SoftBindingMatch[], ownOrgId?: string): Promise<Map<string, StoredManifestOfFile>> {
   if (matches.length === 0) return new Map();
-  const query = knex('manifest_stores as m')
-    .join('signed_files as f', 'f.id', 'm.signed_file_id')
-    .whereIn('m.signed_file_id', matches.map((m) => m.signedFileId))
-    .where((q) => (ownOrgId ? q.where('m.discoverable', true).orWhere('m.org_id', ownOrgId) : q.where('m.discoverable', true)))
-    .select('m.manifest_id', 'm.signed_file_id', 'm.store', 'f.sha256');
-  const rows = (await query) as StoredManifest[];
+  const rows = await manifestStoresOfFiles(matches.map((m) => m.signedFileId), ownOrgId, knex);
   return new Map(rows.map((r) => [r.signed_file_id, r]));
 }
 
@@ -94,7 +83,7 @@ export async function describeStoredManifests(knex: Knex, pool: VerifyPool, stor
 
 export interface FingerprintMatch {
   match: SoftBindingMatch;
-  stored: StoredManifest;
+  stored: StoredManifestOfFile;
 }
 
 /**

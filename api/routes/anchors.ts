@@ -1,7 +1,7 @@
 import { Router } from 'express';
-import { anchorViewForHash } from '../../shared/anchoring/views.js';
 import type { AppContext } from '../context.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
+import { anchorProof } from '../services/anchors.js';
 
 const SHA256_HEX = /^[0-9a-fA-F]{64}$/;
 
@@ -38,8 +38,7 @@ export function anchorsRouter(ctx: AppContext): Router {
     const raw = req.params.sha256;
     if (typeof raw !== 'string' || !SHA256_HEX.test(raw)) throw badRequest('sha256 must be 64 hex digits: the SHA-256 of the signed file', 'invalid_parameter');
     const sha256 = raw.toLowerCase();
-    const view = await anchorViewForHash(ctx.knex, ctx.config.baseUrl, sha256);
-    if (!view) throw notFound('anchor for this sha256');
+    const view = await anchorProof(ctx, sha256);
     // An anchored proof changes only if a later batch is confirmed earlier on chain (never in practice); others move on.
     res.setHeader('Cache-Control', view.status === 'anchored' ? 'public, max-age=300' : 'no-store');
     res.json({ sha256, ...view });

@@ -1,20 +1,16 @@
 import { Router, type Request } from 'express';
-import sharp from 'sharp';
-import { anchorViewForHash } from '../../shared/anchoring/views.js';
-import { claimThumbnailOfStore, MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
-import { identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
+import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
+import { MediaRejectedError } from '../../shared/media/formats.js';
 import { isccFromBindingValue } from '../../shared/softbinding/binding-value.js';
-import { decodeImageCode, ISCC_IMAGE_SOFT_BINDING_ALG, type ImageCode } from '../../shared/softbinding/iscc-image.js';
-import { formatFor } from '../../shared/media/formats.js';
+import { decodeImageCode, ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
 import type { AppContext } from '../context.js';
-import { ApiError, badRequest, notFound } from '../errors.js';
+import { badRequest } from '../errors.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
-import { describeStoredManifests, findByFingerprint, signatureOf, similarityScore, type FingerprintMatch } from '../media/recovery.js';
 import type { RateLimiters } from '../rate-limit.js';
+import { describeManifest, discoverableManifest, findManifestMatches, findManifestMatchesByContent, manifestThumbnail } from '../services/manifest-repository.js';
 import { mediaRejection } from './uploads.js';
 
 const MANIFEST_ID = /^[\x21-\x7e]{1,200}$/;
-const THUMBNAIL_EDGE = 320;
 
 function maxResults(raw: unknown): number {
   if (raw === undefined) return 10;
@@ -28,23 +24,10 @@ function checkAlg(alg: unknown, required: boolean): void {
   if (alg !== ISCC_IMAGE_SOFT_BINDING_ALG) throw badRequest(`alg ${JSON.stringify(alg)} is not supported; this repository answers for ${ISCC_IMAGE_SOFT_BINDING_ALG}`, 'unsupported_algorithm');
 }
 
-/** The C2PA query result: manifest ids, nearest first, with a 0-100 similarity score. */
-function matchesOf(found: FingerprintMatch[]) {
-  return { matches: found.map(({ match, stored }) => ({ manifestId: stored.manifest_id, similarityScore: similarityScore(match.distance) })) };
-}
-
-/** A discoverable manifest store and its signed file, or 404 (also for a non-discoverable one: it does not exist publicly). */
-async function discoverableManifest(ctx: AppContext, req: Request) {
+function manifestIdOf(req: Request): string {
   const id = String(req.params.manifestId);
   if (!MANIFEST_ID.test(id)) throw badRequest('manifestId is not a manifest identifier', 'invalid_parameter');
-  const row = (await ctx.knex('manifest_stores as m')
-    .join('signed_files as f', 'f.id', 'm.signed_file_id')
-    .where({ 'm.manifest_id': id, 'm.discoverable': true })
-    .first('m.manifest_id', 'm.store', 'm.signed_file_id', 'f.sha256', 'f.storage_key', 'f.mime_type')) as
-    | { manifest_id: string; store: Uint8Array; signed_file_id: string; sha256: string; storage_key: string; mime_type: string }
-    | undefined;
-  if (!row) throw notFound('manifest');
-  return row;
+  return id;
 }
 
 /**
@@ -54,7 +37,6 @@ async function discoverableManifest(ctx: AppContext, req: Request) {
  */
 export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters): Router {
   const router = Router();
-  const lookup = (code: ImageCode, limit: number) => findByFingerprint(ctx.knex, code, { limit });
 
   /**
    * @openapi
@@ -119,7 +101,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
     } catch (err) {
       throw badRequest(`value is not an ISCC Image-Code: ${(err as Error).message}`, 'invalid_parameter');
     }
-    return matchesOf(await lookup(decodeImageCode(iscc), limit));
+    return findManifestMatches(ctx, decodeImageCode(iscc), limit);
   };
   router.get('/matches/byBinding', limits.publicApi, async (req, res) => {
     res.json(await byBinding(req.query.alg, req.query.value, maxResults(req.query.maxResults)));
@@ -158,11 +140,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
     const limit = maxResults(req.query.maxResults);
     const staged = await receiveAnyFile(req, ctx.staging, ctx.config.maxUploadBytes);
     try {
-      const format = await identifyMedia(staged.tempPath, { checkStructure: false });
-      if (format.kind !== 'image') throw new MediaRejectedError('unsupported', `fingerprint queries take images; this is ${format.label}`);
-      // Decoded in the verification pool: 422 image_too_large over MAX_IMAGE_PIXELS, 400 corrupt_image when it cannot be.
-      const { iscc } = await ctx.verifyPool.run('fingerprint', { filePath: staged.tempPath, mimeType: format.mimeType, maxPixels: ctx.config.maxImagePixels, fingerprintMode: ctx.config.fingerprintMode });
-      res.json(matchesOf(await lookup(decodeImageCode(iscc), limit)));
+      res.json(await findManifestMatchesByContent(ctx, staged, limit));
     } catch (err) {
       throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {
@@ -191,28 +169,11 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
    *       429: { $ref: '#/components/responses/RateLimited' }
    */
   router.get('/manifests/:manifestId', limits.publicApi, async (req, res) => {
-    const row = await discoverableManifest(ctx, req);
+    const row = await discoverableManifest(ctx, manifestIdOf(req));
     res.setHeader('Vary', 'Accept');
     res.setHeader('Cache-Control', 'public, max-age=300');
     if (req.accepts([MANIFEST_STORE_TYPE, 'application/json']) === 'application/json') {
-      const [described] = await describeStoredManifests(ctx.knex, ctx.verifyPool, [new Uint8Array(row.store)]);
-      const { report, revocation } = described!;
-      const kind = formatFor(row.mime_type)?.kind;
-      res.json({
-        manifest_id: row.manifest_id,
-        manifest: report.manifest,
-        signer: report.signer,
-        signature: signatureOf(report),
-        status: report.status,
-        timestamp: report.timestamp,
-        revocation,
-        signed_sha256: row.sha256,
-        anchor: (await anchorViewForHash(ctx.knex, ctx.config.baseUrl, row.sha256)) ?? null,
-        // Images are drawn from the signed file; video from the manifest's claim thumbnail, when it has one.
-        thumbnail_url: kind === 'image' || (kind === 'video' && report.manifest?.thumbnail)
-          ? `${ctx.config.baseUrl}/v1/manifests/${encodeURIComponent(row.manifest_id)}/thumbnail`
-          : null,
-      });
+      res.json(await describeManifest(ctx, row));
       return;
     }
     res.setHeader('Content-Type', MANIFEST_STORE_TYPE);
@@ -234,26 +195,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
    *       429: { $ref: '#/components/responses/RateLimited' }
    */
   router.get('/manifests/:manifestId/thumbnail', limits.publicImages, async (req, res) => {
-    const row = await discoverableManifest(ctx, req);
-    // A video file is never read (hundreds of MiB sharp cannot draw): its manifest's claim thumbnail is the picture.
-    const kind = formatFor(row.mime_type)?.kind;
-    let picture: Uint8Array;
-    if (kind === 'image') picture = await ctx.files.read(row.storage_key);
-    else if (kind === 'video') {
-      const claim = await claimThumbnailOfStore(row.store);
-      if (!claim) throw new ApiError(404, 'not_found', 'this video was signed without a claim thumbnail');
-      picture = claim.bytes;
-    } else throw new ApiError(404, 'not_found', 'this manifest belongs to an audio file: there is no thumbnail');
-    const jpeg = await sharp(picture, { limitInputPixels: 100_000_000 })
-      .rotate()
-      .flatten({ background: '#ffffff' })
-      .resize(THUMBNAIL_EDGE, THUMBNAIL_EDGE, { fit: 'inside', withoutEnlargement: true })
-      .jpeg({ quality: 75 })
-      .toBuffer()
-      .catch(() => {
-        // An image format libvips cannot decode here (JPEG XL in sharp's prebuilt build): there is no thumbnail.
-        throw new ApiError(404, 'not_found', 'no thumbnail can be drawn of this image format');
-      });
+    const jpeg = await manifestThumbnail(ctx, manifestIdOf(req));
     res.setHeader('Content-Type', 'image/jpeg');
     res.setHeader('Cache-Control', 'public, max-age=86400');
     res.send(jpeg);

@@ -4,7 +4,7 @@ import { authenticate, requirePermission } from '../auth/authenticate.js';
 import type { AppContext } from '../context.js';
 import { receiveFile, stagingLimit } from '../media/multipart-file.js';
 import { principalOf } from '../auth/principal.js';
-import { verifyWithRecovery } from './public-verify.js';
+import { verifyMedia } from '../services/verification.js';
 import { mediaRejection } from './uploads.js';
 
 export function verifyRouter(ctx: AppContext): Router {
@@ -34,11 +34,11 @@ export function verifyRouter(ctx: AppContext): Router {
    */
   router.post('/verify', authenticate(ctx.passport), requirePermission('media:verify'), async (req, res) => {
     // What a caller may sign, it may verify: video and audio up to their own limits (MAX_UPLOAD_BYTES_VIDEO/_AUDIO,
-    // checked by verifyWithRecovery once it knows the type).
+    // checked by verifyMedia once it knows the type).
     const { staged } = await receiveFile(req, ctx.staging, stagingLimit(ctx.config));
     try {
       // Signed in: recovery also finds the organisation's own non-discoverable files.
-      res.json(await verifyWithRecovery(ctx, staged, principalOf(req).orgId));
+      res.json(await verifyMedia(ctx, staged, principalOf(req).orgId));
     } catch (err) {
       throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {

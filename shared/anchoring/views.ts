@@ -2,6 +2,7 @@
 import type { Knex } from 'knex';
 import type { ProofStep } from '../chain/merkle.js';
 import { makeProof, type AnchorProof } from '../chain/proof.js';
+import { leafAnchorsOfFiles, leafAnchorsOfHash, type LeafAnchorRow } from '../db/repositories/anchors.js';
 
 export type AnchorStatus = 'pending' | 'anchoring' | 'anchored';
 
@@ -19,47 +20,9 @@ export interface AnchorView {
   proof: AnchorProof | null;
 }
 
-interface LeafRow {
-  sha256: string;
-  signed_file_id: string | null;
-  leaf_index: number | null;
-  path: ProofStep[] | string | null;
-  batch_status: 'sealed' | 'sent' | 'confirmed' | null;
-  root: string | null;
-  leaf_count: number | null;
-  chain_id: number | string | null;
-  from_address: string | null;
-  tx_hash: string | null;
-  block_number: number | string | null;
-  block_hash: string | null;
-  block_time: Date | null;
-  current_tx_hash: string | null;
-}
-
 export const proofUrl = (baseUrl: string, sha256: string) => `${baseUrl}/v1/media/anchors/${sha256}`;
 
-function leafRows(knex: Knex) {
-  return knex('anchor_leaves as l')
-    .leftJoin('anchor_batches as b', 'b.id', 'l.batch_id')
-    .select(
-      'l.sha256',
-      'l.signed_file_id',
-      'l.leaf_index',
-      'l.path',
-      'b.status as batch_status',
-      'b.root',
-      'b.leaf_count',
-      'b.chain_id',
-      'b.from_address',
-      'b.tx_hash',
-      'b.block_number',
-      'b.block_hash',
-      'b.block_time',
-      knex.raw('(SELECT t.tx_hash FROM anchor_transactions t WHERE t.batch_id = b.id ORDER BY t.id DESC LIMIT 1) AS current_tx_hash'),
-    );
-}
-
-function toView(baseUrl: string, row: LeafRow): AnchorView {
+function toView(baseUrl: string, row: LeafAnchorRow): AnchorView {
   const status: AnchorStatus = row.batch_status === null ? 'pending' : row.batch_status === 'confirmed' ? 'anchored' : 'anchoring';
   const path = (typeof row.path === 'string' ? JSON.parse(row.path) : row.path) as ProofStep[] | null;
   const proof =
@@ -91,7 +54,7 @@ function toView(baseUrl: string, row: LeafRow): AnchorView {
 /** Anchor views of signed files, by file id (files without a leaf are left out). */
 export async function anchorViewsForFiles(knex: Knex, baseUrl: string, fileIds: string[]): Promise<Map<string, AnchorView>> {
   if (fileIds.length === 0) return new Map();
-  const rows = (await leafRows(knex).whereIn('l.signed_file_id', fileIds)) as LeafRow[];
+  const rows = await leafAnchorsOfFiles(fileIds, knex);
   return new Map(rows.map((r) => [r.signed_file_id!, toView(baseUrl, r)]));
 }
 
@@ -102,7 +65,7 @@ const RANK: Record<AnchorStatus, number> = { anchored: 0, anchoring: 1, pending:
  * earliest proves the most), else the one furthest along. Undefined when the service never signed such a file.
  */
 export async function anchorViewForHash(knex: Knex, baseUrl: string, sha256: string): Promise<AnchorView | undefined> {
-  const rows = (await leafRows(knex).where('l.sha256', sha256.toLowerCase()).orderBy('l.id')) as LeafRow[];
+  const rows = await leafAnchorsOfHash(sha256, knex);
   const views = rows.map((r) => ({ view: toView(baseUrl, r), block: r.block_number === null ? Infinity : Number(r.block_number) }));
   views.sort((a, b) => RANK[a.view.status] - RANK[b.view.status] || a.block - b.block);
   return views[0]?.view;

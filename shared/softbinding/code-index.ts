@@ -324,3 +324,8 @@ export async function insertSoftBinding(db: Db, row: NewSoftBinding): Promise<st
   });
   return id;
 }
+
+/** Sets the discoverability of the organisation's soft bindings of these signed files (ids, or a subquery of them). */
+export async function setSoftBindingsDiscoverable(db: Db, orgId: string, signedFileIds: string[] | Knex.QueryBuilder, discoverable: boolean): Promise<void> {
+  await db('soft_bindings').where({ org_id: orgId }).whereIn('signed_file_id', signedFileIds).update({ discoverable });
+}

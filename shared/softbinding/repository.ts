@@ -5,7 +5,8 @@
 import type { Knex } from 'knex';
 import { activeManifestLabel } from '../c2pa/manifest-store-label.js';
 import { findOrganisation } from '../db/repositories/organisations.js';
-import { insertSoftBinding } from './code-index.js';
+import { filesFollowingOrgQuery, insertManifestStore, setManifestStoresDiscoverable } from '../db/repositories/sign-jobs.js';
+import { insertSoftBinding, setSoftBindingsDiscoverable } from './code-index.js';
 import type { FingerprintMode } from './fingerprint-mode.js';
 import { hashToInt64, imageCodeFromFile, type ImageCode } from './iscc-image.js';
 
@@ -51,13 +52,7 @@ export interface RepositoryEntry {
 /** Stores the manifest (and the fingerprint) of a signed file, in the caller's transaction; returns the manifest id. */
 export async function recordInRepository(trx: Db, entry: RepositoryEntry): Promise<string> {
   const manifestId = activeManifestLabel(entry.manifestStore);
-  await trx('manifest_stores').insert({
-    manifest_id: manifestId,
-    signed_file_id: entry.signedFileId,
-    org_id: entry.orgId,
-    store: Buffer.from(entry.manifestStore),
-    discoverable: entry.discoverable,
-  });
+  await insertManifestStore({ manifestId, signedFileId: entry.signedFileId, orgId: entry.orgId, store: entry.manifestStore, discoverable: entry.discoverable }, trx);
   if (entry.fingerprint) {
     await insertSoftBinding(trx, {
       signedFileId: entry.signedFileId,
@@ -75,7 +70,6 @@ export async function recordInRepository(trx: Db, entry: RepositoryEntry): Promi
  * as they are). Runs in the caller's transaction, with the organisation's row update.
  */
 export async function applyOrgDiscoverability(trx: Db, orgId: string, discoverable: boolean): Promise<void> {
-  const following = trx('signed_files as f').join('sign_jobs as j', 'j.id', 'f.job_id').where('f.org_id', orgId).whereNull('j.discoverable').select('f.id');
-  await trx('manifest_stores').where({ org_id: orgId }).whereIn('signed_file_id', following.clone()).update({ discoverable });
-  await trx('soft_bindings').where({ org_id: orgId }).whereIn('signed_file_id', following.clone()).update({ discoverable });
+  await setManifestStoresDiscoverable(orgId, filesFollowingOrgQuery(orgId, trx), discoverable, trx);
+  await setSoftBindingsDiscoverable(trx, orgId, filesFollowingOrgQuery(orgId, trx), discoverable);
 }

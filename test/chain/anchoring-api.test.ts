@@ -20,7 +20,8 @@ import { LocalJobEvents } from '../../shared/queue/job-events.js';
 import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
 import { createFileStore } from '../../shared/storage/index.js';
 import { createKeyVault } from '../../shared/vault/index.js';
-import { processSignJob, type SignJobDeps } from '../../workers/sign-job.js';
+import { processSignJob } from '../../workers/sign-job.js';
+import type { SignJobDeps } from '../../workers/sign-job/deps.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 import { anchorJob, mine } from './support.js';
 

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { RecordingLogger } from '../support/recording-logger.js';
 import type { Knex } from 'knex';
-import { addAnchorLeaf } from '../../shared/anchoring/leaves.js';
+import { insertAnchorLeaf } from '../../shared/db/repositories/anchors.js';
 import { AnchorAccount } from '../../shared/chain/anchor-account.js';
 import { ANVIL_DEV_PRIVATE_KEY } from '../../shared/chain/anvil.js';
 import { ChainConnection } from '../../shared/chain/provider.js';
@@ -36,7 +36,7 @@ export async function seedSignedFiles(knex: Knex, n: number): Promise<SeededFile
     await knex.transaction(async (trx) => {
       await trx('sign_jobs').insert({ id: jobId, org_id: orgId, upload_id: uploadId, manifest: JSON.stringify({ title: 't', creator: 'c' }), status: 'signed' });
       await trx('signed_files').insert({ id: fileId, org_id: orgId, job_id: jobId, filename: 'x-signed.png', mime_type: 'image/png', size: 1, sha256, storage_key: `k/${fileId}`, certificate_serial: '01' });
-      await addAnchorLeaf(trx, { signedFileId: fileId, sha256 });
+      await insertAnchorLeaf({ signedFileId: fileId, sha256 }, trx);
     });
     out.push({ jobId, fileId, sha256 });
   }

@@ -17,7 +17,7 @@ import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
 import { httpTimestamper } from '../../shared/tsa/client.js';
 import { AzureKeyVault, VaultUnavailableError } from '../../shared/vault/index.js';
 import { processSignJob } from '../../workers/sign-job.js';
-import { signJobDeps } from '../../workers/sign-job-deps.js';
+import { signJobDeps } from '../../workers/sign-job/deps.js';
 import { bearer, downloadFile, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 import { AzureKeyVaultStandin } from '../support/azure-keyvault-standin.js';
 

@@ -1,14 +1,38 @@
 import path from 'node:path';
 import type { Knex } from 'knex';
-import type { Config } from '../shared/config.js';
-import type { Logger } from '../shared/logger.js';
-import { loadOrgSigningIdentity } from '../shared/pki/org-signing-identity.js';
-import type { JobEvents } from '../shared/queue/types.js';
-import { createFileStore } from '../shared/storage/index.js';
-import { sweepLeftovers } from '../shared/storage/temp-owner.js';
-import type { KeyVault } from '../shared/vault/types.js';
-import { httpTimestamper } from '../shared/tsa/client.js';
-import type { SignJobDeps } from './sign-job.js';
+import type { Timestamper } from '../../shared/tsa/client.js';
+import type { Config } from '../../shared/config.js';
+import type { Logger } from '../../shared/logger.js';
+import { loadOrgSigningIdentity } from '../../shared/pki/org-signing-identity.js';
+import type { SigningIdentity } from '../../shared/pki/signing-identity.js';
+import type { FingerprintMode } from '../../shared/softbinding/fingerprint-mode.js';
+import type { JobEvents } from '../../shared/queue/types.js';
+import { createFileStore, type FileStore } from '../../shared/storage/index.js';
+import { sweepLeftovers } from '../../shared/storage/temp-owner.js';
+import type { KeyVault } from '../../shared/vault/types.js';
+import { httpTimestamper } from '../../shared/tsa/client.js';
+
+export interface SignJobDeps {
+  knex: Knex;
+  files: FileStore;
+  events: JobEvents;
+  /** The organisation's signing identity (its own certificate and key). */
+  signingIdentity: (orgId: string) => Promise<SigningIdentity>;
+  timestamper?: Timestamper;
+  logger: Logger;
+  /**
+   * Where a job of a file signed from disk (video, audio) keeps its copy of the upload and the signed file while it
+   * works (a directory of its own inside, removed when the job ends, signed or not). Default: the OS temp directory; the worker uses DATA_DIR/tmp, on the
+   * same disk as a local file store (no copy, see FileStore.readToFile) and never a memory-backed /tmp.
+   */
+  tempDir?: string;
+  /** ffmpeg for video claim thumbnails (FFMPEG_PATH); without it video is signed without one. */
+  ffmpegPath?: string;
+  /** How image fingerprints are computed (FINGERPRINT_MODE). */
+  fingerprintMode: FingerprintMode;
+  /** Largest image (width x height from its header) signed at all (MAX_IMAGE_PIXELS). */
+  maxImagePixels: number;
+}
 
 /**
  * Everything a sign job needs, from the process's own database, vault and event connections. Every signature

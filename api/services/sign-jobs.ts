@@ -1,0 +1,189 @@
+/**
+ * Sign jobs as the web role sees them: asking for a signature (requestSignature), reading a job (getSignJob, which
+ * can wait for it), listing them, and opening a signed file. The worker role does the signing (workers/sign-job.ts).
+ */
+import type { Readable } from 'node:stream';
+import { isDeepStrictEqual } from 'node:util';
+import type { Logger } from 'pino';
+import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
+import { mergeManifest, ManifestInputError } from '../../shared/c2pa/parse-manifest.js';
+import type { ManifestRequest } from '../../shared/domain/manifest-input.js';
+import { isUniqueViolation } from '../../shared/db/errors.js';
+import type { PageRequest } from '../../shared/db/page.js';
+import {
+  deleteSignJob,
+  findOrgSignedFile,
+  findOrgSignJob,
+  findSignJobByIdempotencyKey,
+  insertSignJob,
+  listOrgSignJobs,
+  signedFileOfJob,
+  signedFilesOfJobs,
+  type SignJob,
+} from '../../shared/db/repositories/sign-jobs.js';
+import { PENDING_STATUSES, SIGNED_STATUSES, type JobStatus } from '../../shared/job-status.js';
+import { noCertificateError, orgSigningState } from '../../shared/pki/org-signing.js';
+import type { Principal } from '../auth/principal.js';
+import type { AppContext } from '../context.js';
+import { ApiError, badRequest, conflict, notFound } from '../errors.js';
+import { jobView, type JobView } from '../media/job-view.js';
+import { pageResult } from '../pagination.js';
+import { liveTemplate } from './manifest-templates.js';
+import { actorColumns, findUpload } from './uploads.js';
+
+type SignJobsContext = Pick<AppContext, 'knex' | 'config' | 'signQueue' | 'jobEvents' | 'files' | 'logger'>;
+
+/** Runs a manifest parse or merge; its ManifestInputError (naming the field) becomes a 400. */
+export function manifestFields<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (err) {
+    if (err instanceof ManifestInputError) throw badRequest(err.message);
+    throw err;
+  }
+}
+
+/** A job's public view with its signed file and that file's anchor. */
+async function viewOf(ctx: Pick<SignJobsContext, 'knex' | 'config'>, job: SignJob): Promise<JobView> {
+  const file = SIGNED_STATUSES.includes(job.status) ? await signedFileOfJob(job.id) : undefined;
+  const anchors = file ? await anchorViewsForFiles(ctx.knex, ctx.config.baseUrl, [file.id]) : undefined;
+  return jobView(ctx.config.baseUrl, job, file, file && anchors?.get(file.id));
+}
+
+/** A sign request, parsed: the manifest as the request gave it, and the request's own choices (null: not given). */
+export interface SignatureRequest {
+  uploadId: string;
+  templateId: string | null;
+  manifest: ManifestRequest;
+  discoverable: boolean | null;
+  softBinding: boolean | null;
+  idempotencyKey?: string;
+}
+
+/**
+ * Queues an upload of the principal's organisation for signing. With an idempotency key, a repeated request (same
+ * upload, template, manifest and choices) answers with the job it made (`created` false); the same key with another
+ * request is a conflict. With a template, its defaults go under the request's manifest fields. A job that can only
+ * fail (no certificate the organisation may sign with) is not recorded, nor one the queue did not take.
+ */
+export async function requestSignature(ctx: SignJobsContext, principal: Principal, request: SignatureRequest, log: Logger = ctx.logger): Promise<{ job: JobView; created: boolean }> {
+  const { templateId, idempotencyKey } = request;
+  const upload = await findUpload(ctx.knex, principal.orgId, request.uploadId);
+  if (!upload) throw notFound('upload');
+
+  const replay = async (): Promise<SignJob | undefined> => {
+    if (idempotencyKey === undefined) return undefined;
+    const existing = await findSignJobByIdempotencyKey(principal.orgId, idempotencyKey);
+    // The request is compared, not the merged manifest: a replay after the template changed is the same request.
+    const sameRequest =
+      existing &&
+      existing.upload_id === upload.id &&
+      (existing.template_id ?? null) === templateId &&
+      isDeepStrictEqual(existing.request_manifest ?? existing.manifest, request.manifest) &&
+      existing.discoverable === (request.discoverable ?? existing.discoverable) &&
+      existing.soft_binding === (request.softBinding ?? existing.soft_binding);
+    if (existing && !sameRequest) {
+      throw conflict('this Idempotency-Key was used with a different request', 'idempotency_conflict');
+    }
+    return existing;
+  };
+  const previous = await replay();
+  if (previous) return { job: await viewOf(ctx, previous), created: false };
+  // Another organisation's template, or a deleted one, is not found.
+  const template = templateId === null ? undefined : await liveTemplate(ctx.knex, principal.orgId, templateId);
+  const manifest = manifestFields(() => mergeManifest(request.manifest, template?.manifest));
+  // A job that can only fail is not queued: without a certificate the organisation may sign with (or one the
+  // worker may issue for it), the caller hears so at once.
+  const signing = await orgSigningState(ctx.knex, principal.orgId);
+  if (signing.state === 'revoked' || signing.state === 'no_ca') {
+    throw new ApiError(503, 'no_signing_certificate', noCertificateError(signing).message, { 'Retry-After': '60' });
+  }
+  let job: SignJob;
+  try {
+    job = await insertSignJob({
+      org_id: principal.orgId,
+      upload_id: upload.id,
+      ...actorColumns(principal),
+      idempotency_key: idempotencyKey ?? null,
+      manifest,
+      request_manifest: request.manifest,
+      template_id: template?.id ?? null,
+      template_version: template?.version ?? null,
+      // The request's choice, else the template's; null follows the organisation's setting.
+      discoverable: request.discoverable ?? template?.discoverable ?? null,
+      soft_binding: request.softBinding ?? template?.soft_binding ?? null,
+    });
+  } catch (err) {
+    // Two requests with one key at once: the loser answers with the winner's job.
+    const winner = isUniqueViolation(err) ? await replay() : undefined;
+    if (!winner) throw err;
+    return { job: await viewOf(ctx, winner), created: false };
+  }
+  try {
+    await ctx.signQueue.enqueue(job.id);
+  } catch (err) {
+    // Nothing half-done: without a queue entry the job would never run, so it is not kept.
+    await deleteSignJob(job.id);
+    log.error({ err }, 'could not enqueue sign job');
+    throw new ApiError(503, 'queue_unavailable', 'the signing queue is unavailable; nothing was recorded, try again shortly', { 'Retry-After': '5' });
+  }
+  return { job: jobView(ctx.config.baseUrl, job, undefined), created: true };
+}
+
+/**
+ * One of the organisation's jobs (404 for any other). With `waitMs`, holds until the job leaves queued/processing or
+ * the time is up; undefined when `signal` aborts the wait first (the caller left).
+ */
+export async function getSignJob(
+  ctx: Pick<SignJobsContext, 'knex' | 'config' | 'jobEvents'>,
+  orgId: string,
+  jobId: string,
+  options: { waitMs?: number; signal?: AbortSignal } = {},
+): Promise<JobView | undefined> {
+  const deadline = Date.now() + (options.waitMs ?? 0);
+  const { signal } = options;
+  let job: SignJob | undefined;
+  for (;;) {
+    // Listen before reading, so a change between the read and the wait is not missed.
+    const waiter = ctx.jobEvents.waitForChange(jobId, Math.max(0, deadline - Date.now()));
+    job = await findOrgSignJob(orgId, jobId);
+    if (!job) {
+      waiter.cancel();
+      throw notFound('job');
+    }
+    if (!PENDING_STATUSES.includes(job.status) || Date.now() >= deadline) {
+      waiter.cancel();
+      break;
+    }
+    const left = new Promise<void>((resolve) => signal?.addEventListener('abort', () => resolve(), { once: true }));
+    await Promise.race([waiter.changed, left]);
+    waiter.cancel();
+    if (signal?.aborted) return undefined;
+  }
+  return viewOf(ctx, job);
+}
+
+/** A page of the organisation's jobs, newest first, optionally in one status; each with its file and anchor. */
+export async function listSignJobs(ctx: Pick<SignJobsContext, 'knex' | 'config'>, orgId: string, page: PageRequest, status?: JobStatus): Promise<{ jobs: JobView[]; next_cursor: string | null }> {
+  const { items, next_cursor } = pageResult(await listOrgSignJobs(orgId, page, status), page);
+  const files = await signedFilesOfJobs(orgId, items.map((j) => j.id));
+  const byJob = new Map(files.map((f) => [f.job_id, f]));
+  const anchors = await anchorViewsForFiles(ctx.knex, ctx.config.baseUrl, files.map((f) => f.id));
+  return { jobs: items.map((j) => jobView(ctx.config.baseUrl, j, byJob.get(j.id), anchors.get(byJob.get(j.id)?.id ?? ''))), next_cursor };
+}
+
+export interface OpenedSignedFile {
+  filename: string;
+  mimeType: string;
+  size: number;
+  sha256: string;
+  stream: Readable;
+}
+
+/** One of the organisation's signed files (404 for any other), opened for reading from the file store. */
+export async function openSignedFile(ctx: Pick<SignJobsContext, 'files'>, orgId: string, fileId: string): Promise<OpenedSignedFile> {
+  const file = await findOrgSignedFile(orgId, fileId);
+  if (!file) throw notFound('file');
+  const { stream } = await ctx.files.openRead(file.storage_key);
+  return { filename: file.filename, mimeType: file.mime_type, size: Number(file.size), sha256: file.sha256, stream };
+}

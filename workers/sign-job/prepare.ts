@@ -1,0 +1,50 @@
+import path from 'node:path';
+import { C2PA_WASM_WHOLE_READ_BYTES } from '../../shared/c2pa/sign-asset.js';
+import { findUploadById, type Upload } from '../../shared/db/repositories/uploads.js';
+import type { SignJob } from '../../shared/db/repositories/sign-jobs.js';
+import { isoDuration, mediaDurationSeconds } from '../../shared/media/duration.js';
+import type { MediaKind } from '../../shared/media/format-descriptor.js';
+import { formatFor } from '../../shared/media/formats.js';
+import type { SigningIdentity } from '../../shared/pki/signing-identity.js';
+import { effectiveRepositorySettings, type RepositorySettings } from '../../shared/softbinding/repository.js';
+import type { SignJobDeps } from './deps.js';
+import type { JobWorkspace } from './workspace.js';
+
+/** A claimed job with everything signing reads: its upload, the organisation's identity and settings, the media. */
+export interface PreparedJob {
+  job: SignJob;
+  upload: Upload;
+  identity: SigningIdentity;
+  settings: RepositorySettings;
+  kind: MediaKind;
+  /** An image small enough to sign in memory: its bytes. */
+  bytes?: Buffer;
+  /** Anything else: the upload's copy in the job's workspace. */
+  sourcePath?: string;
+  /** Video and audio: their duration, for the manifest. */
+  medium: { kind: MediaKind; duration: string | undefined };
+}
+
+/**
+ * Reads what a job signs. An image is read into memory once, signed there and written to the store once. Video and
+ * audio (and any file over C2PA_WASM_WHOLE_READ_BYTES) stay on disk: c2pa-rs reads the source from its file
+ * (FileBlob), ffmpeg seeks in it, and the signed file is written to a file in the workspace.
+ */
+export async function prepareSignJob(deps: SignJobDeps, job: SignJob, workspace: JobWorkspace): Promise<PreparedJob> {
+  const upload = await findUploadById(job.upload_id, deps.knex);
+  if (!upload) throw new Error(`upload ${job.upload_id} of job ${job.id} is gone`);
+  const identity = await deps.signingIdentity(job.org_id);
+  const settings = await effectiveRepositorySettings(deps.knex, job.org_id, job);
+  const kind = formatFor(upload.mime_type)?.kind ?? 'image';
+  const inMemory = kind === 'image' && Number(upload.size) <= C2PA_WASM_WHOLE_READ_BYTES;
+  let bytes: Buffer | undefined;
+  let sourcePath: string | undefined;
+  if (inMemory) {
+    bytes = await deps.files.read(upload.storage_key);
+  } else {
+    sourcePath = path.join(await workspace.dir(), 'source');
+    await deps.files.readToFile(upload.storage_key, sourcePath);
+  }
+  const seconds = sourcePath === undefined || kind === 'image' ? undefined : await mediaDurationSeconds(sourcePath, upload.mime_type);
+  return { job, upload, identity, settings, kind, bytes, sourcePath, medium: { kind, duration: seconds === undefined ? undefined : isoDuration(seconds) } };
+}

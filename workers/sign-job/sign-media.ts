@@ -1,0 +1,70 @@
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
+import type { ManifestInput } from '../../shared/domain/manifest-input.js';
+import { signBytes, signFile } from '../../shared/c2pa/sign-asset.js';
+import { assertImagePixelsWithin } from '../../shared/media/image-pixels.js';
+import { softBindingAssertion } from '../../shared/softbinding/binding-value.js';
+import type { ImageCode } from '../../shared/softbinding/iscc-image.js';
+import { fingerprintImage } from '../../shared/softbinding/repository.js';
+import type { SignJobDeps } from './deps.js';
+import { imageContent, type ImageContent } from './image-content.js';
+import type { PreparedJob } from './prepare.js';
+import type { JobWorkspace } from './workspace.js';
+
+/**
+ * What an image's pixels give its signature: the fingerprint (c2pa.soft-binding in the manifest and the index row, so
+ * a stripped copy can be found again) unless the job's soft-binding setting is off, and the claim thumbnail made of
+ * the same decode. ISCC image codes are of images; video and audio get none. The pixel limit is checked again here
+ * (an upload from before the limit, or a limit lowered since): nothing decodes a bomb.
+ */
+export async function fingerprintMedia(deps: SignJobDeps, prepared: PreparedJob, log: Logger): Promise<ImageContent> {
+  const { kind, bytes, sourcePath, settings, job } = prepared;
+  if (kind === 'image') await assertImagePixelsWithin((bytes ?? sourcePath)!, deps.maxImagePixels);
+  const softBinding = kind === 'image' && settings.softBinding;
+  const content = bytes
+    ? await imageContent(bytes, { fingerprint: softBinding ? deps.fingerprintMode : undefined, thumbnail: job.manifest.thumbnail === true })
+    : { fingerprint: softBinding && sourcePath ? await fingerprintImage(sourcePath, deps.fingerprintMode) : undefined };
+  if (softBinding && !content.fingerprint) log.warn('no ISCC fingerprint could be computed; signing without a soft binding');
+  return content;
+}
+
+/** A signed file: in memory (`asset`) or in the workspace (`path`), with its manifest store and hash. */
+export interface SignedMedia {
+  manifestStore: Uint8Array;
+  sha256: string;
+  size: number;
+  asset?: Uint8Array;
+  path?: string;
+}
+
+/**
+ * Signs the prepared media with the organisation's key (vault) and a timestamp (TSA). Images signed in memory skip
+ * c2pa-rs's second pass over the signed file (see SignOptions.verifyAfterSign); the formats signed from disk keep it.
+ */
+export async function signMedia(deps: SignJobDeps, prepared: PreparedJob, content: ImageContent, workspace: JobWorkspace, log: Logger): Promise<SignedMedia> {
+  const { job, upload, identity, bytes, sourcePath, medium } = prepared;
+  const fingerprint: ImageCode | undefined = content.fingerprint;
+  const signing = {
+    mimeType: upload.mime_type,
+    // Built once signing has looked for a manifest in the source: opened (parent ingredient) or created. The job's
+    // manifest was validated when it was requested (and is again by buildManifestDefinition).
+    manifest: (sourceHasManifest: boolean) => buildManifestDefinition(job.manifest as ManifestInput, {
+      sourceHasManifest,
+      contentAssertions: fingerprint ? [softBindingAssertion(fingerprint.iscc)] : [],
+      medium,
+    }),
+    key: identity.key,
+    chainDer: identity.chainDer,
+    timestamper: deps.timestamper,
+    ffmpegPath: deps.ffmpegPath,
+    onThumbnailError: (err: unknown) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),
+  };
+  if (bytes) {
+    const signed = await signBytes({ ...signing, bytes, thumbnail: content.thumbnail, verifyAfterSign: false });
+    return { manifestStore: signed.manifestStore, sha256: signed.sha256, size: signed.asset.byteLength, asset: signed.asset };
+  }
+  const outputPath = path.join(await workspace.dir(), 'signed');
+  const signed = await signFile({ ...signing, sourcePath: sourcePath!, outputPath });
+  return { manifestStore: signed.manifestStore, sha256: signed.sha256, size: signed.size, path: outputPath };
+}
