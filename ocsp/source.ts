@@ -5,6 +5,7 @@
  *
  *   issuer filter -> nonce -> in-memory cache -> shared store -> live signer
  */
+import { ServiceError } from '../shared/errors.js';
 import type { OcspCertId } from '../shared/pki/ocsp-request.js';
 import type { OcspCertStatus, OcspErrorStatus } from '../shared/pki/ocsp-response.js';
 import type { VaultKey } from '../shared/vault/types.js';
@@ -95,17 +96,17 @@ export interface OcspResponseStore {
 }
 
 /** The request is answered with an OCSP error status (malformedRequest, unauthorized) by decision, not failure. */
-export class OcspRefusedError extends Error {
+export class OcspRefusedError extends ServiceError {
   constructor(readonly status: Extract<OcspErrorStatus, 'malformedRequest' | 'unauthorized'>, why: string) {
-    super(why);
+    super(status === 'malformedRequest' ? 'invalid' : 'forbidden', status === 'malformedRequest' ? 'malformed_request' : 'unauthorized', why);
     this.name = 'OcspRefusedError';
   }
 }
 
 /** The responder is at its signing limit. Answered as tryLater. */
-export class OcspOverloadedError extends Error {
+export class OcspOverloadedError extends ServiceError {
   constructor() {
-    super('OCSP responder signing queue is full');
+    super('unavailable', 'ocsp_overloaded', 'OCSP responder signing queue is full');
     this.name = 'OcspOverloadedError';
   }
 }

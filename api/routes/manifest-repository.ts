@@ -1,6 +1,5 @@
 import { Router, type Request } from 'express';
 import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
-import { MediaRejectedError } from '../../shared/media/formats.js';
 import { isccFromBindingValue } from '../../shared/softbinding/binding-value.js';
 import { decodeImageCode, ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
 import type { AppContext } from '../context.js';
@@ -8,7 +7,6 @@ import { badRequest } from '../errors.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
 import type { RateLimiters } from '../rate-limit.js';
 import { describeManifest, discoverableManifest, findManifestMatches, findManifestMatchesByContent, manifestThumbnail } from '../services/manifest-repository.js';
-import { mediaRejection } from './uploads.js';
 
 const MANIFEST_ID = /^[\x21-\x7e]{1,200}$/;
 
@@ -141,8 +139,6 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
     const staged = await receiveAnyFile(req, ctx.staging, ctx.config.maxUploadBytes);
     try {
       res.json(await findManifestMatchesByContent(ctx, staged, limit));
-    } catch (err) {
-      throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {
       await ctx.staging.discard(staged);
     }

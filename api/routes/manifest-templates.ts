@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { z } from 'zod';
-import { ManifestInputError, parseManifestDefaults, TEMPLATE_FIELDS } from '../../shared/c2pa/parse-manifest.js';
+import { parseManifestDefaults, TEMPLATE_FIELDS } from '../../shared/c2pa/parse-manifest.js';
 import type { ManifestDefaults } from '../../shared/domain/manifest-input.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
@@ -26,12 +26,7 @@ function parseTemplateBody(body: unknown): { name: string; manifest: ManifestDef
   if (obj.manifest === undefined) throw badRequest('manifest is required (the defaults; {} for none)');
   const discoverable = discoverableField(obj.discoverable);
   const softBinding = choiceOrOrgSetting('soft_binding', obj.soft_binding);
-  try {
-    return { name, manifest: parseManifestDefaults(obj.manifest), discoverable, soft_binding: softBinding };
-  } catch (err) {
-    if (err instanceof ManifestInputError) throw badRequest(err.message);
-    throw err;
-  }
+  return { name, manifest: parseManifestDefaults(obj.manifest), discoverable, soft_binding: softBinding };
 }
 
 function versionParam(value: unknown): number {

@@ -1,11 +1,9 @@
 import { Router } from 'express';
-import { MediaRejectedError } from '../../shared/media/formats.js';
 import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
 import type { RateLimiters } from '../rate-limit.js';
 import { publicVerification, verifyPublicly } from '../services/verification.js';
-import { mediaRejection } from './uploads.js';
 
 const SHA256 = /^[0-9a-f]{64}$/;
 
@@ -38,8 +36,6 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
     try {
       const result = await verifyPublicly(ctx, staged);
       res.json({ ...result, permalink: `${ctx.config.baseUrl}/verify#${staged.sha256}` });
-    } catch (err) {
-      throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {
       await ctx.staging.discard(staged);
     }

@@ -6,7 +6,7 @@ import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { badRequest, discoverableField, uuidParam } from '../errors.js';
 import { pageRequest } from '../pagination.js';
-import { getSignJob, listSignJobs, manifestFields, openSignedFile, requestSignature } from '../services/sign-jobs.js';
+import { getSignJob, listSignJobs, openSignedFile, requestSignature } from '../services/sign-jobs.js';
 import { choiceOrOrgSetting } from '../validation.js';
 
 /** Longest `?wait=` a client may ask for (issue: N <= 30 seconds). */
@@ -61,9 +61,9 @@ export function signJobsRouter(ctx: AppContext): Router {
     if (typeof body.upload_id !== 'string') throw badRequest('upload_id must be a string');
     if (body.manifest === undefined) throw badRequest('manifest is required (an object with title, and creator unless the template gives one)');
     const templateId = templateIdOf(body.template_id);
-    const requested = manifestFields(() => parseManifestRequest(body.manifest));
+    const requested = parseManifestRequest(body.manifest);
     // Without a template the request must be complete: say so before anything else.
-    if (templateId === null) manifestFields(() => mergeManifest(requested));
+    if (templateId === null) mergeManifest(requested);
     const idempotencyKey = req.get('idempotency-key');
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY.test(idempotencyKey)) {
       throw badRequest('Idempotency-Key must be 1-200 visible ASCII characters', 'invalid_parameter');

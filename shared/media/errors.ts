@@ -1,3 +1,5 @@
+import { ServiceError, type ErrorKind } from '../errors.js';
+
 /**
  * Why a file is refused: `empty`; `unsupported`, content that is no format this service signs (415); `corrupt`, a
  * damaged or truncated file of a format it does sign (400); `too_large`, a format with a size bound of its own (SVG);
@@ -6,13 +8,23 @@
  */
 export type MediaRejection = 'empty' | 'unsupported' | 'corrupt' | 'too_large' | 'too_many_pixels';
 
-export class MediaRejectedError extends Error {
+/** Each reason's kind and outward code; a corrupt file's code names images apart from other media. */
+const OUTWARD: Record<MediaRejection, [ErrorKind, string]> = {
+  empty: ['invalid', 'empty_file'],
+  unsupported: ['unsupported', 'unsupported_media_type'],
+  corrupt: ['invalid', 'corrupt_media'],
+  too_large: ['too_large', 'payload_too_large'],
+  too_many_pixels: ['unprocessable', 'image_too_large'],
+};
+
+export class MediaRejectedError extends ServiceError {
   constructor(
     readonly reason: MediaRejection,
     message: string,
-    public mimeType?: string,
+    readonly mimeType?: string,
   ) {
-    super(message);
+    const [kind, code] = OUTWARD[reason];
+    super(kind, reason === 'corrupt' && mimeType?.startsWith('image/') ? 'corrupt_image' : code, message);
     this.name = 'MediaRejectedError';
   }
 }
