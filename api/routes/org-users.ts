@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import type { Knex } from 'knex';
-import { z } from 'zod';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import { Organisation } from '../../shared/db/models/organisation.js';
 import { User } from '../../shared/db/models/user.js';
@@ -9,11 +8,9 @@ import { hashPassword } from '../../shared/passwords.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
-import { conflict, notFound, parseBody, uuidParam } from '../errors.js';
-import { checkPasswordStrength, emailField, passwordField, roleField } from '../validation.js';
-
-const createBody = z.object({ email: emailField, password: passwordField, role: roleField });
-const patchBody = z.object({ role: roleField });
+import { conflict, notFound } from '../errors.js';
+import { NewOrgUser, OrgUserParams, OrgUserPatch } from '../schemas/org-users.js';
+import { checkPasswordStrength, parseBody, parseParams } from '../validation.js';
 
 /**
  * Locks the organisation row so that concurrent demotions or removals cannot both pass the
@@ -29,31 +26,6 @@ export function orgUsersRouter(ctx: AppContext): Router {
   const router = Router();
   router.use(authenticate(ctx.passport), requirePermission('org:users'));
 
-  /**
-   * @openapi
-   * /org/users:
-   *   get:
-   *     tags: [Organisation]
-   *     summary: List the users of the caller's organisation (admin)
-   *     security: [{ bearerAuth: [] }]
-   *     responses:
-   *       200: { description: Users, content: { application/json: { schema: { type: object, properties: { users: { type: array, items: { $ref: '#/components/schemas/OrgUser' } } } } } } }
-   *       401: { $ref: '#/components/responses/Unauthenticated' }
-   *       403: { $ref: '#/components/responses/Forbidden' }
-   *   post:
-   *     tags: [Organisation]
-   *     summary: Add a user with a role to the caller's organisation (admin)
-   *     security: [{ bearerAuth: [] }]
-   *     requestBody:
-   *       required: true
-   *       content: { application/json: { schema: { $ref: '#/components/schemas/NewOrgUser' } } }
-   *     responses:
-   *       201: { description: Created user, content: { application/json: { schema: { $ref: '#/components/schemas/OrgUser' } } } }
-   *       400: { $ref: '#/components/responses/ValidationError' }
-   *       401: { $ref: '#/components/responses/Unauthenticated' }
-   *       403: { $ref: '#/components/responses/Forbidden' }
-   *       409: { $ref: '#/components/responses/Conflict' }
-   */
   router.get('/', async (req, res) => {
     const users = await User.query().where({ org_id: principalOf(req).orgId }).orderBy('created_at');
     res.json({ users: users.map((u) => u.toPublic()) });
@@ -61,7 +33,7 @@ export function orgUsersRouter(ctx: AppContext): Router {
 
   router.post('/', async (req, res) => {
     const { orgId } = principalOf(req);
-    const body = parseBody(createBody, req.body);
+    const body = parseBody(NewOrgUser, req.body);
     checkPasswordStrength(body.password, body.email);
     const passwordHash = await hashPassword(body.password, ctx.config.bcryptRounds);
     try {
@@ -73,41 +45,10 @@ export function orgUsersRouter(ctx: AppContext): Router {
     }
   });
 
-  /**
-   * @openapi
-   * /org/users/{user_id}:
-   *   parameters:
-   *     - { name: user_id, in: path, required: true, schema: { type: string, format: uuid } }
-   *   patch:
-   *     tags: [Organisation]
-   *     summary: Change a user's role (admin); the last admin cannot be demoted
-   *     security: [{ bearerAuth: [] }]
-   *     requestBody:
-   *       required: true
-   *       content: { application/json: { schema: { type: object, required: [role], properties: { role: { $ref: '#/components/schemas/Role' } } } } }
-   *     responses:
-   *       200: { description: Updated user, content: { application/json: { schema: { $ref: '#/components/schemas/OrgUser' } } } }
-   *       400: { $ref: '#/components/responses/ValidationError' }
-   *       401: { $ref: '#/components/responses/Unauthenticated' }
-   *       403: { $ref: '#/components/responses/Forbidden' }
-   *       404: { $ref: '#/components/responses/NotFound' }
-   *       409: { $ref: '#/components/responses/Conflict' }
-   *   delete:
-   *     tags: [Organisation]
-   *     summary: Remove a user (admin); the last admin cannot be removed
-   *     security: [{ bearerAuth: [] }]
-   *     responses:
-   *       204: { description: Removed }
-   *       400: { $ref: '#/components/responses/ValidationError' }
-   *       401: { $ref: '#/components/responses/Unauthenticated' }
-   *       403: { $ref: '#/components/responses/Forbidden' }
-   *       404: { $ref: '#/components/responses/NotFound' }
-   *       409: { $ref: '#/components/responses/Conflict' }
-   */
   router.patch('/:user_id', async (req, res) => {
     const { orgId } = principalOf(req);
-    const userId = uuidParam(req.params.user_id, 'user_id');
-    const body = parseBody(patchBody, req.body);
+    const { user_id: userId } = parseParams(OrgUserParams, req.params);
+    const body = parseBody(OrgUserPatch, req.body);
     const user = await ctx.knex.transaction(async (trx) => {
       const target = await User.query(trx).findOne({ id: userId, org_id: orgId });
       if (!target) throw notFound('user');
@@ -121,7 +62,7 @@ export function orgUsersRouter(ctx: AppContext): Router {
 
   router.delete('/:user_id', async (req, res) => {
     const { orgId } = principalOf(req);
-    const userId = uuidParam(req.params.user_id, 'user_id');
+    const { user_id: userId } = parseParams(OrgUserParams, req.params);
     await ctx.knex.transaction(async (trx) => {
       const target = await User.query(trx).findOne({ id: userId, org_id: orgId });
       if (!target) throw notFound('user');
