@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { expect } from 'chai';
 import request from 'supertest';
@@ -112,6 +113,14 @@ describe('OpenAPI document', () => {
       const name = f.label.replace(/ (image|video|audio|raw image)$/, '');
       expect(upload.description, f.label).to.contain(name);
       expect(info, f.label).to.contain(name);
+    }
+  });
+
+  it("the README's opening lines name every format of the registry, as the document's opening does", () => {
+    const opening = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').split('\n## ')[0]!.replace(/\s+/g, ' ');
+    for (const f of MEDIA_FORMATS) {
+      const name = f.label.replace(/ (image|video|audio|raw image)$/, '');
+      expect(opening, f.label).to.contain(name);
     }
   });
 
