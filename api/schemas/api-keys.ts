@@ -1,6 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { API_KEY_PREFIX } from '../../shared/api-keys.js';
-import { dateTime, errors, json, nameField, noContent, userOnly, uuid, uuidField } from './common.js';
+import { dateTime, errors, json, nameField, noContent, userOnly, uuid, uuidField, refusals } from './common.js';
 import { z } from './zod.js';
 
 export const NewApiKeyInput = z.object({ name: nameField(100) });
@@ -32,9 +32,7 @@ export const apiKeysPaths: RouteConfig[] = [
     request: { body: { required: true, content: { 'application/json': { schema: NewApiKeyInput } } } },
     responses: {
       201: json(NewApiKey, 'The new key'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
+      ...refusals(400, 401, 403),
     },
   },
   {
@@ -45,8 +43,7 @@ export const apiKeysPaths: RouteConfig[] = [
     security,
     responses: {
       200: json(z.object({ api_keys: z.array(ApiKey) }), 'Keys'),
-      401: errors.unauthenticated,
-      403: errors.forbidden,
+      ...refusals(401, 403),
     },
   },
   {
@@ -58,10 +55,7 @@ export const apiKeysPaths: RouteConfig[] = [
     request: { params: ApiKeyParams },
     responses: {
       204: noContent('Revoked'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
-      404: errors.notFound,
+      ...refusals(400, 401, 403, 404),
     },
   },
 ];

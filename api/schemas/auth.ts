@@ -1,5 +1,5 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { emailField, errors, json, nameField, noContent, passwordField, Role, userOnly, uuid } from './common.js';
+import { emailField, errors, json, nameField, noContent, passwordField, Role, userOnly, uuid, refusals } from './common.js';
 import { z } from './zod.js';
 
 export const RegisterInput = z
@@ -38,9 +38,7 @@ export const authPaths: RouteConfig[] = [
     request: { body: { required: true, content: { 'application/json': { schema: RegisterInput } } } },
     responses: {
       201: json(TokenPair, 'Token pair'),
-      400: errors.validation,
-      409: errors.conflict,
-      429: errors.rateLimited,
+      ...refusals(400, 409, 429),
     },
   },
   {
@@ -51,9 +49,7 @@ export const authPaths: RouteConfig[] = [
     request: { body: { required: true, content: { 'application/json': { schema: LoginInput } } } },
     responses: {
       200: json(TokenPair, 'Token pair'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      429: errors.rateLimited,
+      ...refusals(400, 401, 429),
     },
   },
   {
@@ -64,9 +60,7 @@ export const authPaths: RouteConfig[] = [
     request: { body: { required: true, content: { 'application/json': { schema: RefreshInput } } } },
     responses: {
       200: json(TokenPair, 'New token pair'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      429: errors.rateLimited,
+      ...refusals(400, 401, 429),
     },
   },
   {
@@ -80,9 +74,7 @@ export const authPaths: RouteConfig[] = [
     request: { body: { required: false, content: { 'application/json': { schema: LogoutInput } } } },
     responses: {
       204: noContent('Signed out'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
+      ...refusals(400, 401, 403),
     },
   },
   {
@@ -93,8 +85,7 @@ export const authPaths: RouteConfig[] = [
     security: userOnly,
     responses: {
       200: json(Me, 'Identity'),
-      401: errors.unauthenticated,
-      403: errors.forbidden,
+      ...refusals(401, 403),
     },
   },
 ];

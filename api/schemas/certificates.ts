@@ -1,5 +1,5 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { dateTime, errorResponse, errors, json, userOnly, userOrApiKey } from './common.js';
+import { dateTime, errorResponse, errors, json, userOnly, userOrApiKey, refusals } from './common.js';
 import { z } from './zod.js';
 
 export const TrustCertificate = z
@@ -73,8 +73,7 @@ export const certificatesPaths: RouteConfig[] = [
     security: userOnly,
     responses: {
       200: json(OrgSigningCertificates, 'The certificate state'),
-      401: errors.unauthenticated,
-      403: errors.forbidden,
+      ...refusals(401, 403),
     },
   },
   {
@@ -87,8 +86,7 @@ export const certificatesPaths: RouteConfig[] = [
     security: userOnly,
     responses: {
       201: json(SigningCertificate, 'The new certificate'),
-      401: errors.unauthenticated,
-      403: errors.forbidden,
+      ...refusals(401, 403),
       503: errorResponse('No issuing CA, the key vault is unavailable, or the scheduler (which issues certificates) has not answered within 15 s (issuance_pending: the request stands)'),
     },
   },

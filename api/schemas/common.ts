@@ -118,6 +118,13 @@ export const errors = {
   ),
 };
 
+const STANDARD = { 400: errors.validation, 401: errors.unauthenticated, 403: errors.forbidden, 404: errors.notFound, 409: errors.conflict, 413: errors.tooLarge, 415: errors.unsupportedType, 429: errors.rateLimited };
+
+/** The shared error answers for these statuses, as an operation's responses list them. */
+export function refusals(...statuses: (keyof typeof STANDARD)[]): Record<number, ResponseConfig> {
+  return Object.fromEntries(statuses.map((status) => [status, STANDARD[status]]));
+}
+
 export const noContent = (description: string): ResponseConfig => ({ description });
 
 /** Who may call: a signed-in user (Bearer access token) and, where allowed, an organisation API key (api/openapi/document.ts). */

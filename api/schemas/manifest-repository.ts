@@ -2,7 +2,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
 import { ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
 import { refuse } from '../validation.js';
-import { errors, json } from './common.js';
+import { errors, json, refusals } from './common.js';
 import { formatsInWords, mediaBodies } from './media.js';
 import { z } from './zod.js';
 
@@ -111,9 +111,7 @@ export const manifestRepositoryPaths: RouteConfig[] = [
     request: { query: ByContentQuery, body: mediaBodies.image },
     responses: {
       200: matches,
-      400: errors.validation,
-      413: errors.tooLarge,
-      415: errors.unsupportedType,
+      ...refusals(400, 413, 415),
       422: errors.imageTooLarge,
       429: errors.rateLimited,
       503: errors.verificationBusy,
@@ -135,9 +133,7 @@ export const manifestRepositoryPaths: RouteConfig[] = [
           'application/json': { schema: z.object({}).passthrough() },
         },
       },
-      400: errors.validation,
-      404: errors.notFound,
-      429: errors.rateLimited,
+      ...refusals(400, 404, 429),
     },
   },
   {
@@ -151,8 +147,7 @@ export const manifestRepositoryPaths: RouteConfig[] = [
         description: "JPEG, at most 320 px on its long side: of an image, drawn from the signed file; of a video, its manifest's claim thumbnail (404 for audio and for video signed without one)",
         content: { 'image/jpeg': { schema: z.string().openapi({ format: 'binary' }) } },
       },
-      404: errors.notFound,
-      429: errors.rateLimited,
+      ...refusals(404, 429),
     },
   },
 ];

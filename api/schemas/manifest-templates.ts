@@ -1,7 +1,7 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { TEMPLATE_FIELDS } from '../../shared/c2pa/manifest-definition.js';
 import { refuse } from '../validation.js';
-import { dateTime, errors, json, nameField, nextCursor, noContent, orgChoice, pageQuery, userOnly, userOrApiKey, uuid, uuidField } from './common.js';
+import { dateTime, errors, json, nameField, nextCursor, noContent, orgChoice, pageQuery, userOnly, userOrApiKey, uuid, uuidField, refusals } from './common.js';
 import { ManifestDefaults, manifestDefaultsField } from './manifest.js';
 import { z } from './zod.js';
 
@@ -83,10 +83,7 @@ export const manifestTemplatesPaths: RouteConfig[] = [
     request: { body },
     responses: {
       201: json(ManifestTemplate, 'The template'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
-      409: errors.conflict,
+      ...refusals(400, 401, 403, 409),
     },
   },
   {
@@ -99,9 +96,7 @@ export const manifestTemplatesPaths: RouteConfig[] = [
     request: { query: pageQuery },
     responses: {
       200: json(z.object({ templates: z.array(ManifestTemplate), next_cursor: nextCursor }), 'A page of templates'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
+      ...refusals(400, 401, 403),
     },
   },
   {
@@ -113,10 +108,7 @@ export const manifestTemplatesPaths: RouteConfig[] = [
     request: { params: TemplateParams },
     responses: {
       200: json(ManifestTemplate, 'The template'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
-      404: errors.notFound,
+      ...refusals(400, 401, 403, 404),
     },
   },
   {
@@ -130,11 +122,7 @@ export const manifestTemplatesPaths: RouteConfig[] = [
     request: { params: TemplateParams, body },
     responses: {
       200: json(ManifestTemplate, 'The template at its new version'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
-      404: errors.notFound,
-      409: errors.conflict,
+      ...refusals(400, 401, 403, 404, 409),
     },
   },
   {
@@ -148,10 +136,7 @@ export const manifestTemplatesPaths: RouteConfig[] = [
     request: { params: TemplateParams },
     responses: {
       204: noContent('Deleted'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
-      404: errors.notFound,
+      ...refusals(400, 401, 403, 404),
     },
   },
   {
@@ -164,10 +149,7 @@ export const manifestTemplatesPaths: RouteConfig[] = [
     request: { params: TemplateVersionParams },
     responses: {
       200: json(ManifestTemplateVersion, 'The version'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
-      404: errors.notFound,
+      ...refusals(400, 401, 403, 404),
     },
   },
 ];

@@ -1,5 +1,5 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { dateTime, emailField, errors, json, noContent, passwordField, Role, userOnly, uuid, uuidField } from './common.js';
+import { dateTime, emailField, errors, json, noContent, passwordField, Role, userOnly, uuid, uuidField, refusals } from './common.js';
 import { z } from './zod.js';
 
 export const NewOrgUser = z.object({ email: emailField, password: passwordField, role: Role }).openapi('NewOrgUser');
@@ -22,8 +22,7 @@ export const orgUsersPaths: RouteConfig[] = [
     security,
     responses: {
       200: json(z.object({ users: z.array(OrgUser) }), 'Users'),
-      401: errors.unauthenticated,
-      403: errors.forbidden,
+      ...refusals(401, 403),
     },
   },
   {
@@ -35,10 +34,7 @@ export const orgUsersPaths: RouteConfig[] = [
     request: { body: { required: true, content: { 'application/json': { schema: NewOrgUser } } } },
     responses: {
       201: json(OrgUser, 'Created user'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
-      409: errors.conflict,
+      ...refusals(400, 401, 403, 409),
     },
   },
   {
@@ -50,11 +46,7 @@ export const orgUsersPaths: RouteConfig[] = [
     request: { params: OrgUserParams, body: { required: true, content: { 'application/json': { schema: OrgUserPatch } } } },
     responses: {
       200: json(OrgUser, 'Updated user'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
-      404: errors.notFound,
-      409: errors.conflict,
+      ...refusals(400, 401, 403, 404, 409),
     },
   },
   {
@@ -66,11 +58,7 @@ export const orgUsersPaths: RouteConfig[] = [
     request: { params: OrgUserParams },
     responses: {
       204: noContent('Removed'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
-      404: errors.notFound,
-      409: errors.conflict,
+      ...refusals(400, 401, 403, 404, 409),
     },
   },
 ];

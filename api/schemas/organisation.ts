@@ -1,5 +1,5 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { dateTime, errorResponse, errors, json, nameField, userOnly, userOrApiKey, uuid } from './common.js';
+import { dateTime, errorResponse, errors, json, nameField, userOnly, userOrApiKey, uuid, refusals } from './common.js';
 import { z } from './zod.js';
 
 export const OrganisationSettings = z
@@ -39,9 +39,7 @@ export const organisationPaths: RouteConfig[] = [
     request: { body: { required: true, content: { 'application/json': { schema: OrganisationSettings } } } },
     responses: {
       200: json(Organisation, 'The organisation, changed'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
+      ...refusals(400, 401, 403),
       503: errorResponse('The new signing certificate could not be issued; the name is unchanged'),
     },
   },

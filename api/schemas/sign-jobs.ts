@@ -2,7 +2,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { JOB_STATUSES } from '../../shared/db/models/sign-job.js';
 import { refuse } from '../validation.js';
 import { Anchor } from './anchors.js';
-import { dateTime, errorResponse, errors, json, nextCursor, orgChoice, pageFields, toPageRequest, uri, userOrApiKey, uuid, uuidField } from './common.js';
+import { dateTime, errorResponse, errors, json, nextCursor, orgChoice, pageFields, toPageRequest, uri, userOrApiKey, uuid, uuidField, refusals } from './common.js';
 import { ManifestInput, manifestRequestField } from './manifest.js';
 import { MediaType, signedFileContent } from './media.js';
 import { z } from './zod.js';
@@ -114,11 +114,7 @@ export const signJobsPaths: RouteConfig[] = [
     request: { headers: SignHeaders, body: { required: true, content: { 'application/json': { schema: SignInput } } } },
     responses: {
       202: json(Job, 'Queued (or the existing job for this Idempotency-Key)'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
-      404: errors.notFound,
-      409: errors.conflict,
+      ...refusals(400, 401, 403, 404, 409),
       503: errorResponse(
         'Nothing was recorded: no_signing_certificate (no valid signing certificate; an operator must issue one) or queue_unavailable (retry later); both with Retry-After',
       ),
@@ -133,8 +129,7 @@ export const signJobsPaths: RouteConfig[] = [
     request: { query: JobsQuery },
     responses: {
       200: json(z.object({ jobs: z.array(Job), next_cursor: nextCursor }), 'A page of jobs'),
-      400: errors.validation,
-      401: errors.unauthenticated,
+      ...refusals(400, 401),
     },
   },
   {
@@ -148,9 +143,7 @@ export const signJobsPaths: RouteConfig[] = [
     request: { params: JobParams, query: JobQuery },
     responses: {
       200: json(Job, 'The job'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      404: errors.notFound,
+      ...refusals(400, 401, 404),
     },
   },
   {
@@ -162,9 +155,7 @@ export const signJobsPaths: RouteConfig[] = [
     request: { params: FileParams },
     responses: {
       200: { description: 'The signed file, in its own media type (Content-Type as stored)', content: signedFileContent },
-      400: errors.validation,
-      401: errors.unauthenticated,
-      404: errors.notFound,
+      ...refusals(400, 401, 404),
     },
   },
 ];

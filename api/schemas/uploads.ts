@@ -1,5 +1,5 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { dateTime, errors, json, nextCursor, pageQuery, userOrApiKey, uuid } from './common.js';
+import { dateTime, errors, json, nextCursor, pageQuery, userOrApiKey, uuid, refusals } from './common.js';
 import { formatsInWords, mediaBodies, MediaType } from './media.js';
 import { z } from './zod.js';
 
@@ -20,11 +20,7 @@ export const uploadsPaths: RouteConfig[] = [
     request: { body: mediaBodies.upload },
     responses: {
       201: json(Upload, 'Stored'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      403: errors.forbidden,
-      413: errors.tooLarge,
-      415: errors.unsupportedType,
+      ...refusals(400, 401, 403, 413, 415),
       422: errors.imageTooLarge,
       503: errors.verificationBusy,
     },
@@ -38,8 +34,7 @@ export const uploadsPaths: RouteConfig[] = [
     request: { query: pageQuery },
     responses: {
       200: json(z.object({ uploads: z.array(Upload), next_cursor: nextCursor }), 'A page of uploads'),
-      400: errors.validation,
-      401: errors.unauthenticated,
+      ...refusals(400, 401),
     },
   },
 ];

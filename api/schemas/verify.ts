@@ -1,7 +1,7 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
 import { AnchorVerification } from './anchors.js';
-import { dateTime, errors, json, uri, userOrApiKey } from './common.js';
+import { dateTime, errors, json, uri, userOrApiKey, refusals } from './common.js';
 import { TrainingMiningEntry } from './manifest.js';
 import { formatsInWords, mediaBodies } from './media.js';
 import { z } from './zod.js';
@@ -115,10 +115,7 @@ export const verifyPaths: RouteConfig[] = [
     request: { body: mediaBodies.upload },
     responses: {
       200: json(PublicVerification, 'The verdict'),
-      400: errors.validation,
-      401: errors.unauthenticated,
-      413: errors.tooLarge,
-      415: errors.unsupportedType,
+      ...refusals(400, 401, 413, 415),
       422: errors.unreadableCredentials,
       503: errors.verificationBusy,
     },
@@ -132,9 +129,7 @@ export const verifyPaths: RouteConfig[] = [
     request: { body: mediaBodies.anyFile },
     responses: {
       200: json(PublicVerification, 'The verdict'),
-      400: errors.validation,
-      413: errors.tooLarge,
-      415: errors.unsupportedType,
+      ...refusals(400, 413, 415),
       422: errors.unreadableCredentials,
       429: errors.rateLimited,
       503: errors.verificationBusy,
@@ -150,9 +145,7 @@ export const verifyPaths: RouteConfig[] = [
     request: { params: VerificationParams },
     responses: {
       200: json(PublicVerification, 'The stored verdict'),
-      400: errors.validation,
-      404: errors.notFound,
-      429: errors.rateLimited,
+      ...refusals(400, 404, 429),
     },
   },
 ];
