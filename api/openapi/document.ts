@@ -43,7 +43,7 @@ function roleTable(): string {
 }
 
 /** What the service does, as /docs opens: the same account as the README's first lines. */
-export function serviceDescription(): string {
+function serviceDescription(): string {
   return [
     `Signs images, video and audio with C2PA Content Credentials: ${formatsInWords()}, each recognised by its content.`,
     "Every organisation signs as itself, with its own certificate (subject O and CN: its name) issued by the service's sub-CA and its own key in a key vault; every signature carries an RFC 3161 timestamp and every signed file is anchored on chain.",

@@ -2,7 +2,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { dateTime, errorResponse, errors, json, uri } from './common.js';
 import { z } from './zod.js';
 
-export const AnchorProof = z
+const AnchorProof = z
   .object({
     format: z.enum(['mss-anchor-v1']),
     encoding: z.string().openapi({ description: 'the leaf, node and transaction encoding, in words' }),
@@ -34,7 +34,7 @@ export const Anchor = z
   })
   .openapi('Anchor');
 
-export const AnchorLookup = Anchor.extend({ sha256: z.string() }).openapi('AnchorLookup');
+const AnchorLookup = Anchor.extend({ sha256: z.string() }).openapi('AnchorLookup');
 
 export const AnchorVerification = z
   .object({

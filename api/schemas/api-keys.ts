@@ -6,7 +6,7 @@ import { z } from './zod.js';
 export const NewApiKeyInput = z.object({ name: nameField(100) });
 export const ApiKeyParams = z.object({ key_id: uuidField });
 
-export const ApiKey = z
+const ApiKey = z
   .object({
     key_id: uuid,
     name: z.string(),
@@ -17,7 +17,7 @@ export const ApiKey = z
   })
   .openapi('ApiKey');
 
-export const NewApiKey = ApiKey.extend({ key: z.string().openapi({ description: 'the raw key, shown only once' }) }).openapi('NewApiKey');
+const NewApiKey = ApiKey.extend({ key: z.string().openapi({ description: 'the raw key, shown only once' }) }).openapi('NewApiKey');
 
 const tags = ['Organisation'];
 const security = userOnly;

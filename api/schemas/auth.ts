@@ -15,7 +15,7 @@ export const LogoutInput = z.object({
   all: z.boolean().optional().openapi({ default: false }),
 });
 
-export const TokenPair = z
+const TokenPair = z
   .object({
     access_token: z.string().openapi({ description: 'JWT, HS256, expires after 15 minutes' }),
     refresh_token: z.string().openapi({ description: 'JWT, expires after 30 days, single use' }),
@@ -24,7 +24,7 @@ export const TokenPair = z
   })
   .openapi('TokenPair');
 
-export const Me = z.object({ user_id: uuid, email: z.string(), org_id: uuid, role: Role }).openapi('Me');
+const Me = z.object({ user_id: uuid, email: z.string(), org_id: uuid, role: Role }).openapi('Me');
 
 const tags = ['Authentication'];
 

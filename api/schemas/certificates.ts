@@ -2,7 +2,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { dateTime, errorResponse, errors, json, userOnly, userOrApiKey, refusals } from './common.js';
 import { z } from './zod.js';
 
-export const TrustCertificate = z
+const TrustCertificate = z
   .object({
     role: z.enum(['root', 'sub_ca', 'leaf', 'tsa']),
     serial: z.string(),
@@ -15,7 +15,7 @@ export const TrustCertificate = z
   })
   .openapi('TrustCertificate');
 
-export const SigningCertificate = z
+const SigningCertificate = z
   .object({
     serial: z.string().openapi({ description: 'lowercase hex', example: '3f2a9c0d4e5b6a7f8091a2b3c4d5e6f7' }),
     subject: z.string().openapi({ example: 'CN=Daily Planet,O=Daily Planet' }),
@@ -30,7 +30,7 @@ export const SigningCertificate = z
   })
   .openapi('SigningCertificate');
 
-export const OrgSigningCertificates = z.object({
+const OrgSigningCertificates = z.object({
   status: z.enum(['valid', 'not_issued', 'revoked', 'no_issuing_ca']),
   current: SigningCertificate.nullable(),
   certificates: z

@@ -84,7 +84,7 @@ export const pageQuery = z.object(pageFields).transform(toPageRequest);
 /** The cursor of a list's next page; null on the last. */
 export const nextCursor = z.string().nullable();
 
-export const ErrorBody = z
+const ErrorBody = z
   .object({
     error: z.object({
       code: z.string().openapi({ example: 'validation_error' }),

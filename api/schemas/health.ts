@@ -2,7 +2,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { json } from './common.js';
 import { z } from './zod.js';
 
-export const Health = z
+const Health = z
   .object({
     status: z.enum(['ok', 'degraded']),
     database: z.enum(['ok', 'unreachable']),
@@ -10,7 +10,7 @@ export const Health = z
   })
   .openapi('Health');
 
-export const Readiness = z
+const Readiness = z
   .object({
     status: z.enum(['ready', 'not_ready']),
     failing: z.array(z.enum(['database', 'redis', 'storage', 'vault', 'signing_certificate'])),

@@ -52,14 +52,14 @@ export const ManifestParams = z.object({
     .openapi({ example: 'urn:c2pa:5bd2e1a8-9c3f-4b1e-8e0f-3c2d1b0a9f8e' }),
 });
 
-export const ManifestQuery = z.object({
+const ManifestQuery = z.object({
   returnActiveManifest: z
     .string()
     .optional()
     .openapi({ type: 'boolean', default: false, description: 'accepted; the store holds the active manifest (and, for a file that already had one, its parent)' }),
 });
 
-export const SoftBindingQueryResult = z
+const SoftBindingQueryResult = z
   .object({
     matches: z.array(
       z.object({
@@ -71,7 +71,7 @@ export const SoftBindingQueryResult = z
   .openapi('SoftBindingQueryResult');
 
 const algorithmList = z.array(z.object({ alg: z.string() }));
-export const SupportedAlgorithms = z.object({ watermarks: algorithmList, fingerprints: algorithmList });
+const SupportedAlgorithms = z.object({ watermarks: algorithmList, fingerprints: algorithmList });
 
 const tags = ['Manifest repository'];
 const matches = json(SoftBindingQueryResult, 'The matches');

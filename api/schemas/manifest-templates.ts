@@ -5,7 +5,7 @@ import { dateTime, errors, json, nameField, nextCursor, noContent, orgChoice, pa
 import { ManifestDefaults, manifestDefaultsField } from './manifest.js';
 import { z } from './zod.js';
 
-export const TEMPLATE_NAME_MAX = 100;
+const TEMPLATE_NAME_MAX = 100;
 
 const BODY_FIELDS = ['name', 'manifest', 'discoverable', 'soft_binding'];
 
@@ -33,7 +33,7 @@ export const ManifestTemplateInput = z.preprocess(
     .openapi('ManifestTemplateInput'),
 );
 
-export const ManifestTemplate = z
+const ManifestTemplate = z
   .object({
     template_id: uuid,
     name: z.string(),
@@ -46,7 +46,7 @@ export const ManifestTemplate = z
   })
   .openapi('ManifestTemplate');
 
-export const ManifestTemplateVersion = z
+const ManifestTemplateVersion = z
   .object({
     template_id: uuid,
     version: z.number().int().min(1),

@@ -21,7 +21,7 @@ import { z } from './zod.js';
 
 const text = (max: number, description: string) => z.string().openapi({ maxLength: max, description });
 
-export const Party = z
+const Party = z
   .object({
     name: text(MANIFEST_LIMITS.partyName, 'the name'),
     url: z.string().optional().openapi({ format: 'uri', maxLength: MANIFEST_LIMITS.url, description: 'http or https' }),
@@ -38,7 +38,7 @@ export const TrainingMiningEntry = z
   .strict()
   .openapi('TrainingMiningEntry');
 
-export const TrainingMining = z
+const TrainingMining = z
   .object(Object.fromEntries(TRAINING_MINING_USES.map((use) => [use, TrainingMiningEntry.optional()])) as Record<(typeof TRAINING_MINING_USES)[number], z.ZodOptional<typeof TrainingMiningEntry>>)
   .strict()
   .openapi('TrainingMining', {
@@ -90,7 +90,7 @@ export const ManifestInput = z
   .strict()
   .openapi('ManifestInput', { description: "A complete manifest: a job's, with its template's defaults merged under the request's fields." });
 
-export const ManifestRequest = z
+const ManifestRequest = z
   .object({ ...perRequestFields, ...defaultFields })
   .strict()
   .openapi('ManifestRequest', {

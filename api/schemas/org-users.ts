@@ -6,7 +6,7 @@ export const NewOrgUser = z.object({ email: emailField, password: passwordField,
 export const OrgUserPatch = z.object({ role: Role });
 export const OrgUserParams = z.object({ user_id: uuidField });
 
-export const OrgUser = z
+const OrgUser = z
   .object({ user_id: uuid, email: z.string(), org_id: uuid, role: Role, created_at: dateTime })
   .openapi('OrgUser');
 

@@ -7,7 +7,7 @@ export const OrganisationSettings = z
   .strict()
   .refine((b) => b.name !== undefined || b.discoverable !== undefined || b.soft_binding !== undefined, { message: 'give name, discoverable or soft_binding' });
 
-export const Organisation = z
+const Organisation = z
   .object({
     org_id: uuid,
     name: z.string(),

@@ -8,7 +8,7 @@ import { MediaType, signedFileContent } from './media.js';
 import { z } from './zod.js';
 
 /** Longest `?wait=` a client may ask for (issue: N <= 30 seconds). */
-export const MAX_WAIT_SECONDS = 30;
+const MAX_WAIT_SECONDS = 30;
 
 // Keys in the order the checks report: the choices, the upload, the manifest, the template.
 export const SignInput = z
@@ -63,7 +63,7 @@ export const JobQuery = z.object({
 
 export const FileParams = z.object({ file_id: uuidField });
 
-export const Job = z
+const Job = z
   .object({
     job_id: uuid,
     status: z.enum(JOB_STATUSES).openapi({

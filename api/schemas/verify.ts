@@ -8,7 +8,7 @@ import { z } from './zod.js';
 
 const strings = z.array(z.string());
 
-export const Verification = z
+const Verification = z
   .object({
     validation_state: z
       .enum(['Trusted', 'Valid', 'Invalid', 'none'])
@@ -59,7 +59,7 @@ export const Verification = z
   })
   .openapi('Verification');
 
-export const RecoveredManifest = z
+const RecoveredManifest = z
   .object({
     manifest_id: z.string(),
     manifest_url: uri,
@@ -86,7 +86,7 @@ export const RecoveredManifest = z
     description: 'A manifest recovered by fingerprint: it belongs to a similar signed image and is NOT bound to the bytes sent (bound_to_file false).',
   });
 
-export const PublicVerification = Verification.extend({
+const PublicVerification = Verification.extend({
   fingerprint: z.string().nullable().openapi({ description: "the file's ISCC Image-Code, computed when it has no manifest" }),
   recovered: z.array(RecoveredManifest).openapi({ description: 'empty for a file with an embedded manifest' }),
   recovered_note: z.string().nullable(),
