@@ -1,12 +1,7 @@
-import type { QueryBuilder, Model } from 'objection';
+import type { PageRequest } from '../shared/db/page.js';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
-
-export interface PageRequest {
-  limit: number;
-  after?: { createdAt: Date; id: string };
-}
 
 /** The position an opaque `?cursor=` (pageResult's next_cursor) names; undefined for one this service did not make. */
 export function decodeCursor(cursor: string): PageRequest['after'] {
@@ -18,13 +13,6 @@ export function decodeCursor(cursor: string): PageRequest['after'] {
   } catch {
     return undefined;
   }
-}
-
-/** Applies the page to a query of a table with created_at and id; fetch limit + 1 to know if more exist. */
-export function applyPage<M extends Model>(query: QueryBuilder<M, M[]>, page: PageRequest): QueryBuilder<M, M[]> {
-  query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(page.limit + 1);
-  if (page.after) query.whereRaw('(created_at, id) < (?, ?)', [page.after.createdAt, page.after.id]);
-  return query;
 }
 
 export function pageResult<T extends { id: string; created_at: Date }>(rows: T[], page: PageRequest): { items: T[]; next_cursor: string | null } {

@@ -18,7 +18,7 @@ import { TimeStampTokenError } from '../shared/c2pa/timestamp-token.js';
 import { TimestampUnavailableError } from '../shared/tsa/client.js';
 import { addAnchorLeaf, statusAfterSigning } from '../shared/anchoring/leaves.js';
 import { PENDING_STATUSES, SignJob } from '../shared/db/models/sign-job.js';
-import { Upload } from '../shared/db/models/upload.js';
+import { findUploadById } from '../shared/db/repositories/uploads.js';
 import { NoSigningCertificateError, type SigningIdentity } from '../shared/pki/signing-identity.js';
 import type { JobEvents, SignAttempt } from '../shared/queue/types.js';
 import type { FileStore } from '../shared/storage/index.js';
@@ -118,7 +118,7 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
   // whatever happens.
   let workDir: string | undefined;
   try {
-    const upload = await Upload.query(deps.knex).findById(job.upload_id);
+    const upload = await findUploadById(job.upload_id, deps.knex);
     if (!upload) throw new Error(`upload ${job.upload_id} of job ${jobId} is gone`);
     const identity = await deps.signingIdentity(job.org_id);
     const settings = await effectiveRepositorySettings(deps.knex, job.org_id, job);

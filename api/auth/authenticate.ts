@@ -2,8 +2,8 @@ import type { RequestHandler } from 'express';
 import passport from 'passport';
 import { ExtractJwt, Strategy as JwtStrategy } from 'passport-jwt';
 import { hashApiKey, looksLikeApiKey } from '../../shared/api-keys.js';
-import { ApiKey } from '../../shared/db/models/api-key.js';
-import { User } from '../../shared/db/models/user.js';
+import { findActiveApiKeyByHash, touchApiKey } from '../../shared/db/repositories/api-keys.js';
+import { findAccessTokenUser } from '../../shared/db/repositories/users.js';
 import { API_KEY_ROLE, PERMISSIONS, roleAllows, type Permission } from '../../shared/roles.js';
 import { ApiError, forbidden, unauthenticated } from '../errors.js';
 import type { Principal } from './principal.js';
@@ -39,13 +39,9 @@ export function createPassport(jwtSecret: string): passport.PassportStatic {
           return;
         }
         const family = typeof payload.fam === 'string' ? payload.fam : undefined;
-        // One query: the user's row (the role is read here, not from the token) and whether the token's session was
-        // signed out (logout, or a refresh token replayed): an index probe on the family.
-        User.query()
-          .findById(payload.sub)
-          .select('users.*', User.raw('EXISTS (SELECT 1 FROM refresh_tokens r WHERE r.family_id = ? AND r.revoked_at IS NOT NULL) AS signed_out', [family ?? null]))
-          .then((row) => {
-            const user = row as (User & { signed_out?: boolean }) | undefined;
+        // The user's row (the role is read here, not from the token) and whether the token's session was signed out.
+        findAccessTokenUser(payload.sub, family)
+          .then((user) => {
             if (!user || user.org_id !== payload.org) return done(null, false, { code: 'invalid_token' });
             if (user.signed_out) return done(null, false, { code: 'signed_out' });
             done(null, { kind: 'user', userId: user.id, orgId: user.org_id, role: user.role, email: user.email, familyId: family });
@@ -68,11 +64,11 @@ function bearerFailure(info: unknown): ApiError {
 
 async function apiKeyPrincipal(raw: string): Promise<Principal> {
   if (!looksLikeApiKey(raw)) throw unauthenticated('API key is invalid', 'invalid_api_key');
-  const key = await ApiKey.query().findOne({ key_hash: hashApiKey(raw) }).whereNull('revoked_at');
+  const key = await findActiveApiKeyByHash(hashApiKey(raw));
   if (!key) throw unauthenticated('API key is invalid or revoked', 'invalid_api_key');
   const now = Date.now();
   if (!key.last_used_at || now - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
-    await ApiKey.query().patch({ last_used_at: new Date(now) }).where({ id: key.id });
+    await touchApiKey(key.id, new Date(now));
   }
   return { kind: 'api_key', apiKeyId: key.id, orgId: key.org_id, role: API_KEY_ROLE };
 }

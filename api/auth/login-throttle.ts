@@ -1,5 +1,5 @@
 /**
- * Per-account throttling of sign-in attempts (the login_failures table is this module's): at most `limit` attempts
+ * Per-account throttling of sign-in attempts (kept in the login_failures table): at most `limit` attempts
  * that did not succeed per e-mail address per window, counted in Postgres so that every API copy and every client
  * address shares the count. An attempt is counted before its password is checked, in one statement, so parallel
  * guesses cannot all slip in under the limit; a successful sign-in clears the count. Addresses without an account
@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
+import { clearLoginFailures, countLoginAttempt, dropLoginFailuresBefore } from '../../shared/db/repositories/login-failures.js';
 import { ApiError } from '../errors.js';
 
 export const LOGIN_FAILURE_WINDOW_MS = 15 * 60 * 1000;
@@ -25,27 +26,19 @@ export function loginThrottle(knex: Knex, limit: number): LoginThrottle {
   let sinceCleanup = 0;
   return {
     async attempt(email) {
-      const result = await knex.raw<{ rows: { failures: number; retry_after: number }[] }>(
-        `INSERT INTO login_failures (email_key, failures, window_started_at) VALUES (?, 1, now())
-         ON CONFLICT (email_key) DO UPDATE SET
-           failures = CASE WHEN login_failures.window_started_at <= now() - make_interval(secs => ?) THEN 1 ELSE login_failures.failures + 1 END,
-           window_started_at = CASE WHEN login_failures.window_started_at <= now() - make_interval(secs => ?) THEN now() ELSE login_failures.window_started_at END
-         RETURNING failures, ceil(extract(epoch FROM window_started_at + make_interval(secs => ?) - now()))::int AS retry_after`,
-        [keyOf(email), windowSeconds, windowSeconds, windowSeconds],
-      );
+      const row = await countLoginAttempt(keyOf(email), windowSeconds, knex);
       // Rows of windows long past are dropped now and then (a row per address ever tried otherwise stays).
       sinceCleanup += 1;
       if (sinceCleanup >= 100) {
         sinceCleanup = 0;
-        await knex('login_failures').where('window_started_at', '<', new Date(Date.now() - LOGIN_FAILURE_WINDOW_MS)).delete();
+        await dropLoginFailuresBefore(new Date(Date.now() - LOGIN_FAILURE_WINDOW_MS), knex);
       }
-      const row = result.rows[0]!;
       if (row.failures > limit) {
         throw new ApiError(429, 'too_many_attempts', 'too many sign-in attempts for this account; try again later', { 'Retry-After': String(Math.max(1, row.retry_after)) });
       }
     },
     async succeeded(email) {
-      await knex('login_failures').where({ email_key: keyOf(email) }).delete();
+      await clearLoginFailures(keyOf(email), knex);
     },
   };
 }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { RefreshToken } from '../../shared/db/models/refresh-token.js';
-import { User } from '../../shared/db/models/user.js';
+import { findRefreshToken, findUserById, insertRefreshToken, lockRefreshToken, markRefreshTokenUsed, revokeRefreshTokens } from '../../shared/db/repositories/users.js';
 import { unauthenticated } from '../errors.js';
 import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, signToken, TokenError, verifyToken, type TokenPair, type TokenSubject } from './tokens.js';
 
@@ -13,12 +12,7 @@ export async function issueTokenPair(
   familyId: string = randomUUID(),
 ): Promise<TokenPair> {
   const jti = randomUUID();
-  await RefreshToken.query(trx).insert({
-    jti,
-    family_id: familyId,
-    user_id: user.id,
-    expires_at: new Date(Date.now() + REFRESH_TOKEN_TTL_SECONDS * 1000),
-  });
+  await insertRefreshToken({ jti, family_id: familyId, user_id: user.id, expires_at: new Date(Date.now() + REFRESH_TOKEN_TTL_SECONDS * 1000) }, trx);
   return {
     access_token: signToken(secret, user, 'access', randomUUID(), familyId),
     refresh_token: signToken(secret, user, 'refresh', jti),
@@ -41,16 +35,16 @@ export async function rotateRefreshToken(knex: Knex, secret: string, refreshToke
     throw err;
   }
   const outcome = await knex.transaction(async (trx) => {
-    const row = await RefreshToken.query(trx).findById(claims.jti).forUpdate();
+    const row = await lockRefreshToken(claims.jti, trx);
     if (!row || row.user_id !== claims.sub) return { error: 'refresh token is invalid' } as const;
     if (row.revoked_at) return { error: 'refresh token has been revoked' } as const;
     if (row.used_at) {
-      await RefreshToken.query(trx).patch({ revoked_at: new Date() }).where({ family_id: row.family_id }).whereNull('revoked_at');
+      await revokeRefreshTokens({ familyId: row.family_id }, trx);
       return { error: 'refresh token was already used; all sessions from it have been signed out' } as const;
     }
-    const user = await User.query(trx).findById(row.user_id);
+    const user = await findUserById(row.user_id, trx);
     if (!user) return { error: 'refresh token is invalid' } as const;
-    await RefreshToken.query(trx).patch({ used_at: new Date() }).where({ jti: row.jti });
+    await markRefreshTokenUsed(row.jti, trx);
     return { pair: await issueTokenPair(secret, user, trx, row.family_id) } as const;
   });
   if ('error' in outcome) throw unauthenticated(outcome.error, 'invalid_token');
@@ -62,9 +56,7 @@ export async function rotateRefreshToken(knex: Knex, secret: string, refreshToke
  * the next request on (authenticate.ts). With `allOf`, every session of that user.
  */
 export async function revokeSessions(knex: Knex, scope: { familyId: string; userId: string } | { allOf: string }): Promise<void> {
-  const query = RefreshToken.query(knex).patch({ revoked_at: new Date() }).whereNull('revoked_at');
-  if ('allOf' in scope) await query.where({ user_id: scope.allOf });
-  else await query.where({ family_id: scope.familyId, user_id: scope.userId });
+  await revokeRefreshTokens(scope, knex);
 }
 
 /** The family of a refresh token the user presents (to sign it out), or undefined if it is not a valid one of theirs. */
@@ -77,5 +69,5 @@ export function refreshTokenFamily(knex: Knex, secret: string, refreshToken: str
   } catch {
     return Promise.resolve(undefined);
   }
-  return RefreshToken.query(knex).findById(jti).then((row) => (row?.user_id === userId ? row.family_id : undefined));
+  return findRefreshToken(jti, knex).then((row) => (row?.user_id === userId ? row.family_id : undefined));
 }

@@ -4,20 +4,20 @@ import { Router } from 'express';
 import { mergeManifest, ManifestInputError } from '../../shared/c2pa/manifest-definition.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
-import { ManifestTemplate } from '../../shared/db/models/manifest-template.js';
 import { PENDING_STATUSES, SIGNED_STATUSES, SignJob } from '../../shared/db/models/sign-job.js';
 import { SignedFile } from '../../shared/db/models/signed-file.js';
-import { Upload } from '../../shared/db/models/upload.js';
 import { noCertificateError, orgSigningState } from '../../shared/pki/org-signing.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { ApiError, badRequest, conflict, notFound } from '../errors.js';
 import { jobView } from '../media/job-view.js';
-import { applyPage, pageResult } from '../pagination.js';
+import { applyPage } from '../../shared/db/page.js';
+import { pageResult } from '../pagination.js';
 import { FileParams, JobParams, JobQuery, JobsQuery, SignHeaders, SignInput } from '../schemas/sign-jobs.js';
 import { parseBody, parseParams } from '../validation.js';
-import { actorColumns } from './uploads.js';
+import { liveTemplate } from '../services/manifest-templates.js';
+import { actorColumns, findUpload } from '../services/uploads.js';
 
 async function loadFile(job: SignJob): Promise<SignedFile | undefined> {
   return SIGNED_STATUSES.includes(job.status) ? SignedFile.query().findOne({ job_id: job.id }) : undefined;
@@ -51,7 +51,7 @@ export function signJobsRouter(ctx: AppContext): Router {
     // Without a template the request must be complete: say so before anything else.
     if (templateId === null) manifestFields(() => mergeManifest(requested));
     const { 'Idempotency-Key': idempotencyKey } = parseParams(SignHeaders, { 'Idempotency-Key': req.get('idempotency-key') });
-    const upload = /^[0-9a-f-]{36}$/i.test(body.upload_id) ? await Upload.query().findOne({ id: body.upload_id.toLowerCase(), org_id: principal.orgId }) : undefined;
+    const upload = await findUpload(ctx.knex, principal.orgId, body.upload_id);
     if (!upload) throw notFound('upload');
 
     const replay = async (): Promise<SignJob | undefined> => {
@@ -70,8 +70,7 @@ export function signJobsRouter(ctx: AppContext): Router {
       return;
     }
     // Another organisation's template, or a deleted one, is not found.
-    const template = templateId === null ? undefined : await ManifestTemplate.query().findOne({ id: templateId, org_id: principal.orgId }).whereNull('deleted_at');
-    if (templateId !== null && !template) throw notFound('manifest template');
+    const template = templateId === null ? undefined : await liveTemplate(ctx.knex, principal.orgId, templateId);
     const manifest = manifestFields(() => mergeManifest(requested, template?.manifest));
     const templateColumns = {
       template_id: template?.id ?? null,

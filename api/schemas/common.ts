@@ -1,7 +1,8 @@
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
 import { PASSWORD_MAX_BYTES } from '../../shared/passwords.js';
 import { ROLES } from '../../shared/roles.js';
-import { decodeCursor, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type PageRequest } from '../pagination.js';
+import type { PageRequest } from '../../shared/db/page.js';
+import { decodeCursor, DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../pagination.js';
 import { refuse } from '../validation.js';
 import { z } from './zod.js';
 

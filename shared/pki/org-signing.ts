@@ -9,7 +9,7 @@
  * half-made keys pile up.
  */
 import { Certificate } from '../db/models/certificate.js';
-import { Organisation } from '../db/models/organisation.js';
+import { findOrganisation } from '../db/repositories/organisations.js';
 import { announceIssued, certificateLogFields, holdsKey, issueEndEntity, PkiError, type PkiDeps } from './authority.js';
 import type { SubjectInput } from './certificate-templates.js';
 import { currentCa, currentSigningChain, type Db, type SigningChain } from './certificate-store.js';
@@ -64,7 +64,7 @@ export function noCertificateError(state: Exclude<OrgSigningState, { state: 'rea
  * (concurrent first jobs issue one between them); `rotate`: always a new one, with a new key.
  */
 async function issueForOrg(deps: PkiDeps, orgId: string, mode: 'missing' | 'rotate'): Promise<Certificate> {
-  const org = await Organisation.query(deps.knex).findById(orgId);
+  const org = await findOrganisation(orgId, deps.knex);
   if (!org) throw new PkiError(`no organisation ${orgId}`, 'not_found');
   const { certificate, fresh } = await withPkiLock(deps.knex, 'issuance', async (trx) => {
     const now = new Date();

@@ -4,6 +4,7 @@
  */
 import type { Knex } from 'knex';
 import { activeManifestLabel } from '../c2pa/manifest-store-label.js';
+import { findOrganisation } from '../db/repositories/organisations.js';
 import { insertSoftBinding } from './code-index.js';
 import type { FingerprintMode } from './fingerprint-mode.js';
 import { hashToInt64, imageCodeFromFile, type ImageCode } from './iscc-image.js';
@@ -34,10 +35,7 @@ export interface RepositorySettings {
  * from the organisation only when the job leaves one to it.
  */
 export async function effectiveRepositorySettings(db: Db, orgId: string, job: { discoverable: boolean | null; soft_binding: boolean | null }): Promise<RepositorySettings> {
-  const org =
-    job.discoverable === null || job.soft_binding === null
-      ? ((await db('organisations').where({ id: orgId }).first('discoverable', 'soft_binding')) as { discoverable: boolean; soft_binding: boolean } | undefined)
-      : undefined;
+  const org = job.discoverable === null || job.soft_binding === null ? await findOrganisation(orgId, db) : undefined;
   return { discoverable: job.discoverable ?? org?.discoverable ?? true, softBinding: job.soft_binding ?? org?.soft_binding ?? true };
 }
 

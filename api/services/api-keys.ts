@@ -1,0 +1,28 @@
+/** An organisation's API keys: created (the raw key shown once), listed without secrets, revoked. */
+import { generateApiKey } from '../../shared/api-keys.js';
+import type { Knex } from '../../shared/db/knex.js';
+import { findOrgApiKey, insertApiKey, listOrgApiKeys, revokeApiKeyById, type ApiKeyView } from '../../shared/db/repositories/api-keys.js';
+import type { Principal } from '../auth/principal.js';
+import { notFound } from '../errors.js';
+
+/** A new key of the caller's organisation; `key` (the raw key) is in this answer only, only its hash is stored. */
+export async function createApiKey(knex: Knex, principal: Principal, name: string): Promise<ApiKeyView & { key: string }> {
+  const generated = generateApiKey();
+  const row = await insertApiKey(
+    { org_id: principal.orgId, name, prefix: generated.prefix, key_hash: generated.hash, created_by: principal.kind === 'user' ? principal.userId : null },
+    knex,
+  );
+  return { ...row.toPublic(), key: generated.key };
+}
+
+/** The organisation's keys, revoked ones included, newest first. */
+export async function listApiKeys(knex: Knex, orgId: string): Promise<ApiKeyView[]> {
+  return (await listOrgApiKeys(orgId, knex)).map((k) => k.toPublic());
+}
+
+/** Revokes one of the organisation's keys (it stops working at once); revoking a revoked key changes nothing. */
+export async function revokeApiKey(knex: Knex, orgId: string, keyId: string): Promise<void> {
+  const key = await findOrgApiKey(orgId, keyId, knex);
+  if (!key) throw notFound('API key');
+  if (!key.revoked_at) await revokeApiKeyById(key.id, knex);
+}

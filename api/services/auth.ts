@@ -1,0 +1,92 @@
+/**
+ * Signing up, in and out: a registration makes an organisation with its first admin; a sign-in or a refresh gives a
+ * token pair; a sign-out ends sessions.
+ */
+import { randomUUID } from 'node:crypto';
+import { isUniqueViolation } from '../../shared/db/errors.js';
+import type { Knex } from '../../shared/db/knex.js';
+import { insertOrganisation } from '../../shared/db/repositories/organisations.js';
+import { findUserByEmail, insertUser } from '../../shared/db/repositories/users.js';
+import type { Logger } from '../../shared/logger.js';
+import { hashPassword, verifyPassword } from '../../shared/passwords.js';
+import { awaitCertificateRequest, requestOrgCertificate } from '../../shared/pki/certificate-requests.js';
+import type { LoginThrottle } from '../auth/login-throttle.js';
+import { issueTokenPair, refreshTokenFamily, revokeSessions, rotateRefreshToken } from '../auth/token-pairs.js';
+import type { TokenPair } from '../auth/tokens.js';
+import { unauthenticated } from '../errors.js';
+import { checkPasswordStrength } from '../validation.js';
+import { emailTaken } from './org-users.js';
+
+/** How long registration waits for the scheduler to issue the new organisation's certificate. */
+const REGISTRATION_ISSUANCE_WAIT_MS = 5000;
+
+export interface AuthDeps {
+  knex: Knex;
+  jwtSecret: string;
+  bcryptRounds: number;
+}
+
+/** A new organisation and its first user, its admin; the answer is that user's first token pair. */
+export async function registerOrganisation(deps: AuthDeps, input: { email: string; password: string; org_name: string }, log: Logger): Promise<TokenPair> {
+  checkPasswordStrength(input.password, input.email);
+  const passwordHash = await hashPassword(input.password, deps.bcryptRounds);
+  try {
+    const { pair, requestId } = await deps.knex.transaction(async (trx) => {
+      if (await findUserByEmail(input.email, trx)) throw emailTaken();
+      const org = await insertOrganisation(input.org_name, trx);
+      const user = await insertUser({ id: randomUUID(), org_id: org.id, email: input.email, password_hash: passwordHash, role: 'admin' }, trx);
+      // The organisation's own signing certificate is asked for with it; the scheduler issues it (this role holds
+      // no CA key), and a first signature waits for it if it comes first.
+      const requestId = await requestOrgCertificate(trx, org.id, 'ensure');
+      return { pair: await issueTokenPair(deps.jwtSecret, user, trx), requestId };
+    });
+    // The organisation usually has its certificate when the answer arrives; the registration never depends on it.
+    const outcome = await awaitCertificateRequest(deps.knex, requestId, REGISTRATION_ISSUANCE_WAIT_MS);
+    if (outcome.status !== 'done') log.warn({ requestId, outcome }, 'organisation certificate not issued at registration; the first signature waits for it');
+    return pair;
+  } catch (err) {
+    if (isUniqueViolation(err)) throw emailTaken();
+    throw err;
+  }
+}
+
+export interface LoginDeps extends AuthDeps {
+  throttle: LoginThrottle;
+  /** Compared against when the e-mail is unknown, so both failures take the same time. */
+  dummyHash: Promise<string>;
+}
+
+/** A password hash of nothing anyone knows: what `login` compares with when the e-mail has no account. */
+export function dummyPasswordHash(bcryptRounds: number): Promise<string> {
+  return hashPassword(randomUUID(), bcryptRounds);
+}
+
+export async function login(deps: LoginDeps, input: { email: string; password: string }): Promise<TokenPair> {
+  // Per account, from any address: 429 before the password is even checked.
+  await deps.throttle.attempt(input.email);
+  const user = await findUserByEmail(input.email, deps.knex);
+  const ok = await verifyPassword(input.password, user?.password_hash ?? (await deps.dummyHash));
+  if (!user || !ok) throw unauthenticated('e-mail or password is incorrect', 'invalid_credentials');
+  await deps.throttle.succeeded(input.email);
+  return issueTokenPair(deps.jwtSecret, user, undefined);
+}
+
+/** A new pair for a refresh token, which is then used up (token-pairs.ts). */
+export function refreshSession(deps: AuthDeps, refreshToken: string): Promise<TokenPair> {
+  return rotateRefreshToken(deps.knex, deps.jwtSecret, refreshToken);
+}
+
+/**
+ * Signs the user out of the session of their access token (`familyId`) and of the session of `refreshToken` if
+ * given (access tokens issued before sessions were named have no family); with `all`, out of every session.
+ */
+export async function logout(deps: AuthDeps, user: { userId: string; familyId?: string }, input: { refreshToken?: string; all?: boolean }): Promise<void> {
+  if (input.all) {
+    await revokeSessions(deps.knex, { allOf: user.userId });
+    return;
+  }
+  const given = input.refreshToken ? await refreshTokenFamily(deps.knex, deps.jwtSecret, input.refreshToken, user.userId) : undefined;
+  for (const familyId of new Set([user.familyId, given])) {
+    if (familyId) await revokeSessions(deps.knex, { familyId, userId: user.userId });
+  }
+}

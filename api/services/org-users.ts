@@ -1,0 +1,62 @@
+/** The users of an organisation, as its admins manage them: added with a role, re-roled, removed; never without an admin. */
+import { randomUUID } from 'node:crypto';
+import { isUniqueViolation } from '../../shared/db/errors.js';
+import type { Knex } from '../../shared/db/knex.js';
+import { lockOrganisation } from '../../shared/db/repositories/organisations.js';
+import { countOtherAdmins, deleteUser, findOrgUser, insertUser, listUsersOfOrg, setUserRole, type UserView } from '../../shared/db/repositories/users.js';
+import { hashPassword } from '../../shared/passwords.js';
+import type { Role } from '../../shared/roles.js';
+import { conflict, notFound } from '../errors.js';
+import { checkPasswordStrength } from '../validation.js';
+
+export const emailTaken = () => conflict('an account with this e-mail already exists', 'email_taken');
+
+/**
+ * Locks the organisation row so that concurrent demotions or removals cannot both pass the
+ * "another admin remains" check and leave the organisation without one.
+ */
+async function lockOrgAndCountOtherAdmins(trx: Knex.Transaction, orgId: string, userId: string): Promise<number> {
+  await lockOrganisation(orgId, trx);
+  return countOtherAdmins(orgId, userId, trx);
+}
+
+export async function listOrgUsers(knex: Knex, orgId: string): Promise<UserView[]> {
+  return (await listUsersOfOrg(orgId, knex)).map((u) => u.toPublic());
+}
+
+export async function addOrgUser(knex: Knex, orgId: string, input: { email: string; password: string; role: Role }, bcryptRounds: number): Promise<UserView> {
+  checkPasswordStrength(input.password, input.email);
+  const passwordHash = await hashPassword(input.password, bcryptRounds);
+  try {
+    const user = await insertUser({ id: randomUUID(), org_id: orgId, email: input.email, password_hash: passwordHash, role: input.role }, knex);
+    return user.toPublic();
+  } catch (err) {
+    if (isUniqueViolation(err)) throw emailTaken();
+    throw err;
+  }
+}
+
+/** The last admin of an organisation cannot be demoted. */
+export async function changeUserRole(knex: Knex, orgId: string, userId: string, role: Role): Promise<UserView> {
+  const user = await knex.transaction(async (trx) => {
+    const target = await findOrgUser(orgId, userId, trx);
+    if (!target) throw notFound('user');
+    if (target.role === 'admin' && role !== 'admin' && (await lockOrgAndCountOtherAdmins(trx, orgId, userId)) === 0) {
+      throw conflict('the last admin of an organisation cannot be demoted', 'last_admin');
+    }
+    return setUserRole(target, role, trx);
+  });
+  return user.toPublic();
+}
+
+/** The last admin of an organisation cannot be removed. */
+export async function removeOrgUser(knex: Knex, orgId: string, userId: string): Promise<void> {
+  await knex.transaction(async (trx) => {
+    const target = await findOrgUser(orgId, userId, trx);
+    if (!target) throw notFound('user');
+    if (target.role === 'admin' && (await lockOrgAndCountOtherAdmins(trx, orgId, userId)) === 0) {
+      throw conflict('the last admin of an organisation cannot be removed', 'last_admin');
+    }
+    await deleteUser(userId, trx);
+  });
+}

@@ -1,0 +1,66 @@
+/** Files received to be signed: checked, put in the file store and recorded for the caller's organisation. */
+import { randomUUID } from 'node:crypto';
+import type { Knex } from '../../shared/db/knex.js';
+import type { PageRequest } from '../../shared/db/page.js';
+import { findOrgUpload, insertUpload, listOrgUploads, type Upload, type UploadView } from '../../shared/db/repositories/uploads.js';
+import { extensionFor, identifyMedia, type MediaMimeType } from '../../shared/media/formats.js';
+import type { StagedFile } from '../../shared/storage/index.js';
+import type { Principal } from '../auth/principal.js';
+import type { AppContext } from '../context.js';
+import { assertWithinUploadLimit } from '../media/multipart-file.js';
+import { pageResult } from '../pagination.js';
+
+/** Who did it, in the columns uploads and sign jobs name their actor with. */
+export function actorColumns(p: Principal): { user_id: string | null; api_key_id: string | null } {
+  return p.kind === 'user' ? { user_id: p.userId, api_key_id: null } : { user_id: null, api_key_id: p.apiKeyId };
+}
+
+/**
+ * Checks a staged file (its format from its content, the size limit of that kind and, for an image, its pixels),
+ * puts it in the file store and records it. The staged copy is discarded whatever happens; a file that is not
+ * acceptable media throws MediaRejectedError.
+ */
+export async function storeUpload(
+  deps: Pick<AppContext, 'knex' | 'config' | 'files' | 'staging' | 'verifyPool'>,
+  principal: Principal,
+  staged: StagedFile,
+  filename: string,
+): Promise<UploadView> {
+  const id = randomUUID();
+  let storageKey: string;
+  let mimeType: MediaMimeType;
+  try {
+    const identified = await identifyMedia(staged.tempPath);
+    mimeType = identified.mimeType;
+    // The limit of the kind it turned out to be (video, audio, image): 413, and the staged copy is discarded.
+    assertWithinUploadLimit(deps.config, mimeType, staged.size);
+    // An image's pixels: within MAX_IMAGE_PIXELS (from its header) and all there (decoded), in the verification pool.
+    if (identified.kind === 'image') await deps.verifyPool.run('check_image', { filePath: staged.tempPath, mimeType, maxPixels: deps.config.maxImagePixels });
+    // Only a checked file reaches the store, streamed from the staged copy.
+    storageKey = `uploads/${principal.orgId}/${id}.${extensionFor(mimeType)}`;
+    await deps.files.putFile(storageKey, staged.tempPath);
+  } finally {
+    await deps.staging.discard(staged);
+  }
+  try {
+    const upload = await insertUpload(
+      { id, org_id: principal.orgId, ...actorColumns(principal), filename, mime_type: mimeType, size: staged.size, sha256: staged.sha256, storage_key: storageKey },
+      deps.knex,
+    );
+    return upload.toPublic();
+  } catch (err) {
+    await deps.files.remove(storageKey);
+    throw err;
+  }
+}
+
+/** The organisation's upload, or undefined: another organisation's upload, or an id that is no UUID, is not found. */
+export async function findUpload(knex: Knex, orgId: string, uploadId: string): Promise<Upload | undefined> {
+  return /^[0-9a-f-]{36}$/i.test(uploadId) ? findOrgUpload(orgId, uploadId.toLowerCase(), knex) : undefined;
+}
+
+/** A page of the organisation's uploads, newest first. */
+export async function listUploads(knex: Knex, orgId: string, page: PageRequest): Promise<{ uploads: UploadView[]; next_cursor: string | null }> {
+  const { items, next_cursor } = pageResult(await listOrgUploads(orgId, page, knex), page);
+  return { uploads: items.map((u) => u.toPublic()), next_cursor };
+}

@@ -1,0 +1,57 @@
+/** The uploads table: files received to be signed, each one in the file store under its storage key. */
+import { Model } from 'objection';
+import type { MediaMimeType } from '../../media/formats.js';
+import type { Knex } from '../knex.js';
+import { applyPage, type PageRequest } from '../page.js';
+
+export class Upload extends Model {
+  static override tableName = 'uploads';
+  declare id: string;
+  declare org_id: string;
+  declare user_id: string | null;
+  declare api_key_id: string | null;
+  declare filename: string;
+  declare mime_type: MediaMimeType;
+  declare size: number;
+  declare sha256: string;
+  declare storage_key: string;
+  declare created_at: Date;
+
+  toPublic(): UploadView {
+    return {
+      upload_id: this.id,
+      sha256: this.sha256,
+      size: Number(this.size),
+      mime_type: this.mime_type,
+      filename: this.filename,
+      created_at: this.created_at.toISOString(),
+    };
+  }
+}
+
+export interface UploadView {
+  upload_id: string;
+  sha256: string;
+  size: number;
+  mime_type: MediaMimeType;
+  filename: string;
+  created_at: string;
+}
+
+export async function insertUpload(upload: Pick<Upload, 'id' | 'org_id' | 'user_id' | 'api_key_id' | 'filename' | 'mime_type' | 'size' | 'sha256' | 'storage_key'>, db?: Knex): Promise<Upload> {
+  return Upload.query(db).insert(upload).returning('*');
+}
+
+export async function findUploadById(id: string, db?: Knex): Promise<Upload | undefined> {
+  return Upload.query(db).findById(id);
+}
+
+/** The organisation's upload; another organisation's is not found. */
+export async function findOrgUpload(orgId: string, id: string, db?: Knex): Promise<Upload | undefined> {
+  return Upload.query(db).findOne({ id, org_id: orgId });
+}
+
+/** A page of the organisation's uploads, newest first. */
+export async function listOrgUploads(orgId: string, page: PageRequest, db?: Knex): Promise<Upload[]> {
+  return applyPage(Upload.query(db).where({ org_id: orgId }), page);
+}

@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { insertOrganisation } from '../../shared/db/repositories/organisations.js';
+import type { Principal } from '../../api/auth/principal.js';
+import { ApiError } from '../../api/errors.js';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../api/services/api-keys.js';
+import { addOrgUser, changeUserRole, removeOrgUser } from '../../api/services/org-users.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { rejection } from '../support/rejection.js';
+
+/** The services called as a test (or another front end) would: no HTTP, on a real database. */
+describe('account services without HTTP', () => {
+  let db: TestDatabase;
+  let adminOfA: Principal;
+  let adminId: string;
+  let orgB: string;
+  before(async () => {
+    db = await createTestDatabase();
+    const a = await insertOrganisation('Org A', db.knex);
+    orgB = (await insertOrganisation('Org B', db.knex)).id;
+    const admin = await addOrgUser(db.knex, a.id, { email: 'admin@a.example', password: 'a long enough passphrase', role: 'admin' }, 4);
+    adminId = admin.user_id;
+    adminOfA = { kind: 'user', userId: adminId, orgId: a.id, role: 'admin', email: admin.email };
+  });
+  after(() => db.drop());
+
+  it('createApiKey: the key is listed in its organisation only, and only there can it be revoked', async () => {
+    const created = await createApiKey(db.knex, adminOfA, 'ci');
+    expect(created.key.startsWith(created.prefix)).to.equal(true);
+    expect((await listApiKeys(db.knex, adminOfA.orgId)).map((k) => k.key_id)).to.deep.equal([created.key_id]);
+    expect(await listApiKeys(db.knex, orgB)).to.deep.equal([]);
+    const refused = await rejection(revokeApiKey(db.knex, orgB, created.key_id));
+    expect(refused).to.be.instanceOf(ApiError).and.include({ status: 404 });
+    await revokeApiKey(db.knex, adminOfA.orgId, created.key_id);
+    const [listed] = await listApiKeys(db.knex, adminOfA.orgId);
+    expect(listed!.revoked_at).to.be.a('string');
+    expect(listed).to.not.have.property('key');
+  });
+
+  it('changeUserRole and removeOrgUser: the last admin stays; another organisation cannot reach its users', async () => {
+    const demote = await rejection(changeUserRole(db.knex, adminOfA.orgId, adminId, 'signer'));
+    expect(demote).to.be.instanceOf(ApiError).and.include({ status: 409, code: 'last_admin' });
+    const fromB = await rejection(removeOrgUser(db.knex, orgB, adminId));
+    expect(fromB).to.be.instanceOf(ApiError).and.include({ status: 404 });
+    const signer = await addOrgUser(db.knex, adminOfA.orgId, { email: 'signer@a.example', password: 'another long passphrase', role: 'signer' }, 4);
+    expect(await changeUserRole(db.knex, adminOfA.orgId, signer.user_id, 'admin')).to.include({ role: 'admin', email: 'signer@a.example' });
+    expect(await changeUserRole(db.knex, adminOfA.orgId, adminId, 'viewer')).to.include({ role: 'viewer' });
+  });
+});
