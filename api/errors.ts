@@ -1,5 +1,4 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { z } from 'zod';
 import { ServiceError, type ErrorKind, type ServiceErrorOptions } from '../shared/errors.js';
 
 /** The HTTP edge: the status of each kind of error. */
@@ -34,32 +33,6 @@ export const unauthenticated = (message = 'authentication required', code = 'una
 export const forbidden = (message = 'your role does not allow this') => new ApiError('forbidden', 'forbidden', message);
 export const notFound = (what: string) => new ApiError('not_found', 'not_found', `${what} not found`);
 export const conflict = (message: string, code = 'conflict') => new ApiError('conflict', code, message);
-
-/** Parses a request body with a zod schema; the 400 names the first offending field. */
-export function parseBody<T>(schema: z.ZodType<T>, body: unknown): T {
-  // reportInput: zod 4 leaves issue.input out otherwise, and every wrong type would read as "is required".
-  const result = schema.safeParse(body ?? {}, { reportInput: true });
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const field = issue.path.join('.') || 'body';
-  const message = issue.code === 'invalid_type' && issue.input === undefined ? `${field} is required` : `${field}: ${issue.message}`;
-  throw badRequest(message);
-}
-
-/** The optional `discoverable` choice of a sign request or template: true, false, or absent/null (follow the organisation). */
-export function discoverableField(value: unknown): boolean | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'boolean') throw badRequest('discoverable must be true, false or null (follow the organisation)');
-  return value;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Path parameters that must be UUIDs: a malformed one is the client's mistake (400), not a miss (404). */
-export function uuidParam(value: unknown, name: string): string {
-  if (typeof value !== 'string' || !UUID.test(value)) throw badRequest(`${name} must be a UUID`, 'invalid_parameter');
-  return value.toLowerCase();
-}
 
 export const routeNotFound: RequestHandler = (req, _res, next) => {
   next(new ApiError('not_found', 'not_found', `no route for ${req.method} ${req.path}`));

@@ -1,30 +1,45 @@
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import { PASSWORD_MAX_BYTES, passwordProblem } from '../shared/passwords.js';
-import { ROLES } from '../shared/roles.js';
+import { passwordProblem } from '../shared/passwords.js';
 import { badRequest } from './errors.js';
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** Extra facts a refusal written with `refuse` carries to the parse helpers. */
+interface RefusalParams {
+  code: string;
+}
 
-export const emailField = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(254, 'must be at most 254 characters')
-  .regex(EMAIL, 'must be an e-mail address');
+/**
+ * Adds a zod issue worded in full: sent as "<field> <message>" (or the message alone at the top level) with its own
+ * error code, where a schema's ordinary issues read "<field>: <message>" with the parse's code.
+ */
+export function refuse(ctx: z.RefinementCtx, message: string, code = 'validation_error', path: PropertyKey[] = []): void {
+  ctx.addIssue({ code: 'custom', message, path, params: { code } satisfies RefusalParams, input: undefined });
+}
 
-// Length limits only here; strength is judged with the e-mail at hand (checkPasswordStrength).
-export const passwordField = z.string().min(1, 'is required').max(PASSWORD_MAX_BYTES * 4, 'is too long');
+/** The first issue of a failed parse as the client's 400: the message names the field. */
+function refusal(error: z.ZodError, defaultCode: string, separator: string) {
+  const issue = error.issues[0]!;
+  const field = issue.path.map(String).join('.');
+  const given = issue.code === 'custom' ? (issue.params as Partial<RefusalParams> | undefined) : undefined;
+  if (given?.code) return badRequest(field ? `${field} ${issue.message}` : issue.message, given.code);
+  const name = field || 'body';
+  // reportInput (below): zod 4 leaves issue.input out otherwise, and every wrong type would read as "is required".
+  const missing = issue.code === 'invalid_type' && issue.input === undefined;
+  return badRequest(missing ? `${name} is required` : `${name}${separator}${issue.message}`, defaultCode);
+}
 
-export const roleField = z.enum(ROLES, { message: `must be one of ${ROLES.join(', ')}` });
+/** Parses a JSON request body with its schema (api/schemas); the 400 (validation_error) names the first offending field. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
+  const result = schema.safeParse(body ?? {}, { reportInput: true });
+  if (result.success) return result.data;
+  throw refusal(result.error, 'validation_error', ': ');
+}
 
-export const nameField = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
-
-/** An optional per-request or per-template choice: true, false, or absent/null (follow the organisation's setting). */
-export function choiceOrOrgSetting(field: string, value: unknown): boolean | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'boolean') throw badRequest(`${field} must be true, false or null (follow the organisation)`);
-  return value;
+/** Parses path or query parameters with their schema (api/schemas); the 400 (invalid_parameter) reads "<name> <problem>". */
+export function parseParams<S extends z.ZodType>(schema: S, params: unknown): z.output<S> {
+  const result = schema.safeParse(params ?? {}, { reportInput: true });
+  if (result.success) return result.data;
+  throw refusal(result.error, 'invalid_parameter', ' ');
 }
 
 export function checkPasswordStrength(password: string, email: string): void {

@@ -64,16 +64,6 @@ async function readiness(ctx: AppContext): Promise<Record<string, CheckResult>> 
 
 export function healthRouter(ctx: AppContext): Router {
   const router = Router();
-  /**
-   * @openapi
-   * /health:
-   *   get:
-   *     tags: [Operations]
-   *     summary: Liveness, and reachability of the database and Redis
-   *     responses:
-   *       200: { description: All dependencies answer, content: { application/json: { schema: { $ref: '#/components/schemas/Health' } } } }
-   *       503: { description: The database does not answer, content: { application/json: { schema: { $ref: '#/components/schemas/Health' } } } }
-   */
   router.get('/health', async (_req, res) => {
     const [database, redis] = await Promise.all([databaseAnswers(ctx), ctx.pingRedis().catch(() => false)]);
     // Without Redis the embedded queue still works, so only the database decides the status code.
@@ -84,17 +74,6 @@ export function healthRouter(ctx: AppContext): Router {
     });
   });
 
-  /**
-   * @openapi
-   * /health/ready:
-   *   get:
-   *     tags: [Operations]
-   *     summary: "Readiness: whether this process can take sign requests now"
-   *     description: "200 when the database, Redis (for the BullMQ queue), the file store, the key vault (asked for the issuing CA's key) and a valid issuing CA for organisations' signing certificates (signing_certificate) are all there; otherwise 503 with the failing parts named in checks. Use it for load-balancer readiness; /health is the liveness check. Whether one organisation may sign (its own certificate revoked) is answered by POST /v1/media/sign (503 no_signing_certificate) and GET /org/signing-certificate."
-   *     responses:
-   *       200: { description: Ready, content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }
-   *       503: { description: Not ready; checks names what fails, content: { application/json: { schema: { $ref: '#/components/schemas/Readiness' } } } }
-   */
   router.get('/health/ready', async (_req, res) => {
     const checks = await readiness(ctx);
     const failing = Object.entries(checks).filter(([, v]) => !PASSING.includes(v)).map(([k]) => k);

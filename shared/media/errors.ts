@@ -8,7 +8,12 @@ import { ServiceError, type ErrorKind } from '../errors.js';
  */
 export type MediaRejection = 'empty' | 'unsupported' | 'corrupt' | 'too_large' | 'too_many_pixels';
 
-/** Each reason's kind and outward code; a corrupt file's code names images apart from other media. */
+/**
+ * Each reason's kind and outward code: content of no supported format is unsupported (HTTP 415); an empty or damaged
+ * file invalid (400; corrupt_image for images, corrupt_media for video, audio and a file whose format cannot be told);
+ * an SVG over its bound too large (413); an image declaring more than MAX_IMAGE_PIXELS unprocessable (422: the request
+ * is within the size limits, the image it describes is not; a sign job fails at once, no retry can help).
+ */
 const OUTWARD: Record<MediaRejection, [ErrorKind, string]> = {
   empty: ['invalid', 'empty_file'],
   unsupported: ['unsupported', 'unsupported_media_type'],

@@ -7,6 +7,7 @@ import request from 'supertest';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import { sniffMediaType } from '../../shared/c2pa/media-type.js';
 import { signAsset } from '../../shared/c2pa/sign-asset.js';
+import { webFormatsModule } from '../../api/web-app.js';
 import { identifyMedia, identifyMediaBytes, MEDIA_FORMATS } from '../../shared/media/formats.js';
 import { SVG_MAX_BYTES } from '../../shared/media/walks/svg.js';
 import { initPki } from '../../shared/pki/init.js';
@@ -36,13 +37,16 @@ describe('media: formats recognised by content, structure walks', function () {
   });
 
   describe('the registry', function () {
-    it("Verify's file pickers accept every format of the registry, by type and by extension", function () {
-      const verifyJs = readFileSync(new URL('../../web/app/verify.js', import.meta.url), 'utf8');
-      const list = (name: string) => /\[([^\]]*)\]/.exec(verifyJs.slice(verifyJs.indexOf(`${name} = [`)))![1]!.match(/'[^']+'/g)!.map((s) => s.slice(1, -1));
-      const types = list('VERIFIABLE_TYPES');
-      const extensions = list('VERIFIABLE_EXTENSIONS');
+    it("Verify's file pickers accept every format of the registry, by type and by extension", async function () {
+      // The pages import the registry as the server renders it (/app/formats.js) and build their accept lists from it.
+      const served = await import(`data:text/javascript,${encodeURIComponent(webFormatsModule())}`) as { MEDIA_FORMATS: { mimeType: string; extensions: string[] }[] };
+      const types = served.MEDIA_FORMATS.map((f) => f.mimeType);
+      const extensions = served.MEDIA_FORMATS.flatMap((f) => f.extensions);
       expect([...types].sort()).to.deep.equal(MEDIA_FORMATS.map((f) => f.mimeType).sort());
       expect([...extensions].sort()).to.deep.equal(MEDIA_FORMATS.flatMap((f) => f.extensions).sort());
+      const verifyJs = readFileSync(new URL('../../web/app/verify.js', import.meta.url), 'utf8');
+      expect(verifyJs).to.match(/import \{ MEDIA_FORMATS \} from '\.\/formats\.js';/);
+      expect(verifyJs).to.match(/VERIFY_ACCEPT = acceptList\(MEDIA_FORMATS\)/);
       expect(verifyJs).to.match(/accept: VERIFY_ACCEPT/);
       const publicJs = readFileSync(new URL('../../web/app/public-verify.js', import.meta.url), 'utf8');
       expect(publicJs).to.match(/accept: VERIFY_ACCEPT/);

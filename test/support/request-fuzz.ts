@@ -450,7 +450,8 @@ export function buildRequest(doc: OpenApiDoc, op: Operation, c: FuzzCase, ctx: F
   // The body the operation declares (JSON, multipart or a raw image), none, or one of another kind.
   let body: Buffer = Buffer.alloc(0);
   let contentType: string | undefined;
-  const kinds = op.bodyTypes.length ? op.bodyTypes : ['none'];
+  // A route that takes the file as the body lists each media type it reads; all of them are one kind here, a raw file.
+  const kinds = op.bodyTypes.length ? [...new Set(op.bodyTypes.map((t) => (/^(image|video|audio)\//.test(t) ? 'image/*' : t)))] : ['none'];
   const otherKind = ['application/json', 'multipart/form-data', 'image/*'].find((t) => !kinds.includes(t))!;
   const kind = c.body === 'none' ? 'none' : c.body === 'other' ? otherKind : kinds[c.multipart.fileIndex % kinds.length]!;
   if (kind === 'application/json') {

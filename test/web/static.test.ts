@@ -57,6 +57,17 @@ describe('web app: static files and their security headers', () => {
     await request(api.app).get('/app/icon.svg').expect(200).expect('Content-Type', /image\/svg\+xml/);
   });
 
+  it("serves /app/formats.js: the registry's formats, the same the API's description lists for uploads", async () => {
+    const res = await request(api.app).get('/app/formats.js').expect(200).expect('Content-Type', /javascript/);
+    expect(res.headers['content-security-policy']).to.contain("script-src 'self'");
+    const served = (await import(`data:text/javascript,${encodeURIComponent(res.text)}`)) as { MEDIA_FORMATS: { mimeType: string }[] };
+    const doc = (await request(api.app).get('/openapi.json').expect(200)).body;
+    const uploadTypes = doc.paths['/v1/media/upload'].post.requestBody.content['multipart/form-data'].encoding.file.contentType.split(', ');
+    expect(served.MEDIA_FORMATS.map((f) => f.mimeType)).to.deep.equal(uploadTypes);
+    // Every page that offers a file picker builds it from that module.
+    for (const page of ['verify.js', 'sign.js']) expect(readFileSync(path.join(APP_DIR, page), 'utf8'), page).to.contain("import { MEDIA_FORMATS } from './formats.js';");
+  });
+
   it('leaves the API as it was: unknown paths are JSON 404s, /docs keeps helmet’s default policy', async () => {
     const missing = await request(api.app).get('/app/nope.js').expect(404);
     expect(missing.body.error.code).to.equal('not_found');

@@ -4,7 +4,8 @@
 import { api, seg } from './api.js';
 import { dropZone } from './drop-zone.js';
 import { announce, field, formatBytes, h, messageBox, pageTitle, shown } from './dom.js';
-import { refusalFor } from './files.js';
+import { acceptList, refusalFor, SIGNABLE } from './files.js';
+import { MEDIA_FORMATS } from './formats.js';
 import { anchorDetails, anchorInfo, downloadButton, hasAnchoring, isSettled, statusLabel } from './jobs.js';
 import { describeError, describeJobError } from './messages.js';
 import { loadAllTemplates, templateSummary } from './templates.js';
@@ -107,7 +108,7 @@ export function signPage(ctx) {
   const zone = dropZone({
     label: 'Drop a JPEG or PNG image here',
     hint: 'JPEG and PNG only',
-    accept: 'image/jpeg,image/png,.jpg,.jpeg,.png',
+    accept: acceptList(MEDIA_FORMATS.filter((f) => SIGNABLE.has(f.mimeType))),
     onFile: (f) => choose(f),
     onRefuse: (why) => refuse(why),
   });

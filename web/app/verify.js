@@ -4,24 +4,18 @@
 import { api } from './api.js';
 import { dropZone } from './drop-zone.js';
 import { formatBytes, h, messageBox, pageTitle } from './dom.js';
+import { acceptList, formatsHint } from './files.js';
+import { MEDIA_FORMATS } from './formats.js';
 import { describeError } from './messages.js';
 import { resultBody } from './recovered-view.js';
 
 /**
- * What Verify accepts: the media formats of the service's registry (shared/media/formats.ts), by MIME type and by
- * extension (browsers do not know every type, HEIC and DNG among them). test/media/formats.test.ts keeps this in step.
+ * What Verify accepts: every media format of the service's registry, served as /app/formats.js, by MIME type and by
+ * extension (browsers do not know every type, HEIC and DNG among them).
  */
-export const VERIFIABLE_TYPES = [
-  'image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/tiff', 'image/x-adobe-dng', 'image/avif', 'image/heic', 'image/heif',
-  'image/jxl', 'image/svg+xml', 'video/mp4', 'video/x-m4v', 'video/quicktime', 'video/x-msvideo', 'audio/mp4', 'audio/mpeg',
-  'audio/wav', 'audio/flac',
-];
-const VERIFIABLE_EXTENSIONS = [
-  'jpg', 'jpeg', 'png', 'webp', 'gif', 'tif', 'tiff', 'dng', 'avif', 'heic', 'heif', 'hif', 'jxl', 'svg', 'mp4', 'm4v', 'mov', 'qt',
-  'avi', 'm4a', 'm4b', 'mp3', 'wav', 'wave', 'flac',
-];
-export const VERIFY_ACCEPT = [...VERIFIABLE_TYPES, ...VERIFIABLE_EXTENSIONS.map((e) => `.${e}`)].join(',');
-export const VERIFY_HINT = 'Images (JPEG, PNG, WebP, GIF, TIFF, DNG, HEIC, AVIF, JPEG XL, SVG), video (MP4, MOV, AVI) and audio (MP3, M4A, WAV, FLAC)';
+export const VERIFIABLE_TYPES = MEDIA_FORMATS.map((f) => f.mimeType);
+export const VERIFY_ACCEPT = acceptList(MEDIA_FORMATS);
+export const VERIFY_HINT = formatsHint(MEDIA_FORMATS);
 
 export function verifyPage(ctx) {
   const { main, signal } = ctx;

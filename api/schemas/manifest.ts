@@ -1,0 +1,123 @@
+import { ManifestInputError, parseManifestDefaults, parseManifestRequest } from '../../shared/c2pa/parse-manifest.js';
+import {
+  DEFAULT_DIGITAL_SOURCE_TYPE,
+  IPTC_DIGITAL_SOURCE_TYPE_PREFIX,
+  MANIFEST_LIMITS,
+  PARTY_TYPES,
+  TRAINING_MINING_CHOICES,
+  TRAINING_MINING_USES,
+} from '../../shared/domain/manifest-input.js';
+import { refuse } from '../validation.js';
+import { z } from './zod.js';
+
+/**
+ * The manifest fields of sign requests and templates. The field rules (trimming, code-point lengths, control
+ * characters, dates, URLs) are shared/c2pa/manifest-definition.ts's, which the worker applies too: each schema here
+ * runs them first and checks their result against the described shape. Lengths are counted in code points there, so
+ * the shape states them (maxLength) rather than counting UTF-16 units again.
+ */
+
+const text = (max: number, description: string) => z.string().openapi({ maxLength: max, description });
+
+const Party = z
+  .object({
+    name: text(MANIFEST_LIMITS.partyName, 'the name'),
+    url: z.string().optional().openapi({ format: 'uri', maxLength: MANIFEST_LIMITS.url, description: 'http or https' }),
+    type: z.enum(PARTY_TYPES).optional().openapi({ default: 'Organization' }),
+  })
+  .strict()
+  .openapi('Party', { description: 'a schema.org Organization (default) or Person' });
+
+export const TrainingMiningEntry = z
+  .object({
+    use: z.enum(TRAINING_MINING_CHOICES),
+    constraint_info: text(MANIFEST_LIMITS.constraintInfo, 'only with use constrained: the conditions (a licence, a policy URL, free text)').optional(),
+  })
+  .strict()
+  .openapi('TrainingMiningEntry');
+
+const TrainingMining = z
+  .object(Object.fromEntries(TRAINING_MINING_USES.map((use) => [use, TrainingMiningEntry.optional()])) as Record<(typeof TRAINING_MINING_USES)[number], z.ZodOptional<typeof TrainingMiningEntry>>)
+  .strict()
+  .openapi('TrainingMining', {
+    minProperties: 1,
+    description:
+      'AI training and data mining choices, written as the entries of the CAWG training and data mining assertion (cawg.training-mining). A use left out is not stated; consumers treat constrained as notAllowed unless they obtain permission.',
+  });
+
+const CREATOR = 'the author, written as a schema.org Person in a CreativeWork assertion';
+
+/** The fields a template may give (ManifestDefaults), also the sign request's besides title and dateCreated. */
+const defaultFields = {
+  creator: text(MANIFEST_LIMITS.creator, CREATOR).optional(),
+  description: text(MANIFEST_LIMITS.description, 'caption or description (CreativeWork description)').optional(),
+  digitalSourceType: z
+    .string()
+    .optional()
+    .openapi({
+      description: `IPTC digital source type URL (${IPTC_DIGITAL_SOURCE_TYPE_PREFIX}<code>) for the c2pa.created action; default ${DEFAULT_DIGITAL_SOURCE_TYPE}. Ignored when the upload already carries a manifest (then c2pa.opened with it as parent ingredient).`,
+    }),
+  publisher: Party.optional().openapi({ description: 'CreativeWork publisher' }),
+  copyrightHolder: Party.optional().openapi({ description: 'CreativeWork copyrightHolder' }),
+  copyrightNotice: text(MANIFEST_LIMITS.copyrightNotice, 'CreativeWork copyrightNotice, e.g. "© 2025 Daily Planet"').optional(),
+  trainingMining: TrainingMining.optional(),
+  thumbnail: z
+    .boolean()
+    .optional()
+    .openapi({
+      description:
+        'embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image or of a frame of a video (taken by ffmpeg where the worker has it). Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, and video without ffmpeg are signed without one.',
+    }),
+};
+
+const perRequestFields = {
+  title: text(MANIFEST_LIMITS.title, "the work's title (dc:title of the manifest)"),
+  dateCreated: z.string().optional().openapi({ maxLength: MANIFEST_LIMITS.dateCreated, description: 'ISO 8601 date (YYYY-MM-DD) or date-time with a zone (CreativeWork dateCreated)' }),
+};
+
+export const ManifestDefaults = z
+  .object(defaultFields)
+  .strict()
+  .openapi('ManifestDefaults', {
+    description: "A manifest template's defaults: the sign request's manifest fields, with the same rules, except title and dateCreated (given per request). All optional.",
+  });
+
+/** The manifest a job applies: complete (title and creator). */
+export const ManifestInput = z
+  .object({ ...perRequestFields, ...defaultFields, creator: text(MANIFEST_LIMITS.creator, CREATOR) })
+  .strict()
+  .openapi('ManifestInput', { description: "A complete manifest: a job's, with its template's defaults merged under the request's fields." });
+
+const ManifestRequest = z
+  .object({ ...perRequestFields, ...defaultFields })
+  .strict()
+  .openapi('ManifestRequest', {
+    description: "The manifest of a sign request: title is required, and creator unless the template (template_id) gives one. A field given here replaces the template's whole value.",
+  });
+
+/** Runs the manifest field rules on a request's `manifest`; a field they refuse is an issue at that field. */
+function byFieldRules<T>(parse: (raw: unknown) => T, missing: string) {
+  return (value: unknown, ctx: z.RefinementCtx): T => {
+    if (value === undefined) {
+      refuse(ctx, missing);
+      return z.NEVER;
+    }
+    try {
+      return parse(value);
+    } catch (err) {
+      if (!(err instanceof ManifestInputError)) throw err;
+      const prefix = `manifest.${err.field}: `;
+      ctx.addIssue({ code: 'custom', message: err.message.slice(prefix.length), path: err.field.split('.'), input: value });
+      return z.NEVER;
+    }
+  };
+}
+
+/** A sign request's `manifest`. */
+export const manifestRequestField = z.preprocess(
+  byFieldRules(parseManifestRequest, 'is required (an object with title, and creator unless the template gives one)'),
+  ManifestRequest,
+);
+
+/** A template's `manifest` (its defaults). */
+export const manifestDefaultsField = z.preprocess(byFieldRules(parseManifestDefaults, 'is required (the defaults; {} for none)'), ManifestDefaults);

@@ -1,0 +1,56 @@
+import type { ZodContentObject } from '@asteasolutions/zod-to-openapi';
+import type { MediaKind } from '../../shared/media/format-descriptor.js';
+import { MEDIA_FORMATS } from '../../shared/media/formats.js';
+import { z } from './zod.js';
+
+/**
+ * The media formats of the contract, from the format registry (shared/media/formats.ts): the one place the API's
+ * description reads them, so a format added there is in /openapi.json, /docs and the web app's pickers at once.
+ */
+export const mediaFormats = MEDIA_FORMATS.map(({ mimeType, extensions, kind, label }) => ({ mimeType, extensions: [...extensions], kind, label }));
+
+const typesOf = (kinds: readonly MediaKind[]) => mediaFormats.filter((f) => kinds.includes(f.kind)).map((f) => f.mimeType);
+
+/** "JPEG, PNG, ... images; MP4, ... video; ... audio", for descriptions. */
+export function formatsInWords(kinds: readonly MediaKind[] = ['image', 'video', 'audio']): string {
+  const names = (kind: MediaKind) => mediaFormats.filter((f) => f.kind === kind).map((f) => f.label.replace(/ (image|video|audio|raw image)$/, ''));
+  const words: Record<MediaKind, string> = { image: 'images', video: 'video', audio: 'audio' };
+  return kinds.map((kind) => `${names(kind).join(', ')} ${words[kind]}`).join('; ');
+}
+
+/** The MIME type of a stored upload or signed file. */
+export const MediaType = z.enum(mediaFormats.map((f) => f.mimeType) as [string, ...string[]]).openapi('MediaType', {
+  description: 'a format of the registry, told by content when the file was uploaded',
+});
+
+const binary = z.string().openapi({ format: 'binary' });
+
+/** A multipart/form-data body with one part named file, of one of the formats of `kinds`. */
+function multipartFile(kinds: readonly MediaKind[]): ZodContentObject {
+  return {
+    'multipart/form-data': {
+      schema: z.object({ file: binary }),
+      encoding: { file: { contentType: typesOf(kinds).join(', ') } },
+    },
+  };
+}
+
+/** The file as the whole body, in its own media type: one entry per format of `kinds`. */
+function rawFile(kinds: readonly MediaKind[]): ZodContentObject {
+  return Object.fromEntries(typesOf(kinds).map((type) => [type, { schema: binary }]));
+}
+
+const ALL_KINDS: readonly MediaKind[] = ['image', 'video', 'audio'];
+
+/** Request bodies of the media routes: what each takes, by media type. */
+export const mediaBodies = {
+  /** POST /v1/media/upload and /v1/media/verify: multipart only. */
+  upload: { required: true, content: multipartFile(ALL_KINDS) },
+  /** POST /v1/verify: multipart or the raw file, every format. */
+  anyFile: { required: true, content: { ...multipartFile(ALL_KINDS), ...rawFile(ALL_KINDS) } },
+  /** POST /v1/matches/byContent: images only (their fingerprint). */
+  image: { required: true, content: { ...rawFile(['image']), ...multipartFile(['image']) } },
+};
+
+/** A signed file in its own media type. */
+export const signedFileContent: ZodContentObject = Object.fromEntries(mediaFormats.map((f) => [f.mimeType, { schema: binary }]));

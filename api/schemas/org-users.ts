@@ -1,0 +1,64 @@
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { dateTime, emailField, errors, json, noContent, passwordField, Role, userOnly, uuid, uuidField, refusals } from './common.js';
+import { z } from './zod.js';
+
+export const NewOrgUser = z.object({ email: emailField, password: passwordField, role: Role }).openapi('NewOrgUser');
+export const OrgUserPatch = z.object({ role: Role });
+export const OrgUserParams = z.object({ user_id: uuidField });
+
+const OrgUser = z
+  .object({ user_id: uuid, email: z.string(), org_id: uuid, role: Role, created_at: dateTime })
+  .openapi('OrgUser');
+
+const tags = ['Organisation'];
+const security = userOnly;
+
+export const orgUsersPaths: RouteConfig[] = [
+  {
+    method: 'get',
+    path: '/org/users',
+    tags,
+    summary: "List the users of the caller's organisation (admin)",
+    security,
+    responses: {
+      200: json(z.object({ users: z.array(OrgUser) }), 'Users'),
+      ...refusals(401, 403),
+    },
+  },
+  {
+    method: 'post',
+    path: '/org/users',
+    tags,
+    summary: "Add a user with a role to the caller's organisation (admin)",
+    security,
+    request: { body: { required: true, content: { 'application/json': { schema: NewOrgUser } } } },
+    responses: {
+      201: json(OrgUser, 'Created user'),
+      ...refusals(400, 401, 403, 409),
+    },
+  },
+  {
+    method: 'patch',
+    path: '/org/users/{user_id}',
+    tags,
+    summary: "Change a user's role (admin); the last admin cannot be demoted",
+    security,
+    request: { params: OrgUserParams, body: { required: true, content: { 'application/json': { schema: OrgUserPatch } } } },
+    responses: {
+      200: json(OrgUser, 'Updated user'),
+      ...refusals(400, 401, 403, 404, 409),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/org/users/{user_id}',
+    tags,
+    summary: 'Remove a user (admin); the last admin cannot be removed',
+    security,
+    request: { params: OrgUserParams },
+    responses: {
+      204: noContent('Removed'),
+      ...refusals(400, 401, 403, 404, 409),
+    },
+  },
+];

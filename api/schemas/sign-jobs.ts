@@ -1,0 +1,161 @@
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { JOB_STATUSES } from '../../shared/job-status.js';
+import { refuse } from '../validation.js';
+import { Anchor } from './anchors.js';
+import { dateTime, errorResponse, errors, json, nextCursor, orgChoice, pageFields, toPageRequest, uri, userOrApiKey, uuid, uuidField, refusals } from './common.js';
+import { ManifestInput, manifestRequestField } from './manifest.js';
+import { MediaType, signedFileContent } from './media.js';
+import { z } from './zod.js';
+
+/** Longest `?wait=` a client may ask for (issue: N <= 30 seconds). */
+const MAX_WAIT_SECONDS = 30;
+
+// Keys in the order the checks report: the choices, the upload, the manifest, the template.
+export const SignInput = z
+  .object({
+    discoverable: orgChoice(
+      'whether the signed file (over the template choice) is discoverable in the public manifest repository (lookup by content or binding, GET /v1/manifests/{id})',
+    ),
+    soft_binding: orgChoice(
+      'whether an image is signed with a soft binding (over the template choice): its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content; false skips the fingerprint',
+    ),
+    upload_id: z.preprocess((value, ctx) => {
+      if (value === undefined || typeof value === 'string') return value;
+      refuse(ctx, 'must be a string');
+      return z.NEVER;
+    }, z.string().openapi({ format: 'uuid', description: 'an upload of the organisation (POST /v1/media/upload)' })),
+    manifest: manifestRequestField,
+    template_id: uuidField
+      .nullable()
+      .optional()
+      .transform((id) => id ?? null)
+      .openapi({ description: "one of the organisation's manifest templates: its defaults apply under the manifest's fields" }),
+  })
+  .openapi('SignInput');
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+/** The sign request's header, parsed as { 'Idempotency-Key': req.get('idempotency-key') }. */
+export const SignHeaders = z.object({
+  'Idempotency-Key': z
+    .string()
+    .regex(IDEMPOTENCY_KEY, 'must be 1-200 visible ASCII characters')
+    .optional()
+    .openapi({ maxLength: 200, description: 'repeating a request with the same key (and the same body) returns the same job' }),
+});
+
+export const JobsQuery = z
+  .object({
+    ...pageFields,
+    status: z.enum(JOB_STATUSES, { error: `must be one of ${JOB_STATUSES.join(', ')}` }).optional(),
+  })
+  .transform(({ status, ...page }) => ({ status, page: toPageRequest(page) }));
+
+export const JobParams = z.object({ job_id: uuidField });
+
+const WAIT = `must be a whole number of seconds from 0 to ${MAX_WAIT_SECONDS}`;
+export const JobQuery = z.object({
+  wait: z.preprocess(
+    (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
+    z.number({ error: WAIT }).int(WAIT).min(0, WAIT).max(MAX_WAIT_SECONDS, WAIT).default(0),
+  ),
+});
+
+export const FileParams = z.object({ file_id: uuidField });
+
+const Job = z
+  .object({
+    job_id: uuid,
+    status: z.enum(JOB_STATUSES).openapi({
+      description: 'queued -> processing -> signed (file ready) -> anchoring (batch sealed, transaction sent) -> anchored (confirmed); or failed',
+    }),
+    upload_id: uuid,
+    manifest: ManifestInput.openapi({
+      description: "the manifest the job applies: with a template, its defaults merged under the request's fields (kept as signed: later template edits do not change it)",
+    }),
+    template: z
+      .object({ id: uuid, version: z.number().int() })
+      .nullable()
+      .openapi({ description: 'the manifest template and version the job used (GET /v1/manifest-templates/{id}/versions/{version}); null without one' }),
+    attempts: z.number().int(),
+    created_at: dateTime,
+    updated_at: dateTime,
+    status_url: uri,
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    signed_file: z
+      .object({
+        file_id: uuid,
+        sha256: z.string(),
+        size: z.number().int(),
+        mime_type: MediaType,
+        certificate_serial: z.string().openapi({ description: 'serial (hex) of the signing certificate' }),
+        certificate_subject: z
+          .string()
+          .nullable()
+          .openapi({ description: "subject of the signing certificate: the organisation's name (null for files signed before per-organisation certificates)" }),
+        download_url: uri,
+      })
+      .nullable(),
+    anchor: Anchor.nullable().openapi({ description: "the signed file's on-chain anchor (null before the file exists)" }),
+  })
+  .openapi('Job');
+
+const tags = ['Media'];
+
+export const signJobsPaths: RouteConfig[] = [
+  {
+    method: 'post',
+    path: '/v1/media/sign',
+    tags,
+    summary: 'Queue an upload for C2PA signing; answers 202 at once with the job',
+    description:
+      "The organisation signs with its own certificate and vault key. Repeating a request with the same Idempotency-Key (same upload_id, template_id and manifest) returns the same job. With template_id, the organisation's manifest template gives the defaults and the request's manifest fields replace the template's (title is always required; creator only when the template gives none); the job records the template version and the merged manifest it applies.",
+    security: userOrApiKey,
+    request: { headers: SignHeaders, body: { required: true, content: { 'application/json': { schema: SignInput } } } },
+    responses: {
+      202: json(Job, 'Queued (or the existing job for this Idempotency-Key)'),
+      ...refusals(400, 401, 403, 404, 409),
+      503: errorResponse(
+        'Nothing was recorded: no_signing_certificate (no valid signing certificate; an operator must issue one) or queue_unavailable (retry later); both with Retry-After',
+      ),
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/media/jobs',
+    tags,
+    summary: "The organisation's sign jobs, newest first",
+    security: userOrApiKey,
+    request: { query: JobsQuery },
+    responses: {
+      200: json(z.object({ jobs: z.array(Job), next_cursor: nextCursor }), 'A page of jobs'),
+      ...refusals(400, 401),
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/media/jobs/{job_id}',
+    tags,
+    summary: "A sign job's status; with ?wait=N holds the request until the job leaves queued/processing or N seconds pass",
+    description:
+      '?wait= returns once the file is signed; it does not wait for anchoring (status signed -> anchoring -> anchored), which follows within about ANCHOR_BATCH_MAX_AGE_MS plus the confirmations. The anchor object carries the proof once anchored.',
+    security: userOrApiKey,
+    request: { params: JobParams, query: JobQuery },
+    responses: {
+      200: json(Job, 'The job'),
+      ...refusals(400, 401, 404),
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/media/files/{file_id}',
+    tags,
+    summary: 'Download a signed file',
+    security: userOrApiKey,
+    request: { params: FileParams },
+    responses: {
+      200: { description: 'The signed file, in its own media type (Content-Type as stored)', content: signedFileContent },
+      ...refusals(400, 401, 404),
+    },
+  },
+];

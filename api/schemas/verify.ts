@@ -1,0 +1,151 @@
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
+import { AnchorVerification } from './anchors.js';
+import { dateTime, errors, json, uri, userOrApiKey, refusals } from './common.js';
+import { TrainingMiningEntry } from './manifest.js';
+import { formatsInWords, mediaBodies } from './media.js';
+import { z } from './zod.js';
+
+const strings = z.array(z.string());
+
+const Verification = z
+  .object({
+    validation_state: z
+      .enum(['Trusted', 'Valid', 'Invalid', 'none'])
+      .openapi({ description: 'c2pa-rs verdict with the service root as the only trust anchor; none = no manifest' }),
+    active_manifest: z.string().nullable(),
+    manifest: z
+      .object({
+        title: z.string().nullable(),
+        creator: z.string().nullable(),
+        claim_generator: z.string().nullable(),
+        signed_at: z.string().nullable().openapi({ description: 'signing time from the RFC 3161 timestamp, when present (same as timestamp.time)' }),
+        actions: strings,
+        ingredients: z.array(z.object({}).passthrough()),
+        assertions: strings.openapi({ description: 'labels of the assertions c2pa-rs lists (not the hash and thumbnail assertions)' }),
+        publisher: z.string().nullable().openapi({ description: 'CreativeWork publisher name' }),
+        copyright_holder: z.string().nullable().openapi({ description: 'CreativeWork copyrightHolder name' }),
+        copyright_notice: z.string().nullable(),
+        training_mining: z
+          .record(z.string(), TrainingMiningEntry)
+          .nullable()
+          .openapi({ description: 'entries of the cawg.training-mining (or C2PA 1.x c2pa.training-mining) assertion, e.g. {"cawg.ai_training": {"use": "notAllowed"}}' }),
+        thumbnail: z.object({ format: z.string() }).nullable().openapi({ description: 'the claim thumbnail, when the manifest has one' }),
+      })
+      .partial()
+      .nullable(),
+    signer: z.object({ subject: z.string(), serial: z.string(), issuer: z.string() }).partial().nullable(),
+    status: z.object({ success: strings, informational: strings, failure: strings }).partial(),
+    timestamp: z
+      .object({
+        time: dateTime.nullable().openapi({ description: 'genTime of the timestamp token' }),
+        validated: z.boolean().openapi({ description: 'timeStamp.validated: the token stamps this signature and its TSA signature verifies' }),
+        trusted: z.boolean().openapi({ description: "timeStamp.trusted: the TSA certificate chains to the service's root" }),
+        codes: strings.openapi({ description: 'the timeStamp.* status codes c2pa-rs reported' }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          'The RFC 3161 timestamp (sigTst2) of the signature; null without one. The signing time is `time`, taken from the timestamp. With a validated and trusted timestamp the signing certificate is judged at that time, so a file stays Trusted after its certificate expires.',
+      }),
+    revocation: z.object({
+      status: z.enum(['good', 'revoked', 'expired', 'not_issued_by_service', 'no_signer']),
+      revoked_at: dateTime.optional(),
+      reason: z.string().optional(),
+    }),
+    mime_type: z.string(),
+    sha256: z.string(),
+    anchor: AnchorVerification,
+  })
+  .openapi('Verification');
+
+const RecoveredManifest = z
+  .object({
+    manifest_id: z.string(),
+    manifest_url: uri,
+    thumbnail_url: uri.openapi({ description: 'a small JPEG of the signed image, for side-by-side comparison' }),
+    recovered_by: z.enum(['fingerprint']),
+    bound_to_file: z.literal(false),
+    note: z.string(),
+    distance: z.number().int().min(0).max(64).openapi({ description: 'Hamming distance between the ISCC Image-Codes' }),
+    similarity_score: z.number().int().min(0).max(100),
+    alg: z.enum([ISCC_IMAGE_SOFT_BINDING_ALG]),
+    fingerprint: z.string().openapi({ description: "the signed image's ISCC Image-Code" }),
+    manifest: z.object({}).passthrough().nullable(),
+    signer: z.object({}).passthrough().nullable(),
+    signature: z
+      .enum(['trusted', 'valid', 'invalid'])
+      .openapi({ description: 'the stored manifest signature on its own; the hard binding (data hash of the original) cannot be checked without the original and is left out' }),
+    status: z.object({}).passthrough().openapi({ description: 'every code c2pa-rs gave the stored manifest, the hard-binding failure included' }),
+    revocation: z.object({}).passthrough(),
+    signed_sha256: z.string(),
+    anchor: z.object({}).passthrough().nullable(),
+  })
+  .partial()
+  .openapi('RecoveredManifest', {
+    description: 'A manifest recovered by fingerprint: it belongs to a similar signed image and is NOT bound to the bytes sent (bound_to_file false).',
+  });
+
+const PublicVerification = Verification.extend({
+  fingerprint: z.string().nullable().openapi({ description: "the file's ISCC Image-Code, computed when it has no manifest" }),
+  recovered: z.array(RecoveredManifest).openapi({ description: 'empty for a file with an embedded manifest' }),
+  recovered_note: z.string().nullable(),
+  checked_at: dateTime,
+  permalink: uri.optional().openapi({ description: 'the verify page of this result (public verification only)' }),
+}).openapi('PublicVerification');
+
+const SHA256 = /^[0-9a-f]{64}$/;
+
+export const VerificationParams = z.object({
+  sha256: z
+    .string()
+    .transform((s) => s.toLowerCase())
+    .pipe(z.string().regex(SHA256, 'must be 64 hexadecimal digits'))
+    .openapi({ pattern: SHA256.source }),
+});
+
+export const verifyPaths: RouteConfig[] = [
+  {
+    method: 'post',
+    path: '/v1/media/verify',
+    tags: ['Media'],
+    summary: "Validate a file's C2PA manifest against the service's root CA and report the signer's revocation status and on-chain anchor",
+    description: `Takes every format the service signs (${formatsInWords()}), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).`,
+    security: userOrApiKey,
+    request: { body: mediaBodies.upload },
+    responses: {
+      200: json(PublicVerification, 'The verdict'),
+      ...refusals(400, 401, 413, 415),
+      422: errors.unreadableCredentials,
+      503: errors.verificationBusy,
+    },
+  },
+  {
+    method: 'post',
+    path: '/v1/verify',
+    tags: ['Public verification'],
+    summary: 'Verify any file without an account: its embedded Content Credentials, or the ones recovered by its fingerprint',
+    description: `Every format the service signs (${formatsInWords()}), as multipart/form-data (part file) or as the body in its own media type. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: \`recovered\`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}); nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight: 429 too_many_concurrent_requests).`,
+    request: { body: mediaBodies.anyFile },
+    responses: {
+      200: json(PublicVerification, 'The verdict'),
+      ...refusals(400, 413, 415),
+      422: errors.unreadableCredentials,
+      429: errors.rateLimited,
+      503: errors.verificationBusy,
+    },
+  },
+  {
+    method: 'get',
+    path: '/v1/verify/{sha256}',
+    tags: ['Public verification'],
+    summary: 'The last public verification of a file, by its SHA-256 (the permalink of the verify page)',
+    description:
+      'What POST /v1/verify answered for a file with this hash, and when (checked_at), brought up to date as it is read: recovered manifests are looked up again by the stored fingerprint (a file no longer discoverable is not shown), and the signer\'s revocation and the file\'s anchor are read again. Only files someone verified publicly are known here; a file the service signed for an organisation that has since made it non-discoverable is 404.',
+    request: { params: VerificationParams },
+    responses: {
+      200: json(PublicVerification, 'The stored verdict'),
+      ...refusals(400, 404, 429),
+    },
+  },
+];
