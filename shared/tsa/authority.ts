@@ -70,7 +70,8 @@ export const TSA_FAIL_INFO: Record<ErrorKind, PkiFailureInfo> = {
 
 /**
  * The rejection for an error: a client's mistake with its own words; an outage (no certificate, the vault) with its
- * public words, logged as a warning; anything else as an internal error, logged as one.
+ * public words, and "retry later" when the error says a retry may succeed, logged as a warning; anything else as an
+ * internal error, logged as one.
  */
 function refusal(err: unknown, logger: TimeStampAuthorityOptions['logger'], what: string): TsaAnswer {
   if (!(err instanceof ServiceError) || err.kind === 'internal') {
@@ -79,7 +80,7 @@ function refusal(err: unknown, logger: TimeStampAuthorityOptions['logger'], what
   }
   const failInfo = err instanceof TimeStampRequestError ? err.failInfo : TSA_FAIL_INFO[err.kind];
   if (failInfo === 'systemFailure') logger?.warn({ err: err.message }, `TSA cannot answer (${err.code})`);
-  return rejection(failInfo, err.publicMessage);
+  return rejection(failInfo, err.retryAfterSeconds === undefined ? err.publicMessage : `${err.publicMessage}; retry later`);
 }
 
 export class TimeStampAuthority {
