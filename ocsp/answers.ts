@@ -4,10 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
+import { kindOf, type ErrorKind } from '../shared/errors.js';
 import { TAG, readChildren, readSingle, readTlv } from '../shared/pki/der.js';
 import { ocspErrorResponse, type OcspErrorStatus } from '../shared/pki/ocsp-response.js';
-import { kindOf, type ErrorKind } from '../shared/errors.js';
-import { type OcspErrorAnswer, type OcspSignedAnswer, type StoredOcspResponse } from './source.js';
+import type { OcspErrorAnswer, OcspSignedAnswer, StoredOcspResponse } from './source.js';
 
 export function signedAnswer(response: StoredOcspResponse, nonceEchoed: boolean, certStatus: string): OcspSignedAnswer {
   return { responseStatus: 'successful', ...response, nonceEchoed, sha1Hex: createHash('sha1').update(response.der).digest('hex'), certStatus };

@@ -9,8 +9,8 @@
  *   StoreSource  (store-source.ts)   responses shared with the other copies                  (with `store`)
  *   LiveSigner   (live-signer.ts)    status lookup + one vault signature
  *
- * A failure anywhere is answered once, here (ocsp/answers.ts failureAnswer): tryLater for overload or a vault
- * outage, internalError otherwise. Answers are counted in the metrics by the HTTP edge (ocsp/server.ts).
+ * A failure anywhere is answered once, here, by its kind (ocsp/answers.ts failureAnswer): malformedRequest or
+ * unauthorized for a refusal, tryLater for overload or a vault outage, internalError otherwise. Answers are counted in the metrics by the HTTP edge (ocsp/server.ts).
  */
 import type { Logger } from 'pino';
 import { decodeOcspRequest, type OcspRequestInfo } from '../shared/pki/ocsp-request.js';

@@ -5,7 +5,7 @@
  *
  *   issuer filter -> nonce -> in-memory cache -> shared store -> live signer
  */
-import { ServiceError } from '../shared/errors.js';
+import { ServiceError, type ErrorKind } from '../shared/errors.js';
 import type { OcspCertId } from '../shared/pki/ocsp-request.js';
 import type { OcspCertStatus, OcspErrorStatus } from '../shared/pki/ocsp-response.js';
 import type { VaultKey } from '../shared/vault/types.js';
@@ -95,10 +95,14 @@ export interface OcspResponseStore {
   put(certIdHex: string, serialHex: string, response: StoredOcspResponse, good: boolean): Promise<void>;
 }
 
+type OcspRefusal = Extract<OcspErrorStatus, 'malformedRequest' | 'unauthorized'>;
+
+const REFUSALS: Record<OcspRefusal, [ErrorKind, string]> = { malformedRequest: ['invalid', 'malformed_request'], unauthorized: ['forbidden', 'unauthorized'] };
+
 /** The request is answered with an OCSP error status (malformedRequest, unauthorized) by decision, not failure. */
 export class OcspRefusedError extends ServiceError {
-  constructor(readonly status: Extract<OcspErrorStatus, 'malformedRequest' | 'unauthorized'>, why: string) {
-    super(status === 'malformedRequest' ? 'invalid' : 'forbidden', status === 'malformedRequest' ? 'malformed_request' : 'unauthorized', why);
+  constructor(readonly status: OcspRefusal, why: string) {
+    super(...REFUSALS[status], why);
     this.name = 'OcspRefusedError';
   }
 }

@@ -69,6 +69,7 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       const staged = store.stage(stream, maxBytes).then((file) => ({ staged: file, filename: cleanFilename(info.filename, 'upload') }));
       staging = staged;
       staged.catch((err: unknown) => {
+        // Past the limit is its own answer (413); a fault of the body is the client's leaving or a malformed body.
         fail(err instanceof FileTooLargeError || !isBodyFault(err) ? err : clientGone ? aborted() : malformed());
       });
     });

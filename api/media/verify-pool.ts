@@ -110,8 +110,11 @@ export class VerifyPool {
     let outcome = 'failed';
     try {
       const answer = await this.#perform(kind, input);
-      outcome = 'refused' in answer ? 'refused' : 'ok';
-      if ('refused' in answer) throw answer.refused;
+      if ('refused' in answer) {
+        outcome = 'refused';
+        throw answer.refused;
+      }
+      outcome = 'ok';
       return answer.result as TaskResult<K>;
     } catch (err) {
       if (outcome === 'failed' && err instanceof ApiError && err.code === 'verification_timeout') outcome = 'timeout';
