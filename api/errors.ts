@@ -1,27 +1,41 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { StorageUnavailableError } from '../shared/storage/index.js';
+import { ServiceError, type ErrorKind, type ServiceErrorOptions } from '../shared/errors.js';
 
-/** An error meant for the client: its code and message are sent as they are. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
+/** The HTTP edge: the status of each kind of error. */
+export const HTTP_STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  too_large: 413,
+  unsupported: 415,
+  unprocessable: 422,
+  rate_limited: 429,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** An error the API raises itself: its code and message are sent as they are. */
+export class ApiError extends ServiceError {
+  constructor(kind: ErrorKind, code: string, message: string, options: Pick<ServiceErrorOptions, 'retryAfterSeconds'> = {}) {
+    super(kind, code, message, options);
     this.name = 'ApiError';
+  }
+
+  get status(): number {
+    return HTTP_STATUS[this.kind];
   }
 }
 
-export const badRequest = (message: string, code = 'validation_error') => new ApiError(400, code, message);
-export const unauthenticated = (message = 'authentication required', code = 'unauthenticated') => new ApiError(401, code, message);
-export const forbidden = (message = 'your role does not allow this') => new ApiError(403, 'forbidden', message);
-export const notFound = (what: string) => new ApiError(404, 'not_found', `${what} not found`);
-export const conflict = (message: string, code = 'conflict') => new ApiError(409, code, message);
+export const badRequest = (message: string, code = 'validation_error') => new ApiError('invalid', code, message);
+export const unauthenticated = (message = 'authentication required', code = 'unauthenticated') => new ApiError('unauthenticated', code, message);
+export const forbidden = (message = 'your role does not allow this') => new ApiError('forbidden', 'forbidden', message);
+export const notFound = (what: string) => new ApiError('not_found', 'not_found', `${what} not found`);
+export const conflict = (message: string, code = 'conflict') => new ApiError('conflict', code, message);
 
 export const routeNotFound: RequestHandler = (req, _res, next) => {
-  next(new ApiError(404, 'not_found', `no route for ${req.method} ${req.path}`));
+  next(new ApiError('not_found', 'not_found', `no route for ${req.method} ${req.path}`));
 };
 
 interface HttpError {
@@ -31,19 +45,18 @@ interface HttpError {
   expose?: boolean;
 }
 
-/** The last handler: every failure becomes {"error":{"code","message"}}; internals are logged, never sent. */
+/**
+ * The last handler: every failure becomes {"error":{"code","message"}}, its status from its kind; internals are
+ * logged, never sent.
+ */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   let status = 500;
   let code = 'internal_error';
   let message = 'internal server error';
-  if (err instanceof ApiError) {
-    ({ status, code, message } = err);
-    for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
-  } else if (err instanceof StorageUnavailableError) {
-    status = 503;
-    code = 'storage_unavailable';
-    message = 'file storage is unavailable; try again shortly';
-    res.setHeader('Retry-After', '5');
+  if (err instanceof ServiceError) {
+    if (err.kind !== 'internal') ({ code, publicMessage: message } = err);
+    status = HTTP_STATUS[err.kind];
+    if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(err.retryAfterSeconds));
   } else if (typeof err === 'object' && err !== null) {
     // body-parser and other http-errors style failures carry a status and a type.
     const e = err as HttpError;

@@ -29,7 +29,7 @@ function limiter(windowMs: number, limit: number): RequestHandler {
     standardHeaders: 'draft-8',
     legacyHeaders: false,
     // The limiter has already set Retry-After; the body follows the service's error shape.
-    handler: (_req, _res, next) => next(new ApiError(429, 'rate_limited', 'too many requests; try again later')),
+    handler: (_req, _res, next) => next(new ApiError('rate_limited', 'rate_limited', 'too many requests; try again later')),
   });
 }
 
@@ -44,7 +44,7 @@ function concurrencyLimiter(perAddress: number): RequestHandler {
     const running = inFlight.get(address) ?? 0;
     if (running >= perAddress) {
       publicConcurrencyRejections.inc();
-      next(new ApiError(429, 'too_many_concurrent_requests', `at most ${perAddress} requests at a time per client on this endpoint; wait for one to finish`, { 'Retry-After': '1' }));
+      next(new ApiError('rate_limited', 'too_many_concurrent_requests', `at most ${perAddress} requests at a time per client on this endpoint; wait for one to finish`, { retryAfterSeconds: 1 }));
       return;
     }
     inFlight.set(address, running + 1);

@@ -4,10 +4,10 @@
  */
 import { createHash } from 'node:crypto';
 import type { Logger } from 'pino';
+import { kindOf, type ErrorKind } from '../shared/errors.js';
 import { TAG, readChildren, readSingle, readTlv } from '../shared/pki/der.js';
 import { ocspErrorResponse, type OcspErrorStatus } from '../shared/pki/ocsp-response.js';
-import { VaultUnavailableError } from '../shared/vault/types.js';
-import { OcspOverloadedError, OcspRefusedError, type OcspErrorAnswer, type OcspSignedAnswer, type StoredOcspResponse } from './source.js';
+import type { OcspErrorAnswer, OcspSignedAnswer, StoredOcspResponse } from './source.js';
 
 export function signedAnswer(response: StoredOcspResponse, nonceEchoed: boolean, certStatus: string): OcspSignedAnswer {
   return { responseStatus: 'successful', ...response, nonceEchoed, sha1Hex: createHash('sha1').update(response.der).digest('hex'), certStatus };
@@ -22,18 +22,30 @@ export function errorAnswer(status: OcspErrorStatus): OcspErrorAnswer {
   return answer;
 }
 
+/** The OCSP edge: the error status of each kind of error (RFC 6960 section 4.2.1). */
+export const OCSP_STATUS: Record<ErrorKind, OcspErrorStatus> = {
+  invalid: 'malformedRequest',
+  unauthenticated: 'sigRequired',
+  forbidden: 'unauthorized',
+  not_found: 'unauthorized',
+  conflict: 'internalError',
+  too_large: 'malformedRequest',
+  unsupported: 'malformedRequest',
+  unprocessable: 'malformedRequest',
+  rate_limited: 'tryLater',
+  unavailable: 'tryLater',
+  internal: 'internalError',
+};
+
 /**
- * The answer for a failure of the chain: a refusal's own status; overload or a vault outage -> tryLater
- * (logged as a warning); anything else -> internalError (logged as an error).
+ * The answer for a failure of the chain, by its kind: a refusal (malformedRequest, unauthorized) as it is; overload
+ * or a vault outage -> tryLater (logged as a warning); anything else -> internalError (logged as an error).
  */
 export function failureAnswer(err: unknown, logger: Pick<Logger, 'warn' | 'error'> | undefined): OcspErrorAnswer {
-  if (err instanceof OcspRefusedError) return errorAnswer(err.status);
-  if (err instanceof OcspOverloadedError || err instanceof VaultUnavailableError) {
-    logger?.warn({ err }, 'OCSP responder answered tryLater');
-    return errorAnswer('tryLater');
-  }
-  logger?.error({ err }, 'OCSP responder failed');
-  return errorAnswer('internalError');
+  const status = OCSP_STATUS[kindOf(err)];
+  if (status === 'tryLater') logger?.warn({ err }, 'OCSP responder answered tryLater');
+  else if (status === 'internalError') logger?.error({ err }, 'OCSP responder failed');
+  return errorAnswer(status);
 }
 
 /**

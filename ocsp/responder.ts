@@ -9,12 +9,12 @@
  *   StoreSource  (store-source.ts)   responses shared with the other copies                  (with `store`)
  *   LiveSigner   (live-signer.ts)    status lookup + one vault signature
  *
- * A failure anywhere is answered once, here (ocsp/answers.ts failureAnswer): tryLater for overload or a vault
- * outage, internalError otherwise. Answers are counted in the metrics by the HTTP edge (ocsp/server.ts).
+ * A failure anywhere is answered once, here, by its kind (ocsp/answers.ts failureAnswer): malformedRequest or
+ * unauthorized for a refusal, tryLater for overload or a vault outage, internalError otherwise. Answers are counted in the metrics by the HTTP edge (ocsp/server.ts).
  */
 import type { Logger } from 'pino';
-import { OcspMalformedRequestError, decodeOcspRequest, type OcspRequestInfo } from '../shared/pki/ocsp-request.js';
-import { errorAnswer, failureAnswer } from './answers.js';
+import { decodeOcspRequest, type OcspRequestInfo } from '../shared/pki/ocsp-request.js';
+import { failureAnswer } from './answers.js';
 import { IssuerFilter, type IssuerFilterOptions } from './issuer-filter.js';
 import { LiveSigner, type LiveSignerOptions } from './live-signer.js';
 import { MemoryCache, type MemoryCacheOptions } from './memory-cache.js';
@@ -77,7 +77,7 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
     try {
       request = decodeOcspRequest(requestDer);
     } catch (err) {
-      return { answer: err instanceof OcspMalformedRequestError ? errorAnswer('malformedRequest') : failureAnswer(err, this.logger), hit: false };
+      return { answer: failureAnswer(err, this.logger), hit: false };
     }
     try {
       return await this.filter.answer(request);

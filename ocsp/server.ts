@@ -33,7 +33,8 @@
 import type { IncomingMessage, OutgoingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { ocspResponses } from '../shared/metrics/metrics.js';
-import { OcspMalformedRequestError, decodeOcspGetPath } from '../shared/pki/ocsp-request.js';
+import { kindOf } from '../shared/errors.js';
+import { decodeOcspGetPath } from '../shared/pki/ocsp-request.js';
 import { errorAnswer } from './answers.js';
 import { answerWithin, createHardenedServer, HEALTH_BODY, readBoundedBody, sendJsonError, type ServerTimeouts } from './http-server.js';
 import type { OcspAnswer, OcspReply } from './source.js';
@@ -132,7 +133,7 @@ function createOcspRequestListener(
       try {
         der = decodeOcspGetPath(url);
       } catch (err) {
-        if (!(err instanceof OcspMalformedRequestError)) logger?.error({ err }, 'OCSP GET decoding failed');
+        if (kindOf(err) !== 'invalid') logger?.error({ err }, 'OCSP GET decoding failed');
         send(req, res, errorAnswer('malformedRequest'));
         req.resume();
         return;

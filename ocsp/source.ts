@@ -5,6 +5,7 @@
  *
  *   issuer filter -> nonce -> in-memory cache -> shared store -> live signer
  */
+import { ServiceError, type ErrorKind } from '../shared/errors.js';
 import type { OcspCertId } from '../shared/pki/ocsp-request.js';
 import type { OcspCertStatus, OcspErrorStatus } from '../shared/pki/ocsp-response.js';
 import type { VaultKey } from '../shared/vault/types.js';
@@ -94,18 +95,22 @@ export interface OcspResponseStore {
   put(certIdHex: string, serialHex: string, response: StoredOcspResponse, good: boolean): Promise<void>;
 }
 
+type OcspRefusal = Extract<OcspErrorStatus, 'malformedRequest' | 'unauthorized'>;
+
+const REFUSALS: Record<OcspRefusal, [ErrorKind, string]> = { malformedRequest: ['invalid', 'malformed_request'], unauthorized: ['forbidden', 'unauthorized'] };
+
 /** The request is answered with an OCSP error status (malformedRequest, unauthorized) by decision, not failure. */
-export class OcspRefusedError extends Error {
-  constructor(readonly status: Extract<OcspErrorStatus, 'malformedRequest' | 'unauthorized'>, why: string) {
-    super(why);
+export class OcspRefusedError extends ServiceError {
+  constructor(readonly status: OcspRefusal, why: string) {
+    super(...REFUSALS[status], why);
     this.name = 'OcspRefusedError';
   }
 }
 
 /** The responder is at its signing limit. Answered as tryLater. */
-export class OcspOverloadedError extends Error {
+export class OcspOverloadedError extends ServiceError {
   constructor() {
-    super('OCSP responder signing queue is full');
+    super('unavailable', 'ocsp_overloaded', 'OCSP responder signing queue is full');
     this.name = 'OcspOverloadedError';
   }
 }

@@ -34,7 +34,7 @@ export function loginThrottle(knex: Knex, limit: number): LoginThrottle {
         await dropLoginFailuresBefore(new Date(Date.now() - LOGIN_FAILURE_WINDOW_MS), knex);
       }
       if (row.failures > limit) {
-        throw new ApiError(429, 'too_many_attempts', 'too many sign-in attempts for this account; try again later', { 'Retry-After': String(Math.max(1, row.retry_after)) });
+        throw new ApiError('rate_limited', 'too_many_attempts', 'too many sign-in attempts for this account; try again later', { retryAfterSeconds: Math.max(1, row.retry_after) });
       }
     },
     async succeeded(email) {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { findRefreshToken, findUserById, insertRefreshToken, lockRefreshToken, markRefreshTokenUsed, revokeRefreshTokens } from '../../shared/db/repositories/users.js';
 import { unauthenticated } from '../errors.js';
-import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, signToken, TokenError, verifyToken, type TokenPair, type TokenSubject } from './tokens.js';
+import { ACCESS_TOKEN_TTL_SECONDS, REFRESH_TOKEN_TTL_SECONDS, signToken, verifyToken, type TokenPair, type TokenSubject } from './tokens.js';
 
 /** Issues an access/refresh pair and records the refresh token, in `familyId` or a new family. */
 export async function issueTokenPair(
@@ -27,13 +27,7 @@ export async function issueTokenPair(
  * so both the thief and the owner must sign in again.
  */
 export async function rotateRefreshToken(knex: Knex, secret: string, refreshToken: string): Promise<TokenPair> {
-  let claims;
-  try {
-    claims = verifyToken(secret, refreshToken, 'refresh');
-  } catch (err) {
-    if (err instanceof TokenError) throw unauthenticated(err.code === 'token_expired' ? 'refresh token has expired' : 'refresh token is invalid', err.code);
-    throw err;
-  }
+  const claims = verifyToken(secret, refreshToken, 'refresh');
   const outcome = await knex.transaction(async (trx) => {
     const row = await lockRefreshToken(claims.jti, trx);
     if (!row || row.user_id !== claims.sub) return { error: 'refresh token is invalid' } as const;

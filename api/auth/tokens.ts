@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { ServiceError } from '../../shared/errors.js';
 import type { Role } from '../../shared/roles.js';
 
 /** Spec, "Limits": access 15 minutes, refresh 30 days. */
@@ -44,9 +45,9 @@ export function signToken(secret: string, subject: TokenSubject, typ: TokenType,
   });
 }
 
-export class TokenError extends Error {
-  constructor(readonly code: 'token_expired' | 'invalid_token', message: string) {
-    super(message);
+export class TokenError extends ServiceError {
+  constructor(override readonly code: 'token_expired' | 'invalid_token', message: string) {
+    super('unauthenticated', code, message);
     this.name = 'TokenError';
   }
 }
@@ -63,10 +64,10 @@ export function verifyToken(secret: string, token: string, typ: TokenType): Toke
   try {
     payload = jwt.verify(token, secret, { algorithms: [JWT_ALGORITHM] });
   } catch (err) {
-    if (err instanceof jwt.TokenExpiredError) throw new TokenError('token_expired', 'token has expired');
-    throw new TokenError('invalid_token', 'token is invalid');
+    if (err instanceof jwt.TokenExpiredError) throw new TokenError('token_expired', `${typ} token has expired`);
+    throw new TokenError('invalid_token', `${typ} token is invalid`);
   }
-  if (!isClaims(payload)) throw new TokenError('invalid_token', 'token is invalid');
-  if (payload.typ !== typ) throw new TokenError('invalid_token', `an ${typ} token is required`);
+  // A token of the other type is as good as none here.
+  if (!isClaims(payload) || payload.typ !== typ) throw new TokenError('invalid_token', `${typ} token is invalid`);
   return payload;
 }

@@ -14,11 +14,10 @@ export async function receiveAnyFile(req: Request, staging: UploadStaging, maxBy
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   if (type.startsWith('multipart/form-data')) return (await receiveFile(req, staging, maxBytes)).staged;
   if (!/^(image|video|audio)\/|^application\/octet-stream/.test(type)) {
-    throw new ApiError(415, 'unsupported_media_type', 'send the file as the body (Content-Type: image/..., video/... or audio/...) or as multipart/form-data with a part named "file"');
+    throw new ApiError('unsupported', 'unsupported_media_type', 'send the file as the body (Content-Type: image/..., video/... or audio/...) or as multipart/form-data with a part named "file"');
   }
-  const tooLarge = () => new ApiError(413, 'payload_too_large', `the file exceeds the limit of ${maxBytes} bytes`);
   // Refused before reading when the length is declared; a chunked body past the limit is cut off.
-  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw tooLarge();
+  if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw new FileTooLargeError(maxBytes);
   // Through a pass-through, so that stopping at the limit tears down only it: the request stays readable, its rest is
   // drained and the client gets its 413.
   const body = new PassThrough();
@@ -31,8 +30,8 @@ export async function receiveAnyFile(req: Request, staging: UploadStaging, maxBy
   } catch (err) {
     req.unpipe(body);
     if (!req.destroyed) req.resume();
-    if (err instanceof FileTooLargeError) throw tooLarge();
-    if (!req.complete) throw aborted();
+    // Stopped at the limit the request is incomplete too: the limit (413) is the answer then.
+    if (!req.complete && !(err instanceof FileTooLargeError)) throw aborted();
     throw err;
   } finally {
     req.off('aborted', gone);

@@ -32,7 +32,7 @@ function isBodyFault(err: unknown): boolean {
 export function receiveFile(req: Request, store: UploadStaging, maxBytes: number): Promise<ReceivedFile> {
   const type = req.headers['content-type'] ?? '';
   if (!type.toLowerCase().startsWith('multipart/form-data')) {
-    return Promise.reject(new ApiError(415, 'unsupported_media_type', 'send multipart/form-data with one part named "file"'));
+    return Promise.reject(new ApiError('unsupported', 'unsupported_media_type', 'send multipart/form-data with one part named "file"'));
   }
   return new Promise<ReceivedFile>((resolve, reject) => {
     let parser: busboy.Busboy;
@@ -69,8 +69,8 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       const staged = store.stage(stream, maxBytes).then((file) => ({ staged: file, filename: cleanFilename(info.filename, 'upload') }));
       staging = staged;
       staged.catch((err: unknown) => {
-        if (err instanceof FileTooLargeError) fail(new ApiError(413, 'payload_too_large', `the file exceeds the limit of ${maxBytes} bytes`));
-        else fail(isBodyFault(err) ? (clientGone ? aborted() : malformed()) : err);
+        // Past the limit is its own answer (413); a fault of the body is the client's leaving or a malformed body.
+        fail(err instanceof FileTooLargeError || !isBodyFault(err) ? err : clientGone ? aborted() : malformed());
       });
     });
     parser.on('filesLimit', () => fail(badRequest('send exactly one file part named "file"', 'too_many_files')));
@@ -120,5 +120,5 @@ export function assertWithinUploadLimit(config: UploadLimits, mimeType: string, 
   const kind = formatFor(mimeType)?.kind ?? 'image';
   const limit = uploadLimitFor(config, kind);
   if (size <= limit) return;
-  throw new ApiError(413, 'payload_too_large', `${kind} files may be at most ${limit} bytes (${mib(limit)}); this one is ${size} bytes (${mib(size)})`);
+  throw new ApiError('too_large', 'payload_too_large', `${kind} files may be at most ${limit} bytes (${mib(limit)}); this one is ${size} bytes (${mib(size)})`);
 }

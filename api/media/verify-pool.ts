@@ -31,7 +31,7 @@ export const VERIFY_TASK_TIMEOUT_MS = 180_000;
 const IDLE_MS = 60_000;
 /** Members yield the CPU to the API process (and its /health) when both want it. */
 const MEMBER_NICENESS = 10;
-const RETRY_AFTER_SECONDS = '5';
+const RETRY_AFTER_SECONDS = 5;
 
 export interface VerifyPoolOptions {
   size: number;
@@ -48,11 +48,11 @@ export function verifyPoolOptions(config: Pick<Config, 'verifyPoolSize' | 'verif
 
 function busy(): ApiError {
   verifyPoolRejections.inc({ reason: 'busy' });
-  return new ApiError(503, 'verification_busy', 'the service is busy verifying other files; try again shortly', { 'Retry-After': RETRY_AFTER_SECONDS });
+  return new ApiError('unavailable', 'verification_busy', 'the service is busy verifying other files; try again shortly', { retryAfterSeconds: RETRY_AFTER_SECONDS });
 }
 
 function unavailable(code: 'verification_failed' | 'verification_timeout', detail: string): ApiError {
-  return new ApiError(503, code, `the file could not be verified: ${detail}; try again shortly`, { 'Retry-After': RETRY_AFTER_SECONDS });
+  return new ApiError('unavailable', code, `the file could not be verified: ${detail}; try again shortly`, { retryAfterSeconds: RETRY_AFTER_SECONDS });
 }
 
 /** The file's own faults come back as the errors an in-process read throws. */
@@ -109,12 +109,15 @@ export class VerifyPool {
     verifyPoolWaitSeconds.observe({ task: kind }, (started - queued) / 1000);
     let outcome = 'failed';
     try {
-      const result = (await this.#perform(kind, input)) as TaskResult<K>;
+      const answer = await this.#perform(kind, input);
+      if ('refused' in answer) {
+        outcome = 'refused';
+        throw answer.refused;
+      }
       outcome = 'ok';
-      return result;
+      return answer.result as TaskResult<K>;
     } catch (err) {
-      if (err instanceof C2paError || err instanceof MediaRejectedError) outcome = 'refused';
-      else if (err instanceof ApiError && err.code === 'verification_timeout') outcome = 'timeout';
+      if (outcome === 'failed' && err instanceof ApiError && err.code === 'verification_timeout') outcome = 'timeout';
       if (outcome !== 'refused') verifyPoolRejections.inc({ reason: outcome });
       throw err;
     } finally {
@@ -147,7 +150,8 @@ export class VerifyPool {
     };
   }
 
-  async #perform(kind: TaskKind, input: TaskInput<TaskKind>): Promise<unknown> {
+  /** The task's result, or the file's own fault (a refusal, not a failure of the pool); rejects when the pool fails. */
+  async #perform(kind: TaskKind, input: TaskInput<TaskKind>): Promise<{ result: unknown } | { refused: Error }> {
     const supervisor = this.#ensureSupervisor();
     if (!(await supervisor.ready)) throw unavailable('verification_failed', 'the verification processes could not start');
     const id = (this.#nextId += 1);
@@ -194,8 +198,8 @@ export class VerifyPool {
   #received(msg: SupervisorAnswer | SupervisorMembers | SupervisorLog): void {
     if ('members' in msg) this.#members = msg.members;
     else if ('log' in msg) this.#options.logger?.[msg.log.level](msg.log.fields, msg.log.message);
-    else if ('result' in msg) this.#settle(msg.id, (p) => p.resolve(msg.result));
-    else if ('error' in msg) this.#settle(msg.id, (p) => p.reject(fileError(msg.error)));
+    else if ('result' in msg) this.#settle(msg.id, (p) => p.resolve({ result: msg.result }));
+    else if ('error' in msg) this.#settle(msg.id, (p) => p.resolve({ refused: fileError(msg.error) }));
     else if ('failure' in msg) this.#settle(msg.id, (p) => p.reject(unavailable(msg.failure.code, msg.failure.message)));
   }
 }

@@ -11,7 +11,7 @@ export function certificatesRouter(ctx: AppContext): Router {
 
   router.get('/v1/certificates/signing', authenticate(ctx.passport), requirePermission('media:read'), async (req, res) => {
     const certificate = await currentOrgSigningCertificate(ctx.knex, principalOf(req).orgId);
-    if (!certificate) throw new ApiError(503, 'no_signing_certificate', 'the organisation has no valid signing certificate (it is issued with the first signature, or an admin rotates a revoked one)');
+    if (!certificate) throw new ApiError('unavailable', 'no_signing_certificate', 'the organisation has no valid signing certificate (it is issued with the first signature, or an admin rotates a revoked one)');
     // Changes only on rotation or revocation: clients revalidate (Express adds an ETag) rather than cache blindly.
     res.set('Cache-Control', 'private, no-cache');
     res.json(certificate);

@@ -1,6 +1,5 @@
 import { Router, type Request } from 'express';
 import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
-import { MediaRejectedError } from '../../shared/media/formats.js';
 import { isccFromBindingValue } from '../../shared/softbinding/binding-value.js';
 import { decodeImageCode, ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
 import type { AppContext } from '../context.js';
@@ -10,7 +9,6 @@ import type { RateLimiters } from '../rate-limit.js';
 import { describeManifest, discoverableManifest, findManifestMatches, findManifestMatchesByContent, manifestThumbnail } from '../services/manifest-repository.js';
 import { ByBindingInput, ByBindingQuery, ByContentQuery, ManifestParams, MatchesQuery } from '../schemas/manifest-repository.js';
 import { parseBody, parseParams } from '../validation.js';
-import { mediaRejection } from './uploads.js';
 
 const manifestIdOf = (req: Request) => parseParams(ManifestParams, req.params).manifestId;
 
@@ -49,8 +47,6 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
     const staged = await receiveAnyFile(req, ctx.staging, ctx.config.maxUploadBytes);
     try {
       res.json(await findManifestMatchesByContent(ctx, staged, limit));
-    } catch (err) {
-      throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {
       await ctx.staging.discard(staged);
     }

@@ -19,12 +19,12 @@ export function orgSigningCertificateRouter(ctx: AppContext): Router {
   router.post('/rotate', auth, requirePermission('org:signing-certificate'), async (req, res) => {
     // Issued by the scheduler, which holds the CA keys; this role only asks and waits for the answer.
     const outcome = await rotateOrgSigningCertificate(ctx.knex, principalOf(req).orgId);
-    if (outcome.status === 'pending') throw new ApiError(503, 'issuance_pending', 'the certificate is requested but not issued yet (the scheduler issues certificates); it will be, check GET /org/signing-certificate', { 'Retry-After': '30' });
+    if (outcome.status === 'pending') throw new ApiError('unavailable', 'issuance_pending', 'the certificate is requested but not issued yet (the scheduler issues certificates); it will be, check GET /org/signing-certificate', { retryAfterSeconds: 30 });
     if (outcome.status === 'failed') {
-      if (outcome.code === 'vault_unavailable') throw new ApiError(503, 'vault_unavailable', 'the key vault could not be reached; try again shortly', { 'Retry-After': '5' });
-      throw new ApiError(503, 'no_issuing_ca', outcome.message, { 'Retry-After': '60' });
+      if (outcome.code === 'vault_unavailable') throw new ApiError('unavailable', 'vault_unavailable', 'the key vault could not be reached; try again shortly', { retryAfterSeconds: 5 });
+      throw new ApiError('unavailable', 'no_issuing_ca', outcome.message, { retryAfterSeconds: 60 });
     }
-    if (outcome.status === 'unusable') throw new ApiError(503, 'no_signing_certificate', 'the new certificate is not usable');
+    if (outcome.status === 'unusable') throw new ApiError('unavailable', 'no_signing_certificate', 'the new certificate is not usable');
     res.status(201).json(outcome.certificate);
   });
 

@@ -1,12 +1,10 @@
 import { Router } from 'express';
-import { MediaRejectedError } from '../../shared/media/formats.js';
 import type { AppContext } from '../context.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
 import type { RateLimiters } from '../rate-limit.js';
 import { VerificationParams } from '../schemas/verify.js';
 import { publicVerification, verifyPublicly } from '../services/verification.js';
 import { parseParams } from '../validation.js';
-import { mediaRejection } from './uploads.js';
 
 export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Router {
   const router = Router();
@@ -16,8 +14,6 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
     try {
       const result = await verifyPublicly(ctx, staged);
       res.json({ ...result, permalink: `${ctx.config.baseUrl}/verify#${staged.sha256}` });
-    } catch (err) {
-      throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {
       await ctx.staging.discard(staged);
     }

@@ -4,7 +4,7 @@ import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { FileParams, JobParams, JobQuery, JobsQuery, SignHeaders, SignInput } from '../schemas/sign-jobs.js';
-import { getSignJob, listSignJobs, manifestFields, openSignedFile, requestSignature } from '../services/sign-jobs.js';
+import { getSignJob, listSignJobs, openSignedFile, requestSignature } from '../services/sign-jobs.js';
 import { parseBody, parseParams } from '../validation.js';
 
 export function signJobsRouter(ctx: AppContext): Router {
@@ -16,7 +16,7 @@ export function signJobsRouter(ctx: AppContext): Router {
     const body = parseBody(SignInput, req.body);
     const { discoverable: requestedDiscoverable, soft_binding: requestedSoftBinding, template_id: templateId, manifest: requested } = body;
     // Without a template the request must be complete: say so before anything else.
-    if (templateId === null) manifestFields(() => mergeManifest(requested));
+    if (templateId === null) mergeManifest(requested);
     const { 'Idempotency-Key': idempotencyKey } = parseParams(SignHeaders, { 'Idempotency-Key': req.get('idempotency-key') });
     const { job, created } = await requestSignature(
       ctx,

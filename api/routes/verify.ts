@@ -1,11 +1,9 @@
 import { Router } from 'express';
-import { MediaRejectedError } from '../../shared/media/formats.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import type { AppContext } from '../context.js';
 import { receiveFile, stagingLimit } from '../media/multipart-file.js';
 import { principalOf } from '../auth/principal.js';
 import { verifyMedia } from '../services/verification.js';
-import { mediaRejection } from './uploads.js';
 
 export function verifyRouter(ctx: AppContext): Router {
   const router = Router();
@@ -17,8 +15,6 @@ export function verifyRouter(ctx: AppContext): Router {
     try {
       // Signed in: recovery also finds the organisation's own non-discoverable files.
       res.json(await verifyMedia(ctx, staged, principalOf(req).orgId));
-    } catch (err) {
-      throw err instanceof MediaRejectedError ? mediaRejection(err) : err;
     } finally {
       await ctx.staging.discard(staged);
     }

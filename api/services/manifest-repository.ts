@@ -82,9 +82,9 @@ export async function manifestThumbnail(ctx: RepositoryContext, manifestId: stri
   if (kind === 'image') picture = await ctx.files.read(row.storage_key);
   else if (kind === 'video') {
     const claim = await claimThumbnailOfStore(row.store);
-    if (!claim) throw new ApiError(404, 'not_found', 'this video was signed without a claim thumbnail');
+    if (!claim) throw new ApiError('not_found', 'not_found', 'this video was signed without a claim thumbnail');
     picture = claim.bytes;
-  } else throw new ApiError(404, 'not_found', 'this manifest belongs to an audio file: there is no thumbnail');
+  } else throw new ApiError('not_found', 'not_found', 'this manifest belongs to an audio file: there is no thumbnail');
   return sharp(picture, { limitInputPixels: 100_000_000 })
     .rotate()
     .flatten({ background: '#ffffff' })
@@ -93,6 +93,6 @@ export async function manifestThumbnail(ctx: RepositoryContext, manifestId: stri
     .toBuffer()
     .catch(() => {
       // An image format libvips cannot decode here (JPEG XL in sharp's prebuilt build): there is no thumbnail.
-      throw new ApiError(404, 'not_found', 'no thumbnail can be drawn of this image format');
+      throw new ApiError('not_found', 'not_found', 'no thumbnail can be drawn of this image format');
     });
 }

@@ -57,7 +57,7 @@ export async function updateOrganisationSettings(knex: Knex, orgId: string, sett
   if (outcome?.status === 'failed') {
     await updateOrganisation(orgId, { name: previous }, knex);
     log.error({ code: outcome.code, message: outcome.message }, 'rename: the new signing certificate could not be issued; name restored');
-    throw new ApiError(503, 'certificate_unavailable', 'the signing certificate with the new name could not be issued; the name is unchanged, try again shortly', { 'Retry-After': '30' });
+    throw new ApiError('unavailable', 'certificate_unavailable', 'the signing certificate with the new name could not be issued; the name is unchanged, try again shortly', { retryAfterSeconds: 30 });
   }
   // Not answered yet (the scheduler is down or busy): the request stands, and the certificate follows.
   if (outcome?.status === 'pending') log.warn({ requestId }, 'rename: the signing certificate with the new name is not issued yet');

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
 import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
-import { mergeManifest, ManifestInputError } from '../../shared/c2pa/parse-manifest.js';
+import { mergeManifest } from '../../shared/c2pa/parse-manifest.js';
 import type { ManifestRequest } from '../../shared/domain/manifest-input.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import type { PageRequest } from '../../shared/db/page.js';
@@ -25,23 +25,13 @@ import { PENDING_STATUSES, SIGNED_STATUSES, type JobStatus } from '../../shared/
 import { noCertificateError, orgSigningState } from '../../shared/pki/org-signing.js';
 import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
-import { ApiError, badRequest, conflict, notFound } from '../errors.js';
+import { ApiError, conflict, notFound } from '../errors.js';
 import { jobView, type JobView } from '../media/job-view.js';
 import { pageResult } from '../pagination.js';
 import { liveTemplate } from './manifest-templates.js';
 import { actorColumns, findUpload } from './uploads.js';
 
 type SignJobsContext = Pick<AppContext, 'knex' | 'config' | 'signQueue' | 'jobEvents' | 'files' | 'logger'>;
-
-/** Runs a manifest parse or merge; its ManifestInputError (naming the field) becomes a 400. */
-export function manifestFields<T>(parse: () => T): T {
-  try {
-    return parse();
-  } catch (err) {
-    if (err instanceof ManifestInputError) throw badRequest(err.message);
-    throw err;
-  }
-}
 
 /** A job's public view with its signed file and that file's anchor. */
 async function viewOf(ctx: Pick<SignJobsContext, 'knex' | 'config'>, job: SignJob): Promise<JobView> {
@@ -91,12 +81,12 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
   if (previous) return { job: await viewOf(ctx, previous), created: false };
   // Another organisation's template, or a deleted one, is not found.
   const template = templateId === null ? undefined : await liveTemplate(ctx.knex, principal.orgId, templateId);
-  const manifest = manifestFields(() => mergeManifest(request.manifest, template?.manifest));
+  const manifest = mergeManifest(request.manifest, template?.manifest);
   // A job that can only fail is not queued: without a certificate the organisation may sign with (or one the
   // worker may issue for it), the caller hears so at once.
   const signing = await orgSigningState(ctx.knex, principal.orgId);
   if (signing.state === 'revoked' || signing.state === 'no_ca') {
-    throw new ApiError(503, 'no_signing_certificate', noCertificateError(signing).message, { 'Retry-After': '60' });
+    throw noCertificateError(signing);
   }
   let job: SignJob;
   try {
@@ -125,7 +115,7 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
     // Nothing half-done: without a queue entry the job would never run, so it is not kept.
     await deleteSignJob(job.id);
     log.error({ err }, 'could not enqueue sign job');
-    throw new ApiError(503, 'queue_unavailable', 'the signing queue is unavailable; nothing was recorded, try again shortly', { 'Retry-After': '5' });
+    throw new ApiError('unavailable', 'queue_unavailable', 'the signing queue is unavailable; nothing was recorded, try again shortly', { retryAfterSeconds: 5 });
   }
   return { job: jobView(ctx.config.baseUrl, job, undefined), created: true };
 }

@@ -25,7 +25,7 @@ type VerificationContext = Pick<AppContext, 'knex' | 'config' | 'verifyPool'>;
 async function unreadable(err: unknown, tempPath: string): Promise<never> {
   if (!(err instanceof C2paError)) throw err;
   await identifyMedia(tempPath, { checkStructure: true });
-  throw new ApiError(422, 'unreadable_credentials', `the file's Content Credentials cannot be read (${err.message})`);
+  throw new ApiError('unprocessable', 'unreadable_credentials', `the file's Content Credentials cannot be read (${err.message})`);
 }
 
 /**

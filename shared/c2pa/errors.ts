@@ -1,7 +1,13 @@
-/** Base class for failures of the C2PA library (c2pa-rs said no, or the file cannot be processed). */
-export class C2paError extends Error {
+import { ServiceError } from '../errors.js';
+
+/**
+ * Base class for failures of the C2PA library (c2pa-rs said no, or the file cannot be processed). Internal: a sign
+ * job retries it, and its public message is what the job's owner reads; reading (api/services/verification.ts) tells
+ * a damaged file from unreadable credentials itself.
+ */
+export class C2paError extends ServiceError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('internal', 'c2pa_error', message, { ...options, publicMessage: `the file could not be signed: ${message}` });
     this.name = 'C2paError';
   }
 }

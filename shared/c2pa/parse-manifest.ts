@@ -17,10 +17,12 @@ import {
   type TrainingMining,
   type TrainingMiningEntry,
 } from '../domain/manifest-input.js';
+import { ServiceError } from '../errors.js';
 
-export class ManifestInputError extends Error {
+/** A manifest field breaks its rule: the message names the field. */
+export class ManifestInputError extends ServiceError {
   constructor(readonly field: string, message: string) {
-    super(`manifest.${field}: ${message}`);
+    super('invalid', 'validation_error', `manifest.${field}: ${message}`);
     this.name = 'ManifestInputError';
   }
 }

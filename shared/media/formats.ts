@@ -104,8 +104,8 @@ function* identify(size: number, checkStructure: boolean): Walk<IdentifiedFormat
     }
     if (checkStructure) yield* format.check(size);
   } catch (err) {
-    if (err instanceof MediaRejectedError && err.mimeType === undefined) err.mimeType = format.mimeType;
-    throw err;
+    // A structure error names the format it was found in (its code tells a damaged image from other media).
+    throw err instanceof MediaRejectedError && err.mimeType === undefined ? new MediaRejectedError(err.reason, err.message, format.mimeType) : err;
   }
   return format;
 }

@@ -21,11 +21,9 @@ import {
   type CertificateRequestKind,
 } from '../db/repositories/certificate-requests.js';
 import type { Db } from '../db/repositories/certificates.js';
-import { VaultUnavailableError } from '../vault/types.js';
-import { PkiError } from './errors.js';
+import { ServiceError } from '../errors.js';
 import { ensureOrgCertificate, rotateOrgCertificate } from './org-signing.js';
 import type { PkiDeps } from './pki-deps.js';
-import { NoSigningCertificateError } from './signing-identity.js';
 
 
 export type CertificateRequestOutcome =
@@ -61,11 +59,16 @@ export async function obtainOrgCertificate(knex: Knex, orgId: string, kind: Cert
   return awaitCertificateRequest(knex, await requestOrgCertificate(knex, orgId, kind), timeoutMs);
 }
 
+/** Codes of errors a request's answer keeps as they are. */
+const ANSWERED_CODES: readonly CertificateRequestErrorCode[] = ['no_signing_certificate', 'vault_unavailable', 'not_found'];
+
+/**
+ * The issuance edge: the code and words a failed request is answered with. The error's own code when the request
+ * table has it; any other refusal (no CA, or one unusable) is no_issuing_ca; an internal failure is issuance_failed.
+ */
 function errorOf(err: unknown): { code: CertificateRequestErrorCode; message: string } {
-  if (err instanceof NoSigningCertificateError) return { code: 'no_signing_certificate', message: err.message };
-  if (err instanceof PkiError) return { code: err.code === 'not_found' ? 'not_found' : 'no_issuing_ca', message: err.message };
-  if (err instanceof VaultUnavailableError) return { code: 'vault_unavailable', message: 'the key vault could not be reached' };
-  return { code: 'issuance_failed', message: 'the certificate could not be issued' };
+  if (!(err instanceof ServiceError) || err.kind === 'internal') return { code: 'issuance_failed', message: 'the certificate could not be issued' };
+  return { code: ANSWERED_CODES.find((code) => code === err.code) ?? 'no_issuing_ca', message: err.publicMessage };
 }
 
 /** Requests one issuer run claims at most; a full batch means more may be waiting. */

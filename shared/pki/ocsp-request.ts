@@ -18,6 +18,7 @@
  *                                  issuerKeyHash OCTET STRING, serialNumber CertificateSerialNumber }
  */
 import { createHash } from 'node:crypto';
+import { ServiceError } from '../errors.js';
 import {
   DerError,
   TAG,
@@ -51,9 +52,9 @@ const CONTEXT_1 = 0xa1;
 const CONTEXT_2 = 0xa2;
 const BOOLEAN = 0x01;
 
-export class OcspMalformedRequestError extends Error {
+export class OcspMalformedRequestError extends ServiceError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(`malformed OCSP request: ${message}`, options);
+    super('invalid', 'malformed_request', `malformed OCSP request: ${message}`, options);
     this.name = 'OcspMalformedRequestError';
   }
 }

@@ -1,6 +1,7 @@
 import { currentSigningChain, type Db } from '../db/repositories/certificates.js';
 import type { KeyVault, VaultKey } from '../vault/types.js';
 import { signingKeyFor } from './signing-keys.js';
+import { ServiceError } from '../errors.js';
 
 /** What a signature needs: the leaf's vault key and the chain to embed (leaf first, then the sub-CA). */
 export interface SigningIdentity {
@@ -12,9 +13,10 @@ export interface SigningIdentity {
   subject: string;
 }
 
-export class NoSigningCertificateError extends Error {
+/** No certificate to sign with until an operator or an admin acts (an API caller is told to come back later). */
+export class NoSigningCertificateError extends ServiceError {
   constructor(message = 'no valid signing certificate: run `npm run pki -- init` (or rotate-leaf)') {
-    super(message);
+    super('unavailable', 'no_signing_certificate', message, { retryAfterSeconds: 60 });
     this.name = 'NoSigningCertificateError';
   }
 }

@@ -3,11 +3,12 @@ import { mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { Transform, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { ServiceError } from '../errors.js';
 import { ownedTempName } from './temp-owner.js';
 
-export class FileTooLargeError extends Error {
+export class FileTooLargeError extends ServiceError {
   constructor(readonly limit: number) {
-    super(`file exceeds the limit of ${limit} bytes`);
+    super('too_large', 'payload_too_large', `the file exceeds the limit of ${limit} bytes`);
     this.name = 'FileTooLargeError';
   }
 }

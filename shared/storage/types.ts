@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import { ServiceError } from '../errors.js';
 
 /**
  * Where uploaded and signed files live: one interface, a local-directory driver (`npm start`, single hosts) and
@@ -33,9 +34,9 @@ export class StoredFileMissingError extends Error {
 }
 
 /** The store could not be reached or refused the operation; callers may retry. */
-export class StorageUnavailableError extends Error {
+export class StorageUnavailableError extends ServiceError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('unavailable', 'storage_unavailable', message, { ...options, publicMessage: 'file storage could not be reached', retryAfterSeconds: 5 });
     this.name = 'StorageUnavailableError';
   }
 }

@@ -7,7 +7,7 @@
  * unbounded work); beyond the queue the answer is a systemFailure rejection at once, which a client retries.
  */
 import type { Logger } from 'pino';
-import { VaultUnavailableError } from '../vault/types.js';
+import { ServiceError, type ErrorKind } from '../errors.js';
 import {
   encodeGrantedResponse,
   encodeRejection,
@@ -19,9 +19,9 @@ import {
 import { issueTimeStampToken, prepareTsaSigner, type PreparedTsaSigner, type TsaIdentity } from './token.js';
 
 /** There is no valid, unrevoked time-stamping certificate to sign with (run `npm run pki -- init`). */
-export class NoTsaCertificateError extends Error {
+export class NoTsaCertificateError extends ServiceError {
   constructor(message = 'the service has no valid time-stamping certificate: run `npm run pki -- init` or `rotate-tsa`') {
-    super(message);
+    super('unavailable', 'no_tsa_certificate', message, { publicMessage: 'the TSA has no valid certificate' });
     this.name = 'NoTsaCertificateError';
   }
 }
@@ -53,6 +53,36 @@ export function rejection(failInfo: PkiFailureInfo, text: string): TsaAnswer {
   return { der: encodeRejection(failInfo, text), granted: false, failInfo };
 }
 
+/** The TSA's edge: the failure info for each kind of error (a TimeStampRequestError names its own). */
+export const TSA_FAIL_INFO: Record<ErrorKind, PkiFailureInfo> = {
+  invalid: 'badDataFormat',
+  unauthenticated: 'badRequest',
+  forbidden: 'badRequest',
+  not_found: 'badRequest',
+  conflict: 'badRequest',
+  too_large: 'badDataFormat',
+  unsupported: 'badRequest',
+  unprocessable: 'badDataFormat',
+  rate_limited: 'systemFailure',
+  unavailable: 'systemFailure',
+  internal: 'systemFailure',
+};
+
+/**
+ * The rejection for an error: a client's mistake with its own words; an outage (no certificate, the vault) with its
+ * public words, and "retry later" when the error says a retry may succeed, logged as a warning; anything else as an
+ * internal error, logged as one.
+ */
+function refusal(err: unknown, logger: TimeStampAuthorityOptions['logger'], what: string): TsaAnswer {
+  if (!(err instanceof ServiceError) || err.kind === 'internal') {
+    logger?.error({ err }, `TSA ${what} failed`);
+    return rejection('systemFailure', 'internal error');
+  }
+  const failInfo = err instanceof TimeStampRequestError ? err.failInfo : TSA_FAIL_INFO[err.kind];
+  if (failInfo === 'systemFailure') logger?.warn({ err: err.message }, `TSA cannot answer (${err.code})`);
+  return rejection(failInfo, err.retryAfterSeconds === undefined ? err.publicMessage : `${err.publicMessage}; retry later`);
+}
+
 export class TimeStampAuthority {
   private readonly policy: string;
   private readonly maxConcurrent: number;
@@ -75,9 +105,7 @@ export class TimeStampAuthority {
     try {
       request = parseTimeStampRequest(requestDer);
     } catch (err) {
-      if (err instanceof TimeStampRequestError) return rejection(err.failInfo, err.message);
-      this.options.logger?.error({ err }, 'TSA request parsing failed');
-      return rejection('systemFailure', 'internal error');
+      return refusal(err, this.options.logger, 'request parsing');
     }
     if (request.reqPolicy !== undefined && request.reqPolicy !== this.policy) {
       return rejection('unacceptedPolicy', `this TSA issues timestamps under policy ${this.policy} only`);
@@ -99,16 +127,7 @@ export class TimeStampAuthority {
       this.options.logger?.debug({ serial: token.serialHex, genTime: token.genTime, hash: request.hashAlgorithm }, 'timestamp issued');
       return { der: encodeGrantedResponse(token.der), granted: true, serialHex: token.serialHex, genTime: token.genTime };
     } catch (err) {
-      if (err instanceof NoTsaCertificateError) {
-        this.options.logger?.warn({ err: err.message }, 'TSA cannot sign');
-        return rejection('systemFailure', 'the TSA has no valid certificate');
-      }
-      if (err instanceof VaultUnavailableError) {
-        this.options.logger?.warn({ err: err.message }, 'TSA: the key vault is unavailable');
-        return rejection('systemFailure', 'the TSA signing key is unavailable; retry later');
-      }
-      this.options.logger?.error({ err }, 'TSA signing failed');
-      return rejection('systemFailure', 'internal error');
+      return refusal(err, this.options.logger, 'signing');
     } finally {
       this.release();
     }

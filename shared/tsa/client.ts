@@ -17,7 +17,8 @@ import {
   TimeStampResponseError,
   type TsaHashAlgorithm,
 } from './protocol.js';
-import { checkTimeStampToken, TimeStampTokenError } from './token-check.js';
+import { checkTimeStampToken, TIMESTAMP_UNAVAILABLE, TimeStampTokenError } from './token-check.js';
+import { ServiceError } from '../errors.js';
 
 /** Returns an RFC 3161 TimeStampToken (DER) whose message imprint is a hash of `imprintInput`. */
 export type Timestamper = (imprintInput: Uint8Array) => Promise<Uint8Array>;
@@ -26,13 +27,13 @@ export type Timestamper = (imprintInput: Uint8Array) => Promise<Uint8Array>;
 const MAX_REPLY_BYTES = 256 * 1024;
 
 /** The TSA could not be reached, refused, or answered with something unusable. The sign attempt is retried. */
-export class TimestampUnavailableError extends Error {
+export class TimestampUnavailableError extends ServiceError {
   constructor(
     message: string,
     readonly detail: { url: string; httpStatus?: number; pkiStatus?: string; failInfo?: string[] },
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super('unavailable', 'timestamp_unavailable', message, { ...options, publicMessage: TIMESTAMP_UNAVAILABLE });
     this.name = 'TimestampUnavailableError';
   }
 }

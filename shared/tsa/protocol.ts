@@ -13,6 +13,7 @@
  *   TimeStampResp ::= SEQUENCE { status PKIStatusInfo, timeStampToken TimeStampToken OPTIONAL }
  *   PKIStatusInfo ::= SEQUENCE { status PKIStatus, statusString PKIFreeText OPTIONAL, failInfo PKIFailureInfo OPTIONAL }
  */
+import { ServiceError, type ErrorKind } from '../errors.js';
 import { DerError, TAG, contentBytes, encodeTlv, readChildren, readSingle, tlvBytes, type Tlv } from '../pki/der.js';
 
 /** HTTP media types of RFC 3161 section 3.4. */
@@ -62,10 +63,22 @@ const TAG_BOOLEAN = 0x01;
 const TAG_UTF8_STRING = 0x0c;
 const TAG_CONTEXT_0_CONSTRUCTED = 0xa0;
 
+/** The kind of a refused request by its failure info (RFC 3161 tells apart what shares a kind, e.g. badAlg and unacceptedExtension). */
+const REQUEST_ERROR_KINDS: Record<PkiFailureInfo, ErrorKind> = {
+  badAlg: 'unsupported',
+  badRequest: 'invalid',
+  badDataFormat: 'invalid',
+  timeNotAvailable: 'unavailable',
+  unacceptedPolicy: 'unsupported',
+  unacceptedExtension: 'unsupported',
+  addInfoNotAvailable: 'unsupported',
+  systemFailure: 'internal',
+};
+
 /** A request the TSA refuses, with the failure info to send back. */
-export class TimeStampRequestError extends Error {
+export class TimeStampRequestError extends ServiceError {
   constructor(readonly failInfo: PkiFailureInfo, message: string) {
-    super(message);
+    super(REQUEST_ERROR_KINDS[failInfo], 'timestamp_request_refused', message);
     this.name = 'TimeStampRequestError';
   }
 }

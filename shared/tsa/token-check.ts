@@ -4,6 +4,7 @@ import { ContentInfo, SignedData, id_signedData } from '@peculiar/asn1-cms';
 import { TSTInfo, id_ct_tstInfo } from '@peculiar/asn1-tsp';
 import { DerError, TAG, contentBytes, readChildren, readSingle } from '../pki/der.js';
 import { decodeOid } from './protocol.js';
+import { ServiceError } from '../errors.js';
 
 /**
  * A light check of an RFC 3161 TimeStampToken before it goes into a signed manifest: right shape, and a
@@ -11,9 +12,13 @@ import { decodeOid } from './protocol.js';
  * c2pa-rs when the file is read; this only stops a wrong or stale token from being embedded silently.
  */
 
-export class TimeStampTokenError extends Error {
+/** What a signer is told when no usable timestamp came back (an unreachable TSA or a token that does not check out). */
+export const TIMESTAMP_UNAVAILABLE = 'the time-stamp authority could not be reached or gave no valid timestamp';
+
+/** The TSA's token does not check out: to a signer, the TSA gave no valid timestamp (retried). */
+export class TimeStampTokenError extends ServiceError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('unavailable', 'timestamp_unavailable', message, { ...options, publicMessage: TIMESTAMP_UNAVAILABLE });
     this.name = 'TimeStampTokenError';
   }
 }

@@ -1,3 +1,5 @@
+import { ServiceError } from '../errors.js';
+
 /** A P-384 key held by a key vault. The private half never leaves the vault. */
 export interface VaultKey {
   /** Name of the key in the vault. */
@@ -21,17 +23,18 @@ export interface KeyVault {
   getKey(name: string): Promise<VaultKey>;
 }
 
-export class VaultKeyNotFoundError extends Error {
+/** A key the service needs is missing from the vault: the service's fault (its setup), not the caller's. */
+export class VaultKeyNotFoundError extends ServiceError {
   constructor(readonly keyName: string) {
-    super(`key "${keyName}" does not exist in the vault`);
+    super('internal', 'vault_key_missing', `key "${keyName}" does not exist in the vault`, { publicMessage: 'the signing key is missing from the key vault' });
     this.name = 'VaultKeyNotFoundError';
   }
 }
 
 /** The vault could not be reached or answered with a failure; callers may retry. */
-export class VaultUnavailableError extends Error {
+export class VaultUnavailableError extends ServiceError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('unavailable', 'vault_unavailable', message, { ...options, publicMessage: 'the key vault could not be reached', retryAfterSeconds: 5 });
     this.name = 'VaultUnavailableError';
   }
 }

@@ -1,28 +1,33 @@
 import type { Logger } from 'pino';
-import { C2paError } from '../../shared/c2pa/errors.js';
-import { TimeStampTokenError } from '../../shared/tsa/token-check.js';
 import { updateSignJobStatus } from '../../shared/db/repositories/sign-jobs.js';
-import { MediaRejectedError } from '../../shared/media/errors.js';
+import { kindOf, ServiceError, type ErrorKind } from '../../shared/errors.js';
 import { signJobs, signStageSeconds } from '../../shared/metrics/metrics.js';
-import { NoSigningCertificateError } from '../../shared/pki/signing-identity.js';
 import type { SignAttempt } from '../../shared/queue/types.js';
-import { StorageUnavailableError } from '../../shared/storage/index.js';
-import { TimestampUnavailableError } from '../../shared/tsa/client.js';
-import { VaultKeyNotFoundError, VaultUnavailableError } from '../../shared/vault/types.js';
 import type { SignJobDeps } from './deps.js';
 import type { StageClock } from './stage-clock.js';
 
-/** The code and words a failed job shows its owner; internals stay in the log. */
+/**
+ * The job edge: whether a failed attempt is retried, by the error's kind. The file or request itself at fault (an
+ * image over the pixel limit, say) is final at once, as no retry can help; outages and the service's own failures
+ * are retried until the last attempt.
+ */
+export const JOB_RETRIES: Record<ErrorKind, boolean> = {
+  invalid: false,
+  unauthenticated: false,
+  forbidden: false,
+  not_found: false,
+  conflict: true,
+  too_large: false,
+  unsupported: false,
+  unprocessable: false,
+  rate_limited: true,
+  unavailable: true,
+  internal: true,
+};
+
+/** The code and words a failed job shows its owner (the error's own); internals stay in the log. */
 function errorColumns(err: unknown): { error_code: string; error_message: string } {
-  if (err instanceof VaultUnavailableError) return { error_code: 'vault_unavailable', error_message: 'the key vault could not be reached' };
-  if (err instanceof VaultKeyNotFoundError) return { error_code: 'vault_key_missing', error_message: 'the signing key is missing from the key vault' };
-  if (err instanceof NoSigningCertificateError) return { error_code: 'no_signing_certificate', error_message: err.message };
-  if (err instanceof TimestampUnavailableError || err instanceof TimeStampTokenError) {
-    return { error_code: 'timestamp_unavailable', error_message: 'the time-stamp authority could not be reached or gave no valid timestamp' };
-  }
-  if (err instanceof StorageUnavailableError) return { error_code: 'storage_unavailable', error_message: 'file storage could not be reached' };
-  if (err instanceof MediaRejectedError && err.reason === 'too_many_pixels') return { error_code: 'image_too_large', error_message: err.message };
-  if (err instanceof C2paError) return { error_code: 'c2pa_error', error_message: `the file could not be signed: ${err.message}` };
+  if (err instanceof ServiceError) return { error_code: err.code, error_message: err.publicMessage };
   return { error_code: 'signing_failed', error_message: 'the file could not be signed' };
 }
 
@@ -38,11 +43,11 @@ export function reportSigned(log: Logger, facts: { serial: string; bytes: number
 }
 
 /**
- * Records a failed attempt: the job is failed for good on its last attempt (or at once for an image over the pixel
- * limit, which no retry can help), else waiting again, so it shows as queued.
+ * Records a failed attempt: the job is failed for good on its last attempt (or at once when its kind says no retry
+ * can help, JOB_RETRIES), else waiting again, so it shows as queued.
  */
 export async function recordFailedAttempt(deps: SignJobDeps, jobId: string, attempt: SignAttempt, err: unknown, log: Logger): Promise<void> {
-  const final = attempt.final || (err instanceof MediaRejectedError && err.reason === 'too_many_pixels');
+  const final = attempt.final || !JOB_RETRIES[kindOf(err)];
   log.warn({ err }, final ? 'sign job failed for good' : 'sign attempt failed; will retry');
   signJobs.inc({ outcome: final ? 'failed' : 'retried', error_code: errorColumns(err).error_code });
   await updateSignJobStatus(jobId, final ? { status: 'failed', ...errorColumns(err) } : { status: 'queued' }, deps.knex);
