@@ -34,7 +34,22 @@ const Verification = z
       })
       .partial()
       .nullable(),
-    signer: z.object({ subject: z.string(), serial: z.string(), issuer: z.string() }).partial().nullable(),
+    signer: z
+      .object({
+        subject: z.string(),
+        serial: z.string(),
+        issuer: z.string(),
+        trust_source: z
+          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor'])
+          .nullable()
+          .openapi({
+            description:
+              "who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE); null when the signer is not trusted",
+          }),
+        trust_list_version: z.string().nullable().openapi({ description: 'the pinned version of the list named by trust_source (trust/lists/pins.json); null for other sources' }),
+      })
+      .partial()
+      .nullable(),
     status: z.object({ success: strings, informational: strings, failure: strings }).partial(),
     timestamp: z
       .object({

@@ -89,6 +89,10 @@ export interface TimestampInfo {
 export interface ReadOptions {
   /** PEM certificates (one string with several, or a list) that c2pa-rs may chain signers and TSAs to. */
   trustAnchorsPem: string | readonly string[];
+  /** End-entity certificates trusted one by one (the interim list's allowed.pem). */
+  allowedListPem?: string;
+  /** Accepted EKU OIDs, one a line (the interim list's store.cfg); c2pa-rs's own default when absent. */
+  trustConfig?: string;
 }
 
 // --- The parts of c2pa-rs's Reader JSON and crJSON this module reads. ---
@@ -304,7 +308,7 @@ function timestampOf(manifest: ReaderManifest | undefined, status: VerificationR
  */
 export async function readAsset(bytes: Uint8Array, mimeType: SignableMimeType, options: ReadOptions): Promise<VerificationReport> {
   assertSignableMedia(bytes, mimeType);
-  return reportOf(await openReader(bytes, mimeType, trustSettings(options.trustAnchorsPem)));
+  return reportOf(await openReader(bytes, mimeType, trustSettings(options.trustAnchorsPem, options)));
 }
 
 /**
@@ -315,7 +319,7 @@ export async function readAsset(bytes: Uint8Array, mimeType: SignableMimeType, o
 export async function readAssetFile(filePath: string, mimeType: SignableMimeType, options: ReadOptions): Promise<VerificationReport> {
   const blob = FileBlob.open(filePath, mimeType);
   try {
-    return reportOf(await openReader(blob, mimeType, trustSettings(options.trustAnchorsPem)));
+    return reportOf(await openReader(blob, mimeType, trustSettings(options.trustAnchorsPem, options)));
   } finally {
     blob.close();
   }
@@ -327,7 +331,7 @@ export async function readAssetFile(filePath: string, mimeType: SignableMimeType
  * so (c2pa-rs reports the data hash as unverifiable), the summary and signer are what the asset would show.
  */
 export async function readManifestStore(store: Uint8Array, options: ReadOptions): Promise<VerificationReport> {
-  return reportOf(await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem)));
+  return reportOf(await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem, options)));
 }
 
 /** The active manifest's claim thumbnail (its bytes and format) from a manifest store, or undefined without one. */

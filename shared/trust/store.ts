@@ -1,6 +1,7 @@
 import type { X509Certificate } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { Config } from '../config.js';
 import { LIST_SOURCES, parseCertificates, PINS_FILE, readPinnedList, readPins, SHIPPED_TRUST_LISTS_DIR, type ListPin, type Pins, type TrustListName } from './lists.js';
 
 /** Who vouches for a certificate the store holds. */
@@ -115,6 +116,10 @@ export class TrustStoreLoader {
     private readonly checkIntervalMs = 30_000,
   ) {}
 
+  get loaded(): TrustStore | undefined {
+    return this.store;
+  }
+
   current(now = Date.now()): TrustStore {
     if (this.store && now - this.checkedAt < this.checkIntervalMs) return this.store;
     this.checkedAt = now;
@@ -125,4 +130,20 @@ export class TrustStoreLoader {
     this.stamp = stamp;
     return this.store;
   }
+}
+
+let processLoader: { key: string; loader: TrustStoreLoader } | undefined;
+
+/** This process's trust store under its configuration (one loader per process, so reloads are shared). */
+export function processTrustStore(config: Pick<Config, 'trustLists' | 'trustAnchorsFile' | 'trustReloadSeconds'>): TrustStore {
+  const key = JSON.stringify([config.trustLists, config.trustAnchorsFile, config.trustReloadSeconds]);
+  if (processLoader?.key !== key) {
+    processLoader = { key, loader: new TrustStoreLoader({ trustLists: config.trustLists, trustAnchorsFile: config.trustAnchorsFile }, config.trustReloadSeconds * 1000) };
+  }
+  return processLoader.loader.current();
+}
+
+/** The store this process last loaded, if it has used one (for metrics, which must not load it themselves). */
+export function loadedTrustStore(): TrustStore | undefined {
+  return processLoader?.loader.loaded;
 }
