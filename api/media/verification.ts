@@ -105,6 +105,7 @@ export async function verifyStagedFile(
     image: formatFor(mimeType)?.kind === 'image',
     readWhole,
     trust: trust.all,
+    tsaAnchors: [...serviceRoots.map((pem) => ({ pem, source: 'service_ca' as const })), ...store.tsaAnchors.map(({ pem, source }) => ({ pem, source }))],
     maxPixels: config.maxImagePixels,
     fingerprintMode: config.fingerprintMode,
   });

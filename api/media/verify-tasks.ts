@@ -3,9 +3,11 @@
  * image headers and decoding, the fingerprint, and c2pa-rs reads. Each task names its input and its result; all
  * travel over IPC (structured clone), so results are plain data.
  */
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { readAsset, readAssetFile, readManifestStore, type ReadOptions, type VerificationReport } from '../../shared/c2pa/read-asset.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
+import { checkedTimestamp } from '../../shared/c2pa/signature-timestamp.js';
 import { MediaRejectedError } from '../../shared/media/errors.js';
 import { assertImageDecodes, assertImagePixelsWithin } from '../../shared/media/image-pixels.js';
 import { imageCodeFromFile, type ImageCode } from '../../shared/softbinding/iscc-image.js';
@@ -19,7 +21,17 @@ export interface VerifyTasks {
    * memory (files within MAX_UPLOAD_BYTES); otherwise c2pa-rs reads the ranges it needs from disk.
    */
   verify: {
-    input: { filePath: string; mimeType: SignableMimeType; image: boolean; readWhole: boolean; trust: ReadOptions; maxPixels: number; fingerprintMode: FingerprintMode };
+    input: {
+      filePath: string;
+      mimeType: SignableMimeType;
+      image: boolean;
+      readWhole: boolean;
+      trust: ReadOptions;
+      /** The anchors a timestamp's TSA must chain to for the timestamp to be trusted (checkedTimestamp). */
+      tsaAnchors: { pem: string; source: TrustSource }[];
+      maxPixels: number;
+      fingerprintMode: FingerprintMode;
+    };
     result: { report: VerificationReport; fingerprint: string | null };
   };
   /**
@@ -52,9 +64,14 @@ async function readStaged(filePath: string, mimeType: SignableMimeType, readWhol
 }
 
 const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> } = {
-  async verify({ filePath, mimeType, image, readWhole, trust, maxPixels, fingerprintMode }) {
+  async verify({ filePath, mimeType, image, readWhole, trust, tsaAnchors, maxPixels, fingerprintMode }) {
     if (image) await assertImagePixelsWithin(filePath, maxPixels);
-    const report = await readStaged(filePath, mimeType, readWhole, trust);
+    const bytes = readWhole ? new Uint8Array(await readFile(filePath)) : undefined;
+    const report = bytes ? await readAsset(bytes, mimeType, trust) : await readAssetFile(filePath, mimeType, trust);
+    if (report.timestamp) {
+      const anchors = tsaAnchors.map(({ pem, source }) => ({ pem, source, certificate: new X509Certificate(pem) }));
+      report.timestamp = checkedTimestamp(report.timestamp, report.manifest?.claim_version ?? null, bytes, anchors);
+    }
     // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
     const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath, fingerprintMode).catch(() => undefined))?.iscc ?? null) : null;
     return { report, fingerprint };

@@ -16,7 +16,7 @@ export interface Anchor {
 /**
  * The anchors the pinned lists and the operator's file give (the service's own roots come from its database and are
  * added per verification). Claim signers chain to `claimAnchors` or are one of `allowed` (interim end-entity
- * certificates); timestamps chain to `tsaAnchors`.
+ * certificates); timestamps chain to `tsaAnchors` (the C2PA TSA Trust List, the interim anchors, the operator's).
  */
 export interface TrustStore {
   lists: readonly TrustListName[];
@@ -58,6 +58,8 @@ export function buildTrustStore(options: TrustStoreOptions): TrustStore {
     store.claimAnchors.push(...anchorsOf(texts.get(fileOf(list, 'claim_anchors'))!, fileOf(list, 'claim_anchors'), source));
     if (list === 'official') store.tsaAnchors.push(...anchorsOf(texts.get(fileOf(list, 'tsa_anchors'))!, fileOf(list, 'tsa_anchors'), source));
     if (list === 'interim') {
+      // The interim list is one store for signers and TSAs alike (its store.cfg accepts id-kp-timeStamping).
+      store.tsaAnchors.push(...store.claimAnchors.filter((a) => a.source === source));
       store.allowed.push(...anchorsOf(texts.get(fileOf(list, 'allowed_list'))!, fileOf(list, 'allowed_list'), source));
       store.ekuConfig = texts.get(fileOf(list, 'eku_config'));
     }

@@ -24,6 +24,6 @@ describe('verify: trust source of a file the service signed', function () {
     expect(body.validation_state).to.equal('Trusted');
     expect(body.signer).to.deep.include({ trust_source: 'service_ca', trust_list_version: null });
     expect(body.revocation.status).to.equal('good');
-    expect(body.timestamp).to.deep.include({ validated: true, trusted: true });
+    expect(body.timestamp).to.deep.include({ validated: true, trusted: true, trust_source: 'service_ca' });
   });
 });

@@ -27,11 +27,13 @@ describe('trust lists (shipped, pinned)', () => {
     expect(official.files['official/C2PA-TRUST-LIST.pem']!.sha256).to.equal('75cacc98b79ecac33713c7ecfb58d4a0ef383f3c1f886e7409f9e37e8664aea5');
     expect(official).to.deep.include({ issued: '2026-08-05T00:11:39Z', next_update: '2027-08-05T00:11:39Z' });
     expect(store.pins.lists.interim).to.deep.include({ issued: '2026-01-01', next_update: null });
-    // 30 official claim anchors + 27 interim anchors; 117 allowed end-entity certificates; 22 TSA anchors.
+    // 30 official claim anchors + 27 interim anchors; 117 allowed end-entity certificates; 22 official TSA anchors and
+    // the interim anchors (one store for signers and TSAs).
     expect(store.claimAnchors.filter((a) => a.source === 'c2pa_trust_list')).to.have.length(30);
     expect(store.claimAnchors.filter((a) => a.source === 'interim_trust_list')).to.have.length(27);
     expect(store.allowed).to.have.length(117);
-    expect(store.tsaAnchors).to.have.length(22);
+    expect(store.tsaAnchors.filter((a) => a.source === 'c2pa_trust_list')).to.have.length(22);
+    expect(store.tsaAnchors.filter((a) => a.source === 'interim_trust_list')).to.have.length(27);
     expect(store.ekuConfig).to.include('1.3.6.1.4.1.62558.2.1');
   });
 
@@ -40,6 +42,7 @@ describe('trust lists (shipped, pinned)', () => {
     writeFileSync(operatorFile, readFileSync(path.join(SHIPPED_TRUST_LISTS_DIR, 'interim/anchors.pem'), 'utf8').split('-----END CERTIFICATE-----')[0] + '-----END CERTIFICATE-----\n');
     const store = buildTrustStore({ trustLists: ['official'], trustAnchorsFile: operatorFile });
     expect(store.claimAnchors.map((a) => a.source)).to.not.include('interim_trust_list');
+    expect(store.tsaAnchors.map((a) => a.source)).to.not.include('interim_trust_list');
     expect(store.allowed).to.have.length(0);
     expect(store.ekuConfig).to.equal(undefined);
     expect(store.claimAnchors.filter((a) => a.source === 'operator_anchor')).to.have.length(1);

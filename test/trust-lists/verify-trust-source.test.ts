@@ -41,6 +41,9 @@ describe('verify: trust lists and the signer\'s trust source', function () {
       expect(body.validation_state, file).to.equal('Trusted');
       expect(body.signer).to.deep.include({ trust_source: 'interim_trust_list', trust_list_version: interimVersion });
       expect(body.revocation.status).to.equal('not_issued_by_service');
+      // A C2PA 1.x claim, timestamped by a DigiCert TSA whose root is an interim anchor (c2pa-rs does not check it).
+      expect(body.manifest.claim_version, file).to.equal(1);
+      expect(body.timestamp, file).to.deep.include({ validated: true, trusted: true, trust_source: 'interim_trust_list' });
     }
     expect((await verify(withInterim, sample('verify.jpeg'), 'verify.jpeg')).signer.subject).to.match(/CN=cai-prod, O=Adobe Inc\./);
 
@@ -49,6 +52,9 @@ describe('verify: trust lists and the signer\'s trust source', function () {
     expect(body.validation_state).to.equal('Valid');
     expect(body.status.failure).to.include('signingCredential.untrusted');
     expect(body.signer).to.deep.include({ trust_source: null, trust_list_version: null });
+    // That TSA is on no list in use: validated, not trusted (c2pa-rs alone reports timeStamp.trusted here).
+    expect(body.timestamp).to.deep.include({ validated: true, trusted: false, trust_source: null });
+    expect(body.timestamp.codes).to.include('timeStamp.trusted');
   });
 
   it("names the operator's anchors (TRUST_ANCHORS_FILE) for a file signed under them, and no source without them", async () => {
