@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../shared/config.js';
 import { readPins, SHIPPED_TRUST_LISTS_DIR, TRUST_LIST_NAMES, TrustListError } from '../../shared/trust/lists.js';
-import { buildTrustStore, secondsToNextUpdate, staleLists, TrustStoreLoader } from '../../shared/trust/store.js';
+import { buildTrustStore, processTrustStore, secondsToNextUpdate, staleLists, TrustStoreLoader } from '../../shared/trust/store.js';
 import { updateTrustLists } from '../../shared/trust/update.js';
+import '../../shared/metrics/metrics.js';
+import { registry } from '../../shared/metrics/registry.js';
 
 const scratch = mkdtempSync(path.join(tmpdir(), 'trust-lists-'));
 /** A private copy of the shipped lists, so a test may tamper with or update it. */
@@ -110,5 +112,13 @@ describe('trust lists (shipped, pinned)', () => {
     expect(staleLists(store, Date.parse('2027-08-06T00:00:00Z'))).to.deep.equal(['official']);
     // The frozen interim list has no next update.
     expect(Object.keys(secondsToNextUpdate(store))).to.deep.equal(['official']);
+  });
+
+  it('reports the seconds to each list\'s next update as a metric, once the process has loaded its store', async () => {
+    processTrustStore({ trustLists: ['official', 'interim'], trustAnchorsFile: undefined, trustReloadSeconds: 60 });
+    const gauge = (await registry.getMetricsAsJSON()).find((m) => m.name === 'mss_trust_list_next_update_seconds');
+    const official = gauge?.values.find((v) => v.labels.list === 'official');
+    expect(official?.value).to.be.closeTo((Date.parse('2027-08-05T00:11:39Z') - Date.now()) / 1000, 5);
+    expect(gauge?.values.map((v) => v.labels.list)).to.deep.equal(['official']);
   });
 });

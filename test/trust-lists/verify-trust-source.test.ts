@@ -4,8 +4,7 @@ import { expect } from 'chai';
 import request from 'supertest';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import { signAsset } from '../../shared/c2pa/sign-asset.js';
-import { readPins } from '../../shared/trust/lists.js';
-import { SHIPPED_TRUST_LISTS_DIR } from '../../shared/trust/lists.js';
+import { readPins, SHIPPED_TRUST_LISTS_DIR } from '../../shared/trust/lists.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
 
