@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FINGERPRINT_MODES, type FingerprintMode } from './softbinding/fingerprint-mode.js';
+import { TRUST_LIST_NAMES, type TrustListName } from './trust/lists.js';
 
 /** Everything the service reads from the environment, validated once at start-up. */
 export interface Config {
@@ -119,6 +120,12 @@ export interface Config {
   bcryptRounds: number;
   /** Number of reverse proxies in front of the API whose X-Forwarded-For is believed (rate limits, logs). */
   trustProxyHops: number;
+  /** The shipped trust lists verification uses (TRUST_LISTS, default official,interim). */
+  trustLists: TrustListName[];
+  /** The operator's own trust anchors, a PEM file (TRUST_ANCHORS_FILE). */
+  trustAnchorsFile: string | undefined;
+  /** How often a running process looks for a new version of the lists (TRUST_RELOAD_SECONDS). */
+  trustReloadSeconds: number;
 }
 
 export interface PkiSubjectConfig {
@@ -370,6 +377,23 @@ function host(env: Env, name: string, fallback: string): string {
   return v;
 }
 
+/** TRUST_LISTS: a comma-separated set of the shipped lists; `official` must stay (interim alone is a frozen legacy list). */
+function trustLists(env: Env): TrustListName[] {
+  const raw = str(env, 'TRUST_LISTS', 'official,interim');
+  const names = [...new Set(raw.split(',').map((n) => n.trim().toLowerCase()).filter(Boolean))];
+  const unknown = names.filter((n) => !(TRUST_LIST_NAMES as readonly string[]).includes(n));
+  if (unknown.length > 0) throw new ConfigError('TRUST_LISTS', `names an unknown list: ${unknown.join(', ')} (known: ${TRUST_LIST_NAMES.join(', ')})`);
+  if (!names.includes('official')) throw new ConfigError('TRUST_LISTS', 'must include official (the interim list is frozen and only adds to it)');
+  return TRUST_LIST_NAMES.filter((n) => names.includes(n));
+}
+
+function trustAnchorsFile(env: Env): string | undefined {
+  const file = optional(env, 'TRUST_ANCHORS_FILE');
+  if (file === undefined) return undefined;
+  if (!existsSync(file)) throw new ConfigError('TRUST_ANCHORS_FILE', `${file} does not exist`);
+  return path.resolve(file);
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', 'development', ['development', 'test', 'production'] as const);
   const port = int(env, 'PORT', 3000, 0, 65535);
@@ -436,5 +460,8 @@ export function loadConfig(env: Env = process.env): Config {
     // bcryptjs is pure JS: 12 rounds is about a quarter second; production may not go below 10.
     bcryptRounds: int(env, 'BCRYPT_ROUNDS', 12, nodeEnv === 'production' ? 10 : 4, 15),
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
+    trustLists: trustLists(env),
+    trustAnchorsFile: trustAnchorsFile(env),
+    trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
   };
 }

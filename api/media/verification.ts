@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { VerificationReport } from '../../shared/c2pa/read-asset.js';
+import type { ReadOptions, VerificationReport } from '../../shared/c2pa/read-asset.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import type { Config } from '../../shared/config.js';
 import { findCertificateBySerial, unrevokedRoots } from '../../shared/db/repositories/certificates.js';
@@ -8,6 +8,7 @@ import { derToPem } from '../../shared/pki/pem.js';
 import { normalizeSerialHex } from '../../shared/pki/serial.js';
 import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { StagedFile } from '../../shared/storage/index.js';
+import { listVersion, processTrustStore, type Anchor, type TrustSource, type TrustStore } from '../../shared/trust/store.js';
 import type { VerifyPool } from './verify-pool.js';
 
 /** The signer certificate as the service's own revocation data knows it (not what the file claims). */
@@ -25,6 +26,39 @@ export async function trustAnchorsPem(knex: Knex): Promise<string[]> {
   return roots.map((r) => derToPem(r.der));
 }
 
+const pemsOf = (anchors: readonly Anchor[], source?: TrustSource) => anchors.filter((a) => !source || a.source === source).map((a) => a.pem);
+
+/**
+ * What c2pa-rs judges a verified file by: the service's roots, the trust lists in use (TRUST_LISTS: claim-signer and
+ * TSA anchors, the interim list's allowed end-entity certificates and EKU config) and the operator's anchors
+ * (TRUST_ANCHORS_FILE). c2pa-rs 0.91 does not keep claim-signer and TSA anchors apart (an anchor of any kind makes a
+ * claim signer trusted), so `candidates` also gives each source's claim-signer anchors alone, to name who vouches.
+ */
+export function verificationTrust(serviceRootsPem: string[], store: TrustStore): { all: ReadOptions; candidates: { source: TrustSource; trust: ReadOptions }[] } {
+  const allowedListPem = store.allowed.length ? pemsOf(store.allowed).join('\n') : undefined;
+  const all = {
+    trustAnchorsPem: [...new Set([...serviceRootsPem, ...pemsOf(store.claimAnchors), ...pemsOf(store.tsaAnchors)])],
+    allowedListPem,
+    trustConfig: store.ekuConfig,
+  };
+  const candidates: { source: TrustSource; trust: ReadOptions }[] = [];
+  for (const source of ['operator_anchor', 'c2pa_trust_list', 'interim_trust_list'] as const) {
+    const anchors = pemsOf(store.claimAnchors, source);
+    const allowed = source === 'interim_trust_list' ? allowedListPem : undefined;
+    // c2pa-rs needs at least one anchor; the interim list's allowed certificates stand on their own.
+    if (anchors.length || allowed) {
+      candidates.push({ source, trust: { trustAnchorsPem: anchors.length ? anchors : serviceRootsPem, allowedListPem: allowed, trustConfig: source === 'interim_trust_list' ? store.ekuConfig : undefined } });
+    }
+  }
+  return { all, candidates };
+}
+
+/** Who vouches for the signer, and the list's pinned version when it is a list. */
+export interface SignerTrust {
+  trust_source: TrustSource | null;
+  trust_list_version: string | null;
+}
+
 export async function revocationOf(knex: Knex, serial: string | null | undefined): Promise<RevocationView> {
   if (!serial) return { status: 'no_signer' };
   const cert = await findCertificateBySerial(knex, normalizeSerialHex(serial));
@@ -35,7 +69,12 @@ export async function revocationOf(knex: Knex, serial: string | null | undefined
   return { status: cert.status() === 'expired' ? 'expired' : 'good', checked_against: 'service_revocation_data' };
 }
 
-export type VerificationView = VerificationReport & { revocation: RevocationView; mime_type: SignableMimeType; sha256: string };
+export type VerificationView = Omit<VerificationReport, 'signer'> & {
+  signer: (NonNullable<VerificationReport['signer']> & SignerTrust) | null;
+  revocation: RevocationView;
+  mime_type: SignableMimeType;
+  sha256: string;
+};
 
 export interface VerifiedFile {
   view: VerificationView;
@@ -52,19 +91,39 @@ export interface VerifiedFile {
 export async function verifyStagedFile(
   knex: Knex,
   pool: VerifyPool,
-  config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels' | 'fingerprintMode'>,
+  config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels' | 'fingerprintMode' | 'trustLists' | 'trustAnchorsFile' | 'trustReloadSeconds'>,
   staged: Pick<StagedFile, 'tempPath' | 'size' | 'sha256'>,
   mimeType: SignableMimeType,
 ): Promise<VerifiedFile> {
+  const store = processTrustStore(config);
+  const serviceRoots = await trustAnchorsPem(knex);
+  const trust = verificationTrust(serviceRoots, store);
+  const readWhole = staged.size <= config.maxUploadBytes;
   const { report, fingerprint } = await pool.run('verify', {
     filePath: staged.tempPath,
     mimeType,
     image: formatFor(mimeType)?.kind === 'image',
-    readWhole: staged.size <= config.maxUploadBytes,
-    trustAnchorsPem: await trustAnchorsPem(knex),
+    readWhole,
+    trust: trust.all,
+    tsaAnchors: [...serviceRoots.map((pem) => ({ pem, source: 'service_ca' as const })), ...store.tsaAnchors.map(({ pem, source }) => ({ pem, source }))],
     maxPixels: config.maxImagePixels,
     fingerprintMode: config.fingerprintMode,
   });
-  const view = { ...report, revocation: await revocationOf(knex, report.signer?.serial), mime_type: mimeType, sha256: staged.sha256 };
+  const revocation = await revocationOf(knex, report.signer?.serial);
+  let source: TrustSource | null = null;
+  if (report.status.success.includes('signingCredential.trusted')) {
+    // A certificate the service issued (its serial in the service's records) vouched for by the service's roots
+    // needs no second read; any other signer is read again under each source alone.
+    source = revocation.status === 'good' || revocation.status === 'expired' || revocation.status === 'revoked'
+      ? 'service_ca'
+      : await pool.run('trust_source', { filePath: staged.tempPath, mimeType, readWhole, candidates: trust.candidates });
+  }
+  const listOf = { c2pa_trust_list: 'official', interim_trust_list: 'interim' } as const;
+  const signer = report.signer && {
+    ...report.signer,
+    trust_source: source,
+    trust_list_version: source === 'c2pa_trust_list' || source === 'interim_trust_list' ? listVersion(store, listOf[source]) : null,
+  };
+  const view = { ...report, signer, revocation, mime_type: mimeType, sha256: staged.sha256 };
   return { view, fingerprint: fingerprint === null ? undefined : decodeImageCode(fingerprint) };
 }

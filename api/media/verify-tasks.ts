@@ -3,13 +3,16 @@
  * image headers and decoding, the fingerprint, and c2pa-rs reads. Each task names its input and its result; all
  * travel over IPC (structured clone), so results are plain data.
  */
+import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { readAsset, readAssetFile, readManifestStore, type VerificationReport } from '../../shared/c2pa/read-asset.js';
+import { readAsset, readAssetFile, readManifestStore, type ReadOptions, type VerificationReport } from '../../shared/c2pa/read-asset.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
+import { checkedTimestamp } from '../../shared/c2pa/signature-timestamp.js';
 import { MediaRejectedError } from '../../shared/media/errors.js';
 import { assertImageDecodes, assertImagePixelsWithin } from '../../shared/media/image-pixels.js';
 import { imageCodeFromFile, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { FingerprintMode } from '../../shared/softbinding/fingerprint-mode.js';
+import type { TrustSource } from '../../shared/trust/store.js';
 
 export interface VerifyTasks {
   /**
@@ -18,8 +21,26 @@ export interface VerifyTasks {
    * memory (files within MAX_UPLOAD_BYTES); otherwise c2pa-rs reads the ranges it needs from disk.
    */
   verify: {
-    input: { filePath: string; mimeType: SignableMimeType; image: boolean; readWhole: boolean; trustAnchorsPem: string[]; maxPixels: number; fingerprintMode: FingerprintMode };
+    input: {
+      filePath: string;
+      mimeType: SignableMimeType;
+      image: boolean;
+      readWhole: boolean;
+      trust: ReadOptions;
+      /** The anchors a timestamp's TSA must chain to for the timestamp to be trusted (checkedTimestamp). */
+      tsaAnchors: { pem: string; source: TrustSource }[];
+      maxPixels: number;
+      fingerprintMode: FingerprintMode;
+    };
     result: { report: VerificationReport; fingerprint: string | null };
+  };
+  /**
+   * Which trust source vouches for a file's signer: the file is read again under each candidate's anchors alone, in
+   * order, and the first under which c2pa-rs reports signingCredential.trusted names it (null: none does).
+   */
+  trust_source: {
+    input: { filePath: string; mimeType: SignableMimeType; readWhole: boolean; candidates: { source: TrustSource; trust: ReadOptions }[] };
+    result: TrustSource | null;
   };
   /** The ISCC Image-Code of an image (refused when over maxPixels, corrupt when it cannot be decoded). */
   fingerprint: { input: { filePath: string; mimeType: string; maxPixels: number; fingerprintMode: FingerprintMode }; result: { iscc: string } };
@@ -38,15 +59,29 @@ function fingerprintOf(filePath: string, mode: FingerprintMode): Promise<ImageCo
   return imageCodeFromFile(filePath, { mode });
 }
 
+async function readStaged(filePath: string, mimeType: SignableMimeType, readWhole: boolean, trust: ReadOptions): Promise<VerificationReport> {
+  return readWhole ? readAsset(new Uint8Array(await readFile(filePath)), mimeType, trust) : readAssetFile(filePath, mimeType, trust);
+}
+
 const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> } = {
-  async verify({ filePath, mimeType, image, readWhole, trustAnchorsPem, maxPixels, fingerprintMode }) {
+  async verify({ filePath, mimeType, image, readWhole, trust, tsaAnchors, maxPixels, fingerprintMode }) {
     if (image) await assertImagePixelsWithin(filePath, maxPixels);
-    const report = readWhole
-      ? await readAsset(new Uint8Array(await readFile(filePath)), mimeType, { trustAnchorsPem })
-      : await readAssetFile(filePath, mimeType, { trustAnchorsPem });
+    const bytes = readWhole ? new Uint8Array(await readFile(filePath)) : undefined;
+    const report = bytes ? await readAsset(bytes, mimeType, trust) : await readAssetFile(filePath, mimeType, trust);
+    if (report.timestamp) {
+      const anchors = tsaAnchors.map(({ pem, source }) => ({ pem, source, certificate: new X509Certificate(pem) }));
+      report.timestamp = checkedTimestamp(report.timestamp, report.manifest?.claim_version ?? null, bytes, anchors);
+    }
     // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
     const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath, fingerprintMode).catch(() => undefined))?.iscc ?? null) : null;
     return { report, fingerprint };
+  },
+  async trust_source({ filePath, mimeType, readWhole, candidates }) {
+    for (const { source, trust } of candidates) {
+      const report = await readStaged(filePath, mimeType, readWhole, trust);
+      if (report.status.success.includes('signingCredential.trusted')) return source;
+    }
+    return null;
   },
   async fingerprint({ filePath, mimeType, maxPixels, fingerprintMode }) {
     await assertImagePixelsWithin(filePath, maxPixels);

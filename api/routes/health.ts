@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
+import { processTrustStore, staleLists } from '../../shared/trust/store.js';
 import { issuingCaKeyName } from '../services/certificates.js';
 
 /** A readiness check that hangs (a black-holed vault or Redis) counts as failing after this long. */
@@ -62,6 +63,19 @@ async function readiness(ctx: AppContext): Promise<Record<string, CheckResult>> 
   return { database, redis, storage, vault: signing.vault, signing_certificate: signing.certificate };
 }
 
+/**
+ * A trust list past its next update, or one refused by its pins, is told here without failing readiness: signing
+ * does not need it, and verification still answers (with the lists it has).
+ */
+function trustListsNotice(ctx: AppContext): { past_next_update: string[] } | { error: string } | undefined {
+  try {
+    const stale = staleLists(processTrustStore(ctx.config));
+    return stale.length > 0 ? { past_next_update: stale } : undefined;
+  } catch (err) {
+    return { error: (err as Error).message };
+  }
+}
+
 export function healthRouter(ctx: AppContext): Router {
   const router = Router();
   router.get('/health', async (_req, res) => {
@@ -78,7 +92,9 @@ export function healthRouter(ctx: AppContext): Router {
     const checks = await readiness(ctx);
     const failing = Object.entries(checks).filter(([, v]) => !PASSING.includes(v)).map(([k]) => k);
     res.setHeader('Cache-Control', 'no-store');
-    res.status(failing.length === 0 ? 200 : 503).json({ status: failing.length === 0 ? 'ready' : 'not_ready', failing, checks });
+    const body = { status: failing.length === 0 ? 'ready' : 'not_ready', failing, checks };
+    const trustLists = trustListsNotice(ctx);
+    res.status(failing.length === 0 ? 200 : 503).json(trustLists ? { ...body, trust_lists: trustLists } : body);
   });
   return router;
 }

@@ -19,6 +19,7 @@ const Verification = z
         title: z.string().nullable(),
         creator: z.string().nullable(),
         claim_generator: z.string().nullable(),
+        claim_version: z.number().int().nullable().openapi({ description: '1 for a C2PA 1.x claim, 2 for a v2 claim' }),
         signed_at: z.string().nullable().openapi({ description: 'signing time from the RFC 3161 timestamp, when present (same as timestamp.time)' }),
         actions: strings,
         ingredients: z.array(z.object({}).passthrough()),
@@ -34,13 +35,36 @@ const Verification = z
       })
       .partial()
       .nullable(),
-    signer: z.object({ subject: z.string(), serial: z.string(), issuer: z.string() }).partial().nullable(),
+    signer: z
+      .object({
+        subject: z.string(),
+        serial: z.string(),
+        issuer: z.string(),
+        trust_source: z
+          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor'])
+          .nullable()
+          .openapi({
+            description:
+              "who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE); null when the signer is not trusted",
+          }),
+        trust_list_version: z.string().nullable().openapi({ description: 'the pinned version of the list named by trust_source (trust/lists/pins.json); null for other sources' }),
+      })
+      .partial()
+      .nullable(),
     status: z.object({ success: strings, informational: strings, failure: strings }).partial(),
     timestamp: z
       .object({
         time: dateTime.nullable().openapi({ description: 'genTime of the timestamp token' }),
         validated: z.boolean().openapi({ description: 'timeStamp.validated: the token stamps this signature and its TSA signature verifies' }),
-        trusted: z.boolean().openapi({ description: "timeStamp.trusted: the TSA certificate chains to the service's root" }),
+        trusted: z.boolean().openapi({
+          description:
+            "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE), checked by the service from the token's certificates (JPEG) or, for other formats, c2pa-rs's timeStamp.trusted for a v2 claim; a C2PA 1.x claim's timestamp that the service could not check is not trusted (c2pa-rs does not check it)",
+        }),
+        trust_source: z
+          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor'])
+          .nullable()
+          .optional()
+          .openapi({ description: "whose anchor the TSA's chain reaches, when the service checked it; null otherwise" }),
         codes: strings.openapi({ description: 'the timeStamp.* status codes c2pa-rs reported' }),
       })
       .nullable()

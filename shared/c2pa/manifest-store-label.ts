@@ -23,14 +23,14 @@ export function activeManifestLabel(store: Uint8Array): string {
   return label;
 }
 
-interface Box {
+export interface Box {
   type: string;
   payload: number;
   end: number;
 }
 
 /** The box at `at` (within `limit`), or undefined when its header or length does not fit. */
-function boxAt(bytes: Buffer, at: number, limit: number): Box | undefined {
+export function boxAt(bytes: Buffer, at: number, limit: number): Box | undefined {
   if (at + 8 > limit) return undefined;
   let size = bytes.readUInt32BE(at);
   let header = 8;
@@ -46,7 +46,7 @@ function boxAt(bytes: Buffer, at: number, limit: number): Box | undefined {
 }
 
 /** A superbox's label, from its first child, the `jumd` description box; undefined without one. */
-function superboxLabel(bytes: Buffer, superbox: Box): string | undefined {
+export function superboxLabel(bytes: Buffer, superbox: Box): string | undefined {
   const description = boxAt(bytes, superbox.payload, superbox.end);
   if (!description || description.type !== 'jumd') return undefined;
   const toggles = description.payload + 16;

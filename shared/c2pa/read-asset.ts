@@ -2,6 +2,7 @@ import { C2paError, describeWasmError, wasmErrorKind } from './errors.js';
 import { assertSignableMedia, type SignableMimeType } from './media-type.js';
 import { structureOnlySettings, trustSettings } from './settings.js';
 import { c2paWasm, FileBlob } from './wasm.js';
+import type { TrustSource } from '../trust/store.js';
 
 /**
  * Reads and validates a file's C2PA manifest store with c2pa-rs, judged against the given trust anchors only.
@@ -16,6 +17,8 @@ export interface ManifestSummary {
   creator: string | null;
   /** "name/version" of the first claim_generator_info entry (v2 claims have no claim_generator string). */
   claim_generator: string | null;
+  /** 1 for a C2PA 1.x claim (c2pa.claim), 2 for c2pa.claim.v2; null when c2pa-rs does not say. */
+  claim_version: number | null;
   /** RFC 3161 time of the signature (signature_info.time); null without a timestamp. */
   signed_at: string | null;
   /** Action names of the c2pa.actions assertion(s), e.g. ["c2pa.created"]. */
@@ -80,8 +83,13 @@ export interface TimestampInfo {
   time: string | null;
   /** timeStamp.validated: the token stamps this signature and its TSA signature is correct. */
   validated: boolean;
-  /** timeStamp.trusted: the TSA certificate chains to a trust anchor (and has EKU timeStamping). */
+  /**
+   * timeStamp.trusted as c2pa-rs reports it; the API replaces it with its own check (the TSA's chain reaches a TSA
+   * anchor in use), since c2pa-rs does not check a C2PA 1.x claim's TSA at all.
+   */
   trusted: boolean;
+  /** Whose anchor the TSA's chain reaches, when the service checked it (see trusted); null otherwise. */
+  trust_source?: TrustSource | null;
   /** Any timeStamp.* codes c2pa-rs reported. */
   codes: string[];
 }
@@ -89,6 +97,10 @@ export interface TimestampInfo {
 export interface ReadOptions {
   /** PEM certificates (one string with several, or a list) that c2pa-rs may chain signers and TSAs to. */
   trustAnchorsPem: string | readonly string[];
+  /** End-entity certificates trusted one by one (the interim list's allowed.pem). */
+  allowedListPem?: string;
+  /** Accepted EKU OIDs, one a line (the interim list's store.cfg); c2pa-rs's own default when absent. */
+  trustConfig?: string;
 }
 
 // --- The parts of c2pa-rs's Reader JSON and crJSON this module reads. ---
@@ -103,6 +115,7 @@ interface StatusCodes {
 interface ReaderManifest {
   title?: string;
   claim_generator?: string;
+  claim_version?: number;
   claim_generator_info?: { name?: string; version?: string }[];
   assertions?: { label: string; data?: unknown }[];
   thumbnail?: { format?: string; identifier?: string };
@@ -235,6 +248,7 @@ function summaryOf(manifest: ReaderManifest, json: ReaderJson, label: string): M
     title: manifest.title ?? null,
     creator: namesOf(cw?.author),
     claim_generator: generator ?? manifest.claim_generator ?? null,
+    claim_version: typeof manifest.claim_version === 'number' ? manifest.claim_version : null,
     signed_at: manifest.signature_info?.time ?? null,
     actions: actionsOf(manifest),
     ingredients: (manifest.ingredients ?? []).map((i) => {
@@ -304,7 +318,7 @@ function timestampOf(manifest: ReaderManifest | undefined, status: VerificationR
  */
 export async function readAsset(bytes: Uint8Array, mimeType: SignableMimeType, options: ReadOptions): Promise<VerificationReport> {
   assertSignableMedia(bytes, mimeType);
-  return reportOf(await openReader(bytes, mimeType, trustSettings(options.trustAnchorsPem)));
+  return reportOf(await openReader(bytes, mimeType, trustSettings(options.trustAnchorsPem, options)));
 }
 
 /**
@@ -315,7 +329,7 @@ export async function readAsset(bytes: Uint8Array, mimeType: SignableMimeType, o
 export async function readAssetFile(filePath: string, mimeType: SignableMimeType, options: ReadOptions): Promise<VerificationReport> {
   const blob = FileBlob.open(filePath, mimeType);
   try {
-    return reportOf(await openReader(blob, mimeType, trustSettings(options.trustAnchorsPem)));
+    return reportOf(await openReader(blob, mimeType, trustSettings(options.trustAnchorsPem, options)));
   } finally {
     blob.close();
   }
@@ -327,7 +341,7 @@ export async function readAssetFile(filePath: string, mimeType: SignableMimeType
  * so (c2pa-rs reports the data hash as unverifiable), the summary and signer are what the asset would show.
  */
 export async function readManifestStore(store: Uint8Array, options: ReadOptions): Promise<VerificationReport> {
-  return reportOf(await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem)));
+  return reportOf(await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem, options)));
 }
 
 /** The active manifest's claim thumbnail (its bytes and format) from a manifest store, or undefined without one. */

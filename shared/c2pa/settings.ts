@@ -18,16 +18,26 @@ export function anchorsPem(anchors: string | readonly string[]): string {
   return pem;
 }
 
-function trustSettingsObject(anchors: string | readonly string[]): { trust?: object; verify: Record<string, boolean> } {
+/** Beyond the anchors: end-entity certificates trusted one by one, and the accepted EKU OIDs (the interim list's). */
+export interface ExtraTrust {
+  allowedListPem?: string;
+  trustConfig?: string;
+}
+
+function trustSettingsObject(anchors: string | readonly string[], extra: ExtraTrust = {}): { trust?: object; verify: Record<string, boolean> } {
   return {
-    trust: { trust_anchors: anchorsPem(anchors) },
+    trust: {
+      trust_anchors: anchorsPem(anchors),
+      ...(extra.allowedListPem ? { allowed_list: extra.allowedListPem } : {}),
+      ...(extra.trustConfig ? { trust_config: extra.trustConfig } : {}),
+    },
     verify: { ...NO_NETWORK, verify_after_reading: true, verify_trust: true, verify_timestamp_trust: true },
   };
 }
 
-/** Full validation, including the signer's and the TSA's chains, against these anchors only. */
-export function trustSettings(anchors: string | readonly string[]): string {
-  return JSON.stringify(trustSettingsObject(anchors));
+/** Full validation, including the signer's and the TSA's chains, against these anchors (and allowed list) only. */
+export function trustSettings(anchors: string | readonly string[], extra?: ExtraTrust): string {
+  return JSON.stringify(trustSettingsObject(anchors, extra));
 }
 
 /**

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { QueueCounts } from '../queue/types.js';
+import { loadedTrustStore, secondsToNextUpdate } from '../trust/store.js';
 import { registry } from './registry.js';
 
 /**
@@ -88,6 +89,18 @@ new Gauge({
   registers: [registry],
   collect() {
     this.set(poolSum('processes'));
+  },
+});
+
+new Gauge({
+  name: 'mss_trust_list_next_update_seconds',
+  help: 'Seconds until each trust list in use is due for its next update (negative: past it, run npm run trust -- update)',
+  labelNames: ['list'],
+  registers: [registry],
+  collect() {
+    this.reset();
+    const store = loadedTrustStore();
+    if (store) for (const [list, seconds] of Object.entries(secondsToNextUpdate(store))) this.set({ list }, seconds);
   },
 });
 

@@ -15,7 +15,7 @@ const VERDICTS = {
     kind: 'warn',
     icon: '!',
     title: 'Not trusted',
-    text: 'The Content Credentials are intact, but their signer does not chain to this service’s root certificate.',
+    text: 'The Content Credentials are intact, but their signer does not chain to a certificate this service trusts.',
   },
   Invalid: {
     kind: 'bad',
@@ -30,6 +30,22 @@ const VERDICTS = {
     text: 'This file carries no C2PA manifest, so nothing can be said about where it came from.',
   },
 };
+
+/** Who vouches for a trusted signer (the report's signer.trust_source), in words. */
+const TRUST_SOURCES = {
+  c2pa_trust_list: (version) => `Trusted: on the C2PA Trust List${version ? ` (${version})` : ''}.`,
+  interim_trust_list: () => 'Trusted through the interim list, frozen 2026-01-01.',
+  service_ca: () => 'Trusted: signed under this service’s own certificate authority.',
+  operator_anchor: () => 'Trusted: signed under a certificate authority this service’s operator added.',
+};
+
+/** The verdict's sentence: for a signer, who vouches for it (or that no list this service uses does). */
+function verdictText(report, v) {
+  const source = report.signer?.trust_source;
+  if (report.validation_state === 'Trusted' && TRUST_SOURCES[source]) return `${v.text} ${TRUST_SOURCES[source](report.signer.trust_list_version)}`;
+  if (report.validation_state === 'Valid') return `${v.text} Not on any trust list this service uses.`;
+  return v.text;
+}
 
 /** c2pa-rs's codes for content that no longer matches its hard binding (byte ranges, ISO media boxes, other boxes). */
 const HASH_MISMATCHES = new Set(['assertion.dataHash.mismatch', 'assertion.bmffHash.mismatch', 'assertion.boxesHash.mismatch']);
@@ -148,7 +164,7 @@ export function verdictView(report) {
       'div',
       { class: `verdict verdict--${revoked ? 'bad' : v.kind}`, role: 'status' },
       h('span', { class: 'verdict__icon', 'aria-hidden': 'true' }, revoked ? '✕' : v.icon),
-      h('div', {}, h('p', { class: 'verdict__title' }, revoked && report.validation_state !== 'none' ? `${v.title}, but the signer is revoked` : v.title), h('p', { class: 'verdict__text' }, v.text)),
+      h('div', {}, h('p', { class: 'verdict__title' }, revoked && report.validation_state !== 'none' ? `${v.title}, but the signer is revoked` : v.title), h('p', { class: 'verdict__text' }, verdictText(report, v))),
     ),
   ];
   if (report.validation_state === 'Invalid') parts.push(failureList(report.status?.failure, report.mime_type));

@@ -1,0 +1,151 @@
+import type { X509Certificate } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import { LIST_SOURCES, parseCertificates, PINS_FILE, readPinnedList, readPins, SHIPPED_TRUST_LISTS_DIR, type ListPin, type Pins, type TrustListName } from './lists.js';
+
+/** Who vouches for a certificate the store holds. */
+export type TrustSource = 'c2pa_trust_list' | 'interim_trust_list' | 'service_ca' | 'operator_anchor';
+
+export interface Anchor {
+  pem: string;
+  certificate: X509Certificate;
+  source: TrustSource;
+}
+
+/**
+ * The anchors the pinned lists and the operator's file give (the service's own roots come from its database and are
+ * added per verification). Claim signers chain to `claimAnchors` or are one of `allowed` (interim end-entity
+ * certificates); timestamps chain to `tsaAnchors` (the C2PA TSA Trust List, the interim anchors, the operator's).
+ */
+export interface TrustStore {
+  lists: readonly TrustListName[];
+  pins: Pins;
+  claimAnchors: Anchor[];
+  allowed: Anchor[];
+  tsaAnchors: Anchor[];
+  /** The accepted EKU OIDs (interim store.cfg), when the interim list is on. */
+  ekuConfig: string | undefined;
+}
+
+export interface TrustStoreOptions {
+  /** TRUST_LISTS: the lists that apply. */
+  trustLists: readonly TrustListName[];
+  /** TRUST_ANCHORS_FILE: the operator's own anchors (PEM), trusted for claim signers and timestamps. */
+  trustAnchorsFile: string | undefined;
+  /** The lists folder (default: the one shipped in trust/lists). */
+  dir?: string;
+}
+
+const SOURCE_OF_LIST: Record<TrustListName, TrustSource> = { official: 'c2pa_trust_list', interim: 'interim_trust_list' };
+
+function anchorsOf(text: string, file: string, source: TrustSource): Anchor[] {
+  return parseCertificates(text, file).map((certificate) => ({ certificate, pem: certificate.toString(), source }));
+}
+
+function fileOf(list: TrustListName, kind: string): string {
+  return LIST_SOURCES[list].files.find((f) => f.kind === kind)!.file;
+}
+
+/** Reads and checks the pinned lists (a file that differs from its pin throws) and the operator's anchors. */
+export function buildTrustStore(options: TrustStoreOptions): TrustStore {
+  const dir = options.dir ?? SHIPPED_TRUST_LISTS_DIR;
+  const pins = readPins(dir);
+  const store: TrustStore = { lists: options.trustLists, pins, claimAnchors: [], allowed: [], tsaAnchors: [], ekuConfig: undefined };
+  for (const list of options.trustLists) {
+    const texts = readPinnedList(dir, pins.lists[list], list);
+    const source = SOURCE_OF_LIST[list];
+    store.claimAnchors.push(...anchorsOf(texts.get(fileOf(list, 'claim_anchors'))!, fileOf(list, 'claim_anchors'), source));
+    if (list === 'official') store.tsaAnchors.push(...anchorsOf(texts.get(fileOf(list, 'tsa_anchors'))!, fileOf(list, 'tsa_anchors'), source));
+    if (list === 'interim') {
+      // The interim list is one store for signers and TSAs alike (its store.cfg accepts id-kp-timeStamping).
+      store.tsaAnchors.push(...store.claimAnchors.filter((a) => a.source === source));
+      store.allowed.push(...anchorsOf(texts.get(fileOf(list, 'allowed_list'))!, fileOf(list, 'allowed_list'), source));
+      store.ekuConfig = texts.get(fileOf(list, 'eku_config'));
+    }
+  }
+  if (options.trustAnchorsFile) {
+    const operator = anchorsOf(readFileSync(options.trustAnchorsFile, 'utf8'), options.trustAnchorsFile, 'operator_anchor');
+    store.claimAnchors.push(...operator);
+    store.tsaAnchors.push(...operator);
+  }
+  return store;
+}
+
+/** The pinned version of each list in use, e.g. `official: 7dbff51`. */
+export function listVersion(store: TrustStore, list: TrustListName): ListPin['version'] {
+  return store.pins.lists[list].version;
+}
+
+/** Seconds until each list in use is due for its next update (negative: past it); frozen lists have none. */
+export function secondsToNextUpdate(store: TrustStore, now = Date.now()): Partial<Record<TrustListName, number>> {
+  const out: Partial<Record<TrustListName, number>> = {};
+  for (const list of store.lists) {
+    const next = store.pins.lists[list].next_update;
+    if (next) out[list] = Math.round((Date.parse(next) - now) / 1000);
+  }
+  return out;
+}
+
+/** The lists in use that are past their next update. */
+export function staleLists(store: TrustStore, now = Date.now()): TrustListName[] {
+  return Object.entries(secondsToNextUpdate(store, now))
+    .filter(([, s]) => s < 0)
+    .map(([list]) => list as TrustListName);
+}
+
+function mtimeOf(file: string | undefined): number {
+  if (!file) return 0;
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return -1;
+  }
+}
+
+/**
+ * A store that re-reads the lists when the pin file (rewritten by `npm run trust -- update`) or the operator's file
+ * changes, looking at most every `checkIntervalMs`: a running service picks up a new version without a restart.
+ * A new version that fails its pins keeps the previous store and throws, so the failure is seen.
+ */
+export class TrustStoreLoader {
+  private store: TrustStore | undefined;
+  private stamp = '';
+  private checkedAt = 0;
+
+  constructor(
+    private readonly options: TrustStoreOptions,
+    private readonly checkIntervalMs = 30_000,
+  ) {}
+
+  get loaded(): TrustStore | undefined {
+    return this.store;
+  }
+
+  current(now = Date.now()): TrustStore {
+    if (this.store && now - this.checkedAt < this.checkIntervalMs) return this.store;
+    this.checkedAt = now;
+    const dir = this.options.dir ?? SHIPPED_TRUST_LISTS_DIR;
+    const stamp = `${mtimeOf(path.join(dir, PINS_FILE))}:${mtimeOf(this.options.trustAnchorsFile)}`;
+    if (this.store && stamp === this.stamp) return this.store;
+    this.store = buildTrustStore(this.options);
+    this.stamp = stamp;
+    return this.store;
+  }
+}
+
+let processLoader: { key: string; loader: TrustStoreLoader } | undefined;
+
+/** This process's trust store under its configuration (one loader per process, so reloads are shared). */
+export function processTrustStore(config: Pick<Config, 'trustLists' | 'trustAnchorsFile' | 'trustReloadSeconds'>): TrustStore {
+  const key = JSON.stringify([config.trustLists, config.trustAnchorsFile, config.trustReloadSeconds]);
+  if (processLoader?.key !== key) {
+    processLoader = { key, loader: new TrustStoreLoader({ trustLists: config.trustLists, trustAnchorsFile: config.trustAnchorsFile }, config.trustReloadSeconds * 1000) };
+  }
+  return processLoader.loader.current();
+}
+
+/** The store this process last loaded, if it has used one (for metrics, which must not load it themselves). */
+export function loadedTrustStore(): TrustStore | undefined {
+  return processLoader?.loader.loaded;
+}
