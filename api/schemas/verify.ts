@@ -12,7 +12,7 @@ const Verification = z
   .object({
     validation_state: z
       .enum(['Trusted', 'Valid', 'Invalid', 'none'])
-      .openapi({ description: 'c2pa-rs verdict with the service root as the only trust anchor; none = no manifest' }),
+      .openapi({ description: 'c2pa-rs verdict under the trust in use (the service\'s roots, the trust lists, the operator\'s and, signed in, the organisation\'s anchors: signer.trust_source names who vouches); none = no manifest' }),
     active_manifest: z.string().nullable(),
     manifest: z
       .object({
@@ -41,11 +41,11 @@ const Verification = z
         serial: z.string(),
         issuer: z.string(),
         trust_source: z
-          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor'])
+          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'organisation_anchor'])
           .nullable()
           .openapi({
             description:
-              "who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE); null when the signer is not trusted",
+              "who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE), the caller's organisation's own anchors (/org/trust-anchors; POST /v1/media/verify only); null when the signer is not trusted",
           }),
         trust_list_version: z.string().nullable().openapi({ description: 'the pinned version of the list named by trust_source (trust/lists/pins.json); null for other sources' }),
       })
@@ -61,7 +61,7 @@ const Verification = z
             "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE), checked by the service from the token's certificates (JPEG) or, for other formats, c2pa-rs's timeStamp.trusted for a v2 claim; a C2PA 1.x claim's timestamp that the service could not check is not trusted (c2pa-rs does not check it)",
         }),
         trust_source: z
-          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor'])
+          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'organisation_anchor'])
           .nullable()
           .optional()
           .openapi({ description: "whose anchor the TSA's chain reaches, when the service checked it; null otherwise" }),
@@ -133,7 +133,7 @@ export const verifyPaths: RouteConfig[] = [
     method: 'post',
     path: '/v1/media/verify',
     tags: ['Media'],
-    summary: "Validate a file's C2PA manifest against the service's root CA and report the signer's revocation status and on-chain anchor",
+    summary: "Validate a file's C2PA manifest against the trust in use (the service's roots, the trust lists, the operator's anchors and the organisation's own, /org/trust-anchors) and report the signer's revocation status and on-chain anchor",
     description: `Takes every format the service signs (${formatsInWords()}), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).`,
     security: userOrApiKey,
     request: { body: mediaBodies.upload },
