@@ -90,7 +90,7 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
     const report = bytes ? await readAsset(bytes, mimeType, trust) : await readAssetFile(filePath, mimeType, trust);
     if (report.timestamp) {
       const anchors = tsaAnchors.map(({ pem, source }) => ({ pem, source, certificate: parsedAnchor(pem) }));
-      report.timestamp = checkedTimestamp(report.timestamp, report.manifest?.claim_version ?? null, bytes, anchors);
+      report.timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, bytes ?? filePath, anchors);
     }
     // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
     const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath, fingerprintMode).catch(() => undefined))?.iscc ?? null) : null;
