@@ -58,7 +58,7 @@ const Verification = z
         validated: z.boolean().openapi({ description: 'timeStamp.validated: the token stamps this signature and its TSA signature verifies' }),
         trusted: z.boolean().openapi({
           description:
-            "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE), checked by the service from the token's certificates (JPEG) or, for other formats, c2pa-rs's timeStamp.trusted for a v2 claim; a C2PA 1.x claim's timestamp that the service could not check is not trusted (c2pa-rs does not check it)",
+            "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format but GIF and SVG; a timestamp the service could not check (GIF, SVG) is never trusted",
         }),
         trust_source: z
           .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'organisation_anchor'])
@@ -99,7 +99,10 @@ const RecoveredManifest = z
     signer: z.object({}).passthrough().nullable(),
     signature: z
       .enum(['trusted', 'valid', 'invalid'])
-      .openapi({ description: 'the stored manifest signature on its own; the hard binding (data hash of the original) cannot be checked without the original and is left out' }),
+      .openapi({
+        description:
+          'the stored manifest signature on its own, judged under the same trust as the verdict (signer.trust_source names who vouches for a trusted one); the hard binding (data hash of the original) cannot be checked without the original and is left out',
+      }),
     status: z.object({}).passthrough().openapi({ description: 'every code c2pa-rs gave the stored manifest, the hard-binding failure included' }),
     revocation: z.object({}).passthrough(),
     signed_sha256: z.string(),
