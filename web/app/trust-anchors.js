@@ -1,7 +1,7 @@
 // Trust anchors (admin): the organisation's own CAs (a partner agency's), trusted in its members' signed-in
 // verifications only. Add one (PEM, pasted or from a file, and a label), list them, remove one.
 import { api, seg } from './api.js';
-import { cell, confirmDialog, field, formatDate, h, messageBox, pageTitle, time, toast, whileBusy } from './dom.js';
+import { cell, confirmThenRun, field, formatDate, h, messageBox, pageTitle, time, toast, whileBusy } from './dom.js';
 import { describeError } from './messages.js';
 
 export function trustAnchorsPage(ctx) {
@@ -55,26 +55,17 @@ export function trustAnchorsPage(ctx) {
     );
   }
 
-  async function removeAnchor(a, button) {
-    const ok = await confirmDialog({
-      title: `Stop trusting “${a.label ?? a.subject}”?`,
-      body: 'Files signed under this CA read “not trusted” again in your organisation’s checks, from now on.',
-      confirmLabel: 'Remove',
-      danger: true,
-    });
-    if (!ok) {
-      button.focus();
-      return;
-    }
-    listError.hide();
-    try {
-      await api.delete(`/org/trust-anchors/${seg(a.anchor_id)}`, { signal });
-      await load();
-      toast(`“${a.label ?? a.subject}” is no longer trusted.`);
-      table.focus();
-    } catch (err) {
-      if (!signal.aborted) listError.show(describeError(err));
-    }
+  function removeAnchor(a, button) {
+    const name = a.label ?? a.subject;
+    return confirmThenRun(
+      { button, table, listError, signal, describe: describeError },
+      { title: `Stop trusting “${name}”?`, body: 'Files signed under this CA read “not trusted” again in your organisation’s checks, from now on.', confirmLabel: 'Remove' },
+      async () => {
+        await api.delete(`/org/trust-anchors/${seg(a.anchor_id)}`, { signal });
+        await load();
+      },
+      `“${name}” is no longer trusted.`,
+    );
   }
 
   form.addEventListener('submit', async (e) => {
