@@ -60,7 +60,6 @@ export type TaskKind = keyof VerifyTasks;
 export type TaskInput<K extends TaskKind> = VerifyTasks[K]['input'];
 export type TaskResult<K extends TaskKind> = VerifyTasks[K]['result'];
 
-/** The one place the API computes a fingerprint: in the mode signing uses (FINGERPRINT_MODE), so codes compare alike. */
 /** Parsed TSA anchors by PEM: the same few hundred are sent with every verify. Bounded, should the anchors keep changing. */
 const parsedAnchors = new Map<string, X509Certificate>();
 const MAX_PARSED_ANCHORS = 4096;
@@ -75,6 +74,7 @@ function parsedAnchor(pem: string): X509Certificate {
   return certificate;
 }
 
+/** The one place the API computes a fingerprint: in the mode signing uses (FINGERPRINT_MODE), so codes compare alike. */
 function fingerprintOf(filePath: string, mode: FingerprintMode): Promise<ImageCode> {
   return imageCodeFromFile(filePath, { mode });
 }
