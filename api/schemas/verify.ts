@@ -58,7 +58,7 @@ const Verification = z
         validated: z.boolean().openapi({ description: 'timeStamp.validated: the token stamps this signature and its TSA signature verifies' }),
         trusted: z.boolean().openapi({
           description:
-            "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format but GIF and SVG; a timestamp the service could not check (GIF, SVG) is never trusted",
+            "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format; a timestamp the service could not check (its token unreadable) is never trusted",
         }),
         trust_source: z
           .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'organisation_anchor'])

@@ -12,7 +12,8 @@ import type { TimestampInfo } from './read-asset.js';
 /**
  * The certificates of the RFC 3161 timestamp on a file's active manifest signature, read from the file itself:
  * c2pa-rs does not check a C2PA 1.x claim's TSA chain (and reports timeStamp.trusted anyway), so the service checks
- * it from these. JPEG (APP11 JUMBF segments) and every format that carries its store as one run of bytes are read.
+ * it from these. JPEG (APP11 JUMBF segments), GIF (sub-blocks), SVG (base64) and every format that carries its store
+ * as one run of bytes are read.
  */
 export interface SignatureTimestamp {
   /** 1 for a C2PA 1.x claim (c2pa.claim), 2 for c2pa.claim.v2. */
@@ -40,6 +41,26 @@ function jpegManifestStore(bytes: Buffer): Buffer | undefined {
     at += 2 + length;
   }
   return parts.length ? Buffer.concat(parts) : undefined;
+}
+
+/** GIF's application extension for C2PA: introducer, label, block size, then "C2PA_GIF" and its 3-byte code. */
+const GIF_C2PA_EXTENSION = Buffer.from('\x21\xff\x0bC2PA_GIF', 'latin1');
+
+/** The manifest store of a GIF: the data sub-blocks (a length byte, then up to 255 bytes) of its C2PA extension, joined. */
+function gifManifestStore(bytes: Buffer): Buffer | undefined {
+  const at = bytes.indexOf(GIF_C2PA_EXTENSION);
+  if (at < 0) return undefined;
+  const parts: Buffer[] = [];
+  for (let p = at + GIF_C2PA_EXTENSION.length + 3; p < bytes.length && bytes[p] !== 0; p += 1 + bytes[p]!) {
+    parts.push(bytes.subarray(p + 1, Math.min(bytes.length, p + 1 + bytes[p]!)));
+  }
+  return parts.length ? Buffer.concat(parts) : undefined;
+}
+
+/** The manifest store of an SVG: the base64 text of its c2pa:manifest metadata element. */
+function svgManifestStore(bytes: Buffer): Buffer | undefined {
+  const found = /<c2pa:manifest(?:\s[^>]*)?>([A-Za-z0-9+/=\s]+)<\/c2pa:manifest>/.exec(bytes.toString('utf8'));
+  return found ? Buffer.from(found[1]!.replace(/\s+/g, ''), 'base64') : undefined;
 }
 
 function children(bytes: Buffer, box: Box): Box[] {
@@ -110,9 +131,9 @@ function storeTimestamp(store: Buffer, activeLabel: string | null): SignatureTim
 
 /**
  * Where a contiguous manifest store may start: its `jumb` superbox, whose first child is the `jumd` description box
- * with the C2PA content type (UUID 63327061-0011-0010-8000-00AA00389B71). Every format but JPEG (split over APP11
- * segments), GIF (sub-blocks) and SVG (base64 text) carries the store as one run of bytes: PNG caBX, WebP and RIFF
- * C2PA chunks, the BMFF uuid box, JPEG XL, TIFF/DNG, ID3 GEOB, FLAC, a .c2pa sidecar.
+ * with the C2PA content type (UUID 63327061-0011-0010-8000-00AA00389B71). Every format but JPEG, GIF and SVG (read
+ * above) carries the store as one run of bytes: PNG caBX, WebP and RIFF C2PA chunks, the BMFF uuid box, JPEG XL,
+ * TIFF/DNG, ID3 GEOB, FLAC, a .c2pa sidecar.
  */
 const C2PA_JUMD = Buffer.from('6a756d646332706100110010800000aa00389b71', 'hex');
 /** jumb box size and type, and the jumd box size, before the jumd type. */
@@ -127,10 +148,10 @@ function* storeStarts(bytes: Buffer, base = 0): Generator<number> {
 /** The timestamp of the file's active manifest signature (`activeLabel`, as c2pa-rs names it), read from its bytes. */
 export function signatureTimestampOf(file: Uint8Array, activeLabel: string | null): SignatureTimestamp | undefined {
   const bytes = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
-  if (bytes[0] === 0xff && bytes[1] === 0xd8) {
-    const store = jpegManifestStore(bytes);
-    return store && storeTimestamp(store, activeLabel);
-  }
+  // The formats whose store is not one run of bytes: JPEG (APP11 segments), GIF (sub-blocks), SVG (base64 text).
+  const split = bytes[0] === 0xff && bytes[1] === 0xd8 ? jpegManifestStore : bytes.toString('latin1', 0, 4) === 'GIF8' ? gifManifestStore : undefined;
+  const store = split ? split(bytes) : bytes.includes('<c2pa:manifest') ? svgManifestStore(bytes) : undefined;
+  if (split || store) return store && storeTimestamp(store, activeLabel);
   for (const start of storeStarts(bytes)) {
     const root = boxAt(bytes, start, bytes.length);
     const found = root && storeTimestamp(bytes.subarray(start, root.end), activeLabel);
@@ -181,8 +202,8 @@ const ID_KP_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';
  * The timestamp as the service judges it: trusted only when c2pa-rs validated the token and the TSA certificate
  * (EKU timeStamping) chains to one of `tsaAnchors`, checked here from the token's certificates, for a v1 claim (whose
  * TSA c2pa-rs never checks) and a v2 claim alike (c2pa-rs does not keep TSA anchors apart from claim-signer ones).
- * `file`: the bytes, or the path of a file too large to read whole. When the token cannot be read here (a GIF or SVG
- * store, a token that does not parse) the timestamp is not trusted: nothing checked its TSA.
+ * `file`: the bytes, or the path of a file too large to read whole. When the token cannot be found or read here (a
+ * token that does not parse, a store in a shape not read here) the timestamp is not trusted: nothing checked its TSA.
  */
 export async function checkedTimestamp(timestamp: TimestampInfo, activeLabel: string | null, file: Uint8Array | string, tsaAnchors: readonly Anchor[]): Promise<TimestampInfo> {
   let found: SignatureTimestamp | undefined;
