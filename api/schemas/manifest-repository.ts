@@ -134,6 +134,7 @@ export const manifestRepositoryPaths: RouteConfig[] = [
         },
       },
       ...refusals(400, 404, 429),
+      503: errors.verificationBusy,
     },
   },
   {
