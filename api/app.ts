@@ -8,6 +8,7 @@ import { docsRouter } from './docs.js';
 import { errorHandler, routeNotFound } from './errors.js';
 import { createRateLimiters } from './rate-limit.js';
 import { apiKeysRouter } from './routes/api-keys.js';
+import { organisationTrustAnchorsRouter } from './routes/organisation-trust-anchors.js';
 import { manifestTemplatesRouter } from './routes/manifest-templates.js';
 import { orgSigningCertificateRouter } from './routes/org-signing-certificate.js';
 import { organisationRouter } from './routes/organisation.js';
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/auth', authRouter(ctx, limiters));
   app.use('/org/users', orgUsersRouter(ctx));
   app.use('/org/api-keys', apiKeysRouter(ctx));
+  app.use('/org/trust-anchors', organisationTrustAnchorsRouter(ctx));
   app.use('/org/signing-certificate', orgSigningCertificateRouter(ctx));
   app.use('/org', organisationRouter(ctx));
   app.use('/v1/media', uploadsRouter(ctx), signJobsRouter(ctx), verifyRouter(ctx));

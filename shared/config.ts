@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { FINGERPRINT_MODES, type FingerprintMode } from './softbinding/fingerprint-mode.js';
-import { TRUST_LIST_NAMES, type TrustListName } from './trust/lists.js';
+import { PINS_FILE, TRUST_LIST_NAMES, type TrustListName } from './trust/lists.js';
 
 /** Everything the service reads from the environment, validated once at start-up. */
 export interface Config {
@@ -122,6 +122,8 @@ export interface Config {
   trustProxyHops: number;
   /** The shipped trust lists verification uses (TRUST_LISTS, default official,interim). */
   trustLists: TrustListName[];
+  /** Where the pinned trust lists are read (TRUST_LISTS_DIR; undefined: the shipped trust/lists). */
+  trustListsDir: string | undefined;
   /** The operator's own trust anchors, a PEM file (TRUST_ANCHORS_FILE). */
   trustAnchorsFile: string | undefined;
   /** How often a running process looks for a new version of the lists (TRUST_RELOAD_SECONDS). */
@@ -387,6 +389,13 @@ function trustLists(env: Env): TrustListName[] {
   return TRUST_LIST_NAMES.filter((n) => names.includes(n));
 }
 
+function trustListsDir(env: Env): string | undefined {
+  const dir = optional(env, 'TRUST_LISTS_DIR');
+  if (dir === undefined) return undefined;
+  if (!existsSync(path.join(dir, PINS_FILE))) throw new ConfigError('TRUST_LISTS_DIR', `${dir} holds no pins.json (copy trust/lists there, then \`npm run trust -- update --dir\`)`);
+  return path.resolve(dir);
+}
+
 function trustAnchorsFile(env: Env): string | undefined {
   const file = optional(env, 'TRUST_ANCHORS_FILE');
   if (file === undefined) return undefined;
@@ -461,6 +470,7 @@ export function loadConfig(env: Env = process.env): Config {
     bcryptRounds: int(env, 'BCRYPT_ROUNDS', 12, nodeEnv === 'production' ? 10 : 4, 15),
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     trustLists: trustLists(env),
+    trustListsDir: trustListsDir(env),
     trustAnchorsFile: trustAnchorsFile(env),
     trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
   };

@@ -18,6 +18,7 @@ export const PERMISSIONS = {
   'templates:read': { roles: ['admin', 'signer', 'viewer'], apiKeys: true, description: 'read manifest templates (and sign with them, with media:sign)' },
   'templates:manage': { roles: ['admin'], apiKeys: false, description: 'create, update and delete manifest templates' },
   'org:signing-certificate': { roles: ['admin'], apiKeys: false, description: "see and rotate the organisation's signing certificate" },
+  'org:trust-anchors': { roles: ['admin'], apiKeys: false, description: "manage the organisation's own trust anchors (CAs its verifications trust)" },
   'org:settings': { roles: ['admin'], apiKeys: false, description: 'rename the organisation' },
 } as const satisfies Record<string, { roles: readonly Role[]; apiKeys: boolean; description: string }>;
 

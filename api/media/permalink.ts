@@ -32,7 +32,7 @@ export async function currentPublicResult(knex: Knex, pool: VerifyPool, config: 
     const [revocation, anchor] = await Promise.all([revocationOf(knex, stored.signer?.serial), verifyAnchor(knex, config.baseUrl, sha256, chainReaderFor(config))]);
     return { ...stored, revocation, anchor, recovered: [], recovered_note: null };
   }
-  const recovered = stored.fingerprint ? await recoverByFingerprint(knex, pool, config.baseUrl, decodeImageCode(stored.fingerprint)) : [];
+  const recovered = stored.fingerprint ? await recoverByFingerprint({ knex, verifyPool: pool, config }, decodeImageCode(stored.fingerprint)) : [];
   const anchor = await verifyAnchor(knex, config.baseUrl, sha256, chainReaderFor(config));
   return { ...stored, anchor, recovered, recovered_note: recovered.length ? RECOVERY_NOTE : null };
 }

@@ -5,12 +5,13 @@
  * file's own credentials.
  */
 import type { Knex } from 'knex';
+import type { Config } from '../../shared/config.js';
 import { anchorViewsForFiles, type AnchorView } from '../../shared/anchoring/views.js';
 import { manifestStoresOfFiles, type StoredManifestOfFile } from '../../shared/db/repositories/sign-jobs.js';
 import type { ManifestSummary, SignerInfo, VerificationReport } from '../../shared/c2pa/read-asset.js';
 import { findNearCodes, findNearCodesInOrg, type SoftBindingMatch } from '../../shared/softbinding/code-index.js';
 import { hashToInt64, type ImageCode } from '../../shared/softbinding/iscc-image.js';
-import { revocationOf, trustAnchorsPem, type RevocationView } from './verification.js';
+import { revocationOf, signerTrust, trustInUse, type RevocationView, type SignerTrust } from './verification.js';
 import type { VerifyPool } from './verify-pool.js';
 
 /**
@@ -37,10 +38,11 @@ export interface RecoveredCandidate {
   fingerprint: string;
   /** The recovered manifest, read from the repository (its signature is checked; its hard binding cannot be without the original). */
   manifest: ManifestSummary | null;
-  signer: SignerInfo | null;
+  /** Its signer, and who vouches for it (signer.trust_source, as in a verdict). */
+  signer: (SignerInfo & SignerTrust) | null;
   /**
-   * The stored manifest's signature judged on its own: trusted (valid, and its certificate chains to the service's
-   * root), valid (intact, not trusted), or invalid. Its hard binding (the data hash of the original bytes) cannot be
+   * The stored manifest's signature judged on its own: trusted (valid, and its certificate chains to an anchor in use,
+   * the same trust verify judges by), valid (intact, not trusted), or invalid. Its hard binding (the data hash of the original bytes) cannot be
    * checked without the original, so that failure is left out here; `status` keeps every code c2pa-rs gave.
    */
   signature: 'trusted' | 'valid' | 'invalid';
@@ -71,14 +73,30 @@ export function signatureOf(report: VerificationReport): 'trusted' | 'valid' | '
   return report.status.success.includes('signingCredential.trusted') ? 'trusted' : 'valid';
 }
 
+export interface StoreContext {
+  knex: Knex;
+  verifyPool: VerifyPool;
+  config: Pick<Config, 'baseUrl' | 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds'>;
+}
+
 /**
- * What stored manifests say, read in the verification pool, in order (`anchorsPem`: the service's roots, read once per
- * request): for candidates and the repository's JSON view.
+ * What stored manifests say, read in the verification pool, in order, judged under the same trust as verify
+ * (trustInUse: with `ownOrgId`, a signed-in caller's, its organisation's anchors too), the signer's trust source
+ * named: for candidates and the repository's JSON view.
  */
-export async function describeStoredManifests(knex: Knex, pool: VerifyPool, stores: Uint8Array[], anchorsPem?: string[]) {
+export async function describeStoredManifests(ctx: StoreContext, stores: Uint8Array[], ownOrgId?: string) {
   if (stores.length === 0) return [];
-  const reports = await pool.run('read_stores', { stores, trustAnchorsPem: anchorsPem ?? (await trustAnchorsPem(knex)) });
-  return Promise.all(reports.map(async (report) => ({ report, revocation: await revocationOf(knex, report.signer?.serial) })));
+  const { store, serviceRoots, trust } = await trustInUse(ctx.knex, ctx.config, ownOrgId);
+  // The repository holds what the service signed: its own roots are asked first.
+  const candidates = [{ source: 'service_ca' as const, trust: { trustAnchorsPem: serviceRoots } }, ...trust.candidates];
+  const read = await ctx.verifyPool.run('read_stores', { stores, trust: trust.all, candidates });
+  return Promise.all(
+    read.map(async ({ report, trust_source }) => ({
+      report,
+      signer: report.signer && { ...report.signer, ...signerTrust(store, trust_source) },
+      revocation: await revocationOf(ctx.knex, report.signer?.serial),
+    })),
+  );
 }
 
 export interface FingerprintMatch {
@@ -110,15 +128,17 @@ export async function findByFingerprint(knex: Knex, code: ImageCode, options: { 
 }
 
 /** Candidates for a file's fingerprint (see findByFingerprint), each with what its stored manifest says. */
-export async function recoverByFingerprint(knex: Knex, pool: VerifyPool, baseUrl: string, code: ImageCode, options: { ownOrgId?: string; limit?: number } = {}): Promise<RecoveredCandidate[]> {
+export async function recoverByFingerprint(ctx: StoreContext, code: ImageCode, options: { ownOrgId?: string; limit?: number } = {}): Promise<RecoveredCandidate[]> {
+  const { knex } = ctx;
+  const baseUrl = ctx.config.baseUrl;
   const found = await findByFingerprint(knex, code, options);
   if (found.length === 0) return [];
   const [described, anchors] = await Promise.all([
-    describeStoredManifests(knex, pool, found.map((f) => new Uint8Array(f.stored.store))),
+    describeStoredManifests(ctx, found.map((f) => new Uint8Array(f.stored.store)), options.ownOrgId),
     anchorViewsForFiles(knex, baseUrl, found.map((f) => f.match.signedFileId)),
   ]);
   return found.map(({ match, stored }, i): RecoveredCandidate => {
-    const { report, revocation } = described[i]!;
+    const { report, signer, revocation } = described[i]!;
     const id = encodeURIComponent(stored.manifest_id);
     return {
       manifest_id: stored.manifest_id,
@@ -132,7 +152,7 @@ export async function recoverByFingerprint(knex: Knex, pool: VerifyPool, baseUrl
       alg: 'io.iscc.v0',
       fingerprint: match.value,
       manifest: report.manifest,
-      signer: report.signer,
+      signer,
       signature: signatureOf(report),
       status: report.status,
       revocation,

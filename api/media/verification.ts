@@ -3,6 +3,7 @@ import type { ReadOptions, VerificationReport } from '../../shared/c2pa/read-ass
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import type { Config } from '../../shared/config.js';
 import { findCertificateBySerial, unrevokedRoots } from '../../shared/db/repositories/certificates.js';
+import { organisationTrustAnchorPems } from '../../shared/db/repositories/organisation-trust-anchors.js';
 import { formatFor } from '../../shared/media/formats.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { normalizeSerialHex } from '../../shared/pki/serial.js';
@@ -18,8 +19,8 @@ export type RevocationView =
   | { status: 'not_issued_by_service' | 'no_signer' };
 
 /**
- * Trust anchors are every root CA the service has issued and not revoked, expired or not: a file signed
- * (and timestamped) under an older root still validates.
+ * The service's own anchors: every root CA the service has issued and not revoked, expired or not (a file signed and
+ * timestamped under an older root still validates).
  */
 export async function trustAnchorsPem(knex: Knex): Promise<string[]> {
   const roots = await unrevokedRoots(knex);
@@ -28,35 +29,93 @@ export async function trustAnchorsPem(knex: Knex): Promise<string[]> {
 
 const pemsOf = (anchors: readonly Anchor[], source?: TrustSource) => anchors.filter((a) => !source || a.source === source).map((a) => a.pem);
 
-/**
- * What c2pa-rs judges a verified file by: the service's roots, the trust lists in use (TRUST_LISTS: claim-signer and
- * TSA anchors, the interim list's allowed end-entity certificates and EKU config) and the operator's anchors
- * (TRUST_ANCHORS_FILE). c2pa-rs 0.91 does not keep claim-signer and TSA anchors apart (an anchor of any kind makes a
- * claim signer trusted), so `candidates` also gives each source's claim-signer anchors alone, to name who vouches.
- */
-export function verificationTrust(serviceRootsPem: string[], store: TrustStore): { all: ReadOptions; candidates: { source: TrustSource; trust: ReadOptions }[] } {
+/** A trust source's anchors alone: the read that tells whether it is the one vouching for a signer. */
+export interface TrustCandidate {
+  source: TrustSource;
+  trust: ReadOptions;
+}
+
+export interface VerificationTrust {
+  /** Everything in use, for the verdict. */
+  all: ReadOptions & { trustAnchorsPem: readonly string[] };
+  /** Each source's claim-signer anchors alone, in the order they are asked (see verificationTrust). */
+  candidates: TrustCandidate[];
+  /** The anchors a timestamp's TSA must chain to (checkedTimestamp). */
+  tsaAnchors: { pem: string; source: TrustSource }[];
+}
+
+/** One entry per store object (a reload makes a new one): the trust of its last service roots. */
+const memo = new WeakMap<TrustStore, { rootsKey: string; trust: VerificationTrust }>();
+
+function baseTrust(serviceRootsPem: readonly string[], store: TrustStore): VerificationTrust {
+  const rootsKey = serviceRootsPem.join('');
+  const hit = memo.get(store);
+  if (hit?.rootsKey === rootsKey) return hit.trust;
   const allowedListPem = store.allowed.length ? pemsOf(store.allowed).join('\n') : undefined;
   const all = {
     trustAnchorsPem: [...new Set([...serviceRootsPem, ...pemsOf(store.claimAnchors), ...pemsOf(store.tsaAnchors)])],
     allowedListPem,
     trustConfig: store.ekuConfig,
   };
-  const candidates: { source: TrustSource; trust: ReadOptions }[] = [];
+  const candidates: TrustCandidate[] = [];
   for (const source of ['operator_anchor', 'c2pa_trust_list', 'interim_trust_list'] as const) {
     const anchors = pemsOf(store.claimAnchors, source);
     const allowed = source === 'interim_trust_list' ? allowedListPem : undefined;
     // c2pa-rs needs at least one anchor; the interim list's allowed certificates stand on their own.
     if (anchors.length || allowed) {
-      candidates.push({ source, trust: { trustAnchorsPem: anchors.length ? anchors : serviceRootsPem, allowedListPem: allowed, trustConfig: source === 'interim_trust_list' ? store.ekuConfig : undefined } });
+      candidates.push({ source, trust: { trustAnchorsPem: anchors.length ? anchors : [...serviceRootsPem], allowedListPem: allowed, trustConfig: source === 'interim_trust_list' ? store.ekuConfig : undefined } });
     }
   }
-  return { all, candidates };
+  const tsaAnchors = [...serviceRootsPem.map((pem) => ({ pem, source: 'service_ca' as const })), ...store.tsaAnchors.map(({ pem, source }) => ({ pem, source }))];
+  const trust = { all, candidates, tsaAnchors };
+  memo.set(store, { rootsKey, trust });
+  return trust;
+}
+
+/**
+ * What c2pa-rs judges a verified file by: the service's roots, the trust lists in use (TRUST_LISTS: claim-signer and
+ * TSA anchors, the interim list's allowed end-entity certificates and EKU config), the operator's anchors
+ * (TRUST_ANCHORS_FILE) and, for a signed-in caller, its organisation's own anchors (/org/trust-anchors, for signers
+ * and timestamps alike, as the operator's are). c2pa-rs 0.91 does not keep claim-signer and TSA anchors apart (an
+ * anchor of any kind makes a claim signer trusted), so `candidates` also gives each source's claim-signer anchors
+ * alone, to name who vouches: the organisation's last, so a public list that also vouches is the one named.
+ * Memoized per trust store and service roots; an organisation's anchors are added on top per call.
+ */
+export function verificationTrust(serviceRootsPem: readonly string[], store: TrustStore, organisationAnchorsPem: readonly string[] = []): VerificationTrust {
+  const base = baseTrust(serviceRootsPem, store);
+  if (organisationAnchorsPem.length === 0) return base;
+  const organisation = [...organisationAnchorsPem];
+  return {
+    all: { ...base.all, trustAnchorsPem: [...new Set([...base.all.trustAnchorsPem, ...organisation])] },
+    candidates: [...base.candidates, { source: 'organisation_anchor', trust: { trustAnchorsPem: organisation } }],
+    tsaAnchors: [...base.tsaAnchors, ...organisation.map((pem) => ({ pem, source: 'organisation_anchor' as const }))],
+  };
+}
+
+/**
+ * The trust a verification is judged by (see verificationTrust): `orgId` only for a signed-in caller, whose
+ * organisation's anchors then apply. A trust store that cannot be loaded is a 503 trust_lists_unavailable.
+ */
+export async function trustInUse(
+  knex: Knex,
+  config: Pick<Config, 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds'>,
+  orgId?: string,
+): Promise<{ store: TrustStore; serviceRoots: string[]; trust: VerificationTrust }> {
+  const store = processTrustStore(config);
+  const [serviceRoots, organisation] = await Promise.all([trustAnchorsPem(knex), orgId ? organisationTrustAnchorPems(orgId, knex) : []]);
+  return { store, serviceRoots, trust: verificationTrust(serviceRoots, store, organisation) };
 }
 
 /** Who vouches for the signer, and the list's pinned version when it is a list. */
 export interface SignerTrust {
   trust_source: TrustSource | null;
   trust_list_version: string | null;
+}
+
+const LIST_OF = { c2pa_trust_list: 'official', interim_trust_list: 'interim' } as const;
+
+export function signerTrust(store: TrustStore, source: TrustSource | null): SignerTrust {
+  return { trust_source: source, trust_list_version: source === 'c2pa_trust_list' || source === 'interim_trust_list' ? listVersion(store, LIST_OF[source]) : null };
 }
 
 export async function revocationOf(knex: Knex, serial: string | null | undefined): Promise<RevocationView> {
@@ -83,21 +142,21 @@ export interface VerifiedFile {
 }
 
 /**
- * c2pa-rs's verdict on a staged file with the service's roots as the only anchors, plus the signer's revocation
- * status, read in the verification pool (an image over MAX_IMAGE_PIXELS is refused there first). A file over
+ * c2pa-rs's verdict on a staged file under the trust in use (trustInUse: the service's roots, the trust lists, the
+ * operator's anchors and, with `orgId`, the signed-in caller's organisation's), naming who vouches for the signer and
+ * the timestamp, plus the signer's revocation status, read in the verification pool (an image over MAX_IMAGE_PIXELS is refused there first). A file over
  * MAX_UPLOAD_BYTES (video and audio, which signed-in callers may verify up to their kind's limit) is never read
  * whole: c2pa-rs reads the ranges it needs from disk.
  */
 export async function verifyStagedFile(
   knex: Knex,
   pool: VerifyPool,
-  config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels' | 'fingerprintMode' | 'trustLists' | 'trustAnchorsFile' | 'trustReloadSeconds'>,
+  config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels' | 'fingerprintMode' | 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds'>,
   staged: Pick<StagedFile, 'tempPath' | 'size' | 'sha256'>,
   mimeType: SignableMimeType,
+  orgId?: string,
 ): Promise<VerifiedFile> {
-  const store = processTrustStore(config);
-  const serviceRoots = await trustAnchorsPem(knex);
-  const trust = verificationTrust(serviceRoots, store);
+  const { store, trust } = await trustInUse(knex, config, orgId);
   const readWhole = staged.size <= config.maxUploadBytes;
   const { report, fingerprint } = await pool.run('verify', {
     filePath: staged.tempPath,
@@ -105,7 +164,7 @@ export async function verifyStagedFile(
     image: formatFor(mimeType)?.kind === 'image',
     readWhole,
     trust: trust.all,
-    tsaAnchors: [...serviceRoots.map((pem) => ({ pem, source: 'service_ca' as const })), ...store.tsaAnchors.map(({ pem, source }) => ({ pem, source }))],
+    tsaAnchors: trust.tsaAnchors,
     maxPixels: config.maxImagePixels,
     fingerprintMode: config.fingerprintMode,
   });
@@ -118,12 +177,7 @@ export async function verifyStagedFile(
       ? 'service_ca'
       : await pool.run('trust_source', { filePath: staged.tempPath, mimeType, readWhole, candidates: trust.candidates });
   }
-  const listOf = { c2pa_trust_list: 'official', interim_trust_list: 'interim' } as const;
-  const signer = report.signer && {
-    ...report.signer,
-    trust_source: source,
-    trust_list_version: source === 'c2pa_trust_list' || source === 'interim_trust_list' ? listVersion(store, listOf[source]) : null,
-  };
+  const signer = report.signer && { ...report.signer, ...signerTrust(store, source) };
   const view = { ...report, signer, revocation, mime_type: mimeType, sha256: staged.sha256 };
   return { view, fingerprint: fingerprint === null ? undefined : decodeImageCode(fingerprint) };
 }

@@ -46,13 +46,33 @@ export interface VerifyTasks {
   fingerprint: { input: { filePath: string; mimeType: string; maxPixels: number; fingerprintMode: FingerprintMode }; result: { iscc: string } };
   /** An upload's pixel checks: within maxPixels, and its pixel data all there. */
   check_image: { input: { filePath: string; mimeType: string; maxPixels: number }; result: null };
-  /** Detached manifest stores (the repository's), each read and judged against the anchors, in order. */
-  read_stores: { input: { stores: Uint8Array[]; trustAnchorsPem: string[] }; result: VerificationReport[] };
+  /**
+   * Detached manifest stores (the repository's), each read and judged under `trust`, in order; a trusted one's source
+   * is the first of `candidates` under which it reads trusted (as trust_source does for files).
+   */
+  read_stores: {
+    input: { stores: Uint8Array[]; trust: ReadOptions; candidates: { source: TrustSource; trust: ReadOptions }[] };
+    result: { report: VerificationReport; trust_source: TrustSource | null }[];
+  };
 }
 
 export type TaskKind = keyof VerifyTasks;
 export type TaskInput<K extends TaskKind> = VerifyTasks[K]['input'];
 export type TaskResult<K extends TaskKind> = VerifyTasks[K]['result'];
+
+/** Parsed TSA anchors by PEM: the same few hundred are sent with every verify. Bounded, should the anchors keep changing. */
+const parsedAnchors = new Map<string, X509Certificate>();
+const MAX_PARSED_ANCHORS = 4096;
+
+function parsedAnchor(pem: string): X509Certificate {
+  let certificate = parsedAnchors.get(pem);
+  if (!certificate) {
+    if (parsedAnchors.size >= MAX_PARSED_ANCHORS) parsedAnchors.delete(parsedAnchors.keys().next().value!);
+    certificate = new X509Certificate(pem);
+    parsedAnchors.set(pem, certificate);
+  }
+  return certificate;
+}
 
 /** The one place the API computes a fingerprint: in the mode signing uses (FINGERPRINT_MODE), so codes compare alike. */
 function fingerprintOf(filePath: string, mode: FingerprintMode): Promise<ImageCode> {
@@ -69,8 +89,8 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
     const bytes = readWhole ? new Uint8Array(await readFile(filePath)) : undefined;
     const report = bytes ? await readAsset(bytes, mimeType, trust) : await readAssetFile(filePath, mimeType, trust);
     if (report.timestamp) {
-      const anchors = tsaAnchors.map(({ pem, source }) => ({ pem, source, certificate: new X509Certificate(pem) }));
-      report.timestamp = checkedTimestamp(report.timestamp, report.manifest?.claim_version ?? null, bytes, anchors);
+      const anchors = tsaAnchors.map(({ pem, source }) => ({ pem, source, certificate: parsedAnchor(pem) }));
+      report.timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, bytes ?? filePath, anchors);
     }
     // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
     const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath, fingerprintMode).catch(() => undefined))?.iscc ?? null) : null;
@@ -96,10 +116,22 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
     await assertImageDecodes(filePath, mimeType, maxPixels);
     return null;
   },
-  async read_stores({ stores, trustAnchorsPem }) {
-    const reports: VerificationReport[] = [];
-    for (const store of stores) reports.push(await readManifestStore(store, { trustAnchorsPem }));
-    return reports;
+  async read_stores({ stores, trust, candidates }) {
+    const read: TaskResult<'read_stores'> = [];
+    for (const store of stores) {
+      const report = await readManifestStore(store, trust);
+      let source: TrustSource | null = null;
+      if (report.status.success.includes('signingCredential.trusted')) {
+        for (const candidate of candidates) {
+          if ((await readManifestStore(store, candidate.trust)).status.success.includes('signingCredential.trusted')) {
+            source = candidate.source;
+            break;
+          }
+        }
+      }
+      read.push({ report, trust_source: source });
+    }
+    return read;
   },
 };
 

@@ -12,6 +12,7 @@ import { manifestTemplatesPaths } from '../schemas/manifest-templates.js';
 import { formatsInWords } from '../schemas/media.js';
 import { organisationPaths } from '../schemas/organisation.js';
 import { orgUsersPaths } from '../schemas/org-users.js';
+import { organisationTrustAnchorsPaths } from '../schemas/organisation-trust-anchors.js';
 import { signJobsPaths } from '../schemas/sign-jobs.js';
 import { uploadsPaths } from '../schemas/uploads.js';
 import { verifyPaths } from '../schemas/verify.js';
@@ -21,6 +22,7 @@ export const OPERATIONS: readonly RouteConfig[] = [
   ...authPaths,
   ...orgUsersPaths,
   ...apiKeysPaths,
+  ...organisationTrustAnchorsPaths,
   ...organisationPaths,
   ...uploadsPaths,
   ...signJobsPaths,

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
+import { ServiceError } from '../../shared/errors.js';
 import { processTrustStore, staleLists } from '../../shared/trust/store.js';
 import { issuingCaKeyName } from '../services/certificates.js';
 
@@ -64,15 +65,15 @@ async function readiness(ctx: AppContext): Promise<Record<string, CheckResult>> 
 }
 
 /**
- * A trust list past its next update, or one refused by its pins, is told here without failing readiness: signing
- * does not need it, and verification still answers (with the lists it has).
+ * A trust list past its next update, or lists that cannot be loaded (refused by their pins), are told here without
+ * failing readiness: signing does not need them. Verification answers 503 trust_lists_unavailable meanwhile.
  */
-function trustListsNotice(ctx: AppContext): { past_next_update: string[] } | { error: string } | undefined {
+function trustListsNotice(ctx: AppContext): { past_next_update: string[] } | { code: string; error: string } | undefined {
   try {
     const stale = staleLists(processTrustStore(ctx.config));
     return stale.length > 0 ? { past_next_update: stale } : undefined;
   } catch (err) {
-    return { error: (err as Error).message };
+    return { code: err instanceof ServiceError ? err.code : 'trust_lists_unavailable', error: (err as Error).message };
   }
 }
 

@@ -20,6 +20,16 @@ const Readiness = z
         description:
           "Each part: 'ok', 'not used' (Redis with the in-process queue), 'missing' (no valid signing certificate), 'not checked' (the vault, when there is no certificate to find its key) or what failed",
       }),
+    trust_lists: z
+      .union([
+        z.object({ past_next_update: z.array(z.string()) }),
+        z.object({ code: z.literal('trust_lists_unavailable'), error: z.string() }),
+      ])
+      .optional()
+      .openapi({
+        description:
+          "Present only when something is wrong with the trust lists verification uses, without failing readiness (signing does not need them): the lists past their next update, or why they cannot be loaded (a file that differs from its pin, an unreadable TRUST_ANCHORS_FILE): verification then answers 503 trust_lists_unavailable until they are mended",
+      }),
   })
   .openapi('Readiness');
 

@@ -12,7 +12,7 @@ const Verification = z
   .object({
     validation_state: z
       .enum(['Trusted', 'Valid', 'Invalid', 'none'])
-      .openapi({ description: 'c2pa-rs verdict with the service root as the only trust anchor; none = no manifest' }),
+      .openapi({ description: 'c2pa-rs verdict under the trust in use (the service\'s roots, the trust lists, the operator\'s and, signed in, the organisation\'s anchors: signer.trust_source names who vouches); none = no manifest' }),
     active_manifest: z.string().nullable(),
     manifest: z
       .object({
@@ -41,11 +41,11 @@ const Verification = z
         serial: z.string(),
         issuer: z.string(),
         trust_source: z
-          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor'])
+          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'organisation_anchor'])
           .nullable()
           .openapi({
             description:
-              "who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE); null when the signer is not trusted",
+              "who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE), the caller's organisation's own anchors (/org/trust-anchors; POST /v1/media/verify only); null when the signer is not trusted",
           }),
         trust_list_version: z.string().nullable().openapi({ description: 'the pinned version of the list named by trust_source (trust/lists/pins.json); null for other sources' }),
       })
@@ -58,10 +58,10 @@ const Verification = z
         validated: z.boolean().openapi({ description: 'timeStamp.validated: the token stamps this signature and its TSA signature verifies' }),
         trusted: z.boolean().openapi({
           description:
-            "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE), checked by the service from the token's certificates (JPEG) or, for other formats, c2pa-rs's timeStamp.trusted for a v2 claim; a C2PA 1.x claim's timestamp that the service could not check is not trusted (c2pa-rs does not check it)",
+            "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format; a timestamp the service could not check (its token unreadable) is never trusted",
         }),
         trust_source: z
-          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor'])
+          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'organisation_anchor'])
           .nullable()
           .optional()
           .openapi({ description: "whose anchor the TSA's chain reaches, when the service checked it; null otherwise" }),
@@ -99,7 +99,10 @@ const RecoveredManifest = z
     signer: z.object({}).passthrough().nullable(),
     signature: z
       .enum(['trusted', 'valid', 'invalid'])
-      .openapi({ description: 'the stored manifest signature on its own; the hard binding (data hash of the original) cannot be checked without the original and is left out' }),
+      .openapi({
+        description:
+          'the stored manifest signature on its own, judged under the same trust as the verdict (signer.trust_source names who vouches for a trusted one); the hard binding (data hash of the original) cannot be checked without the original and is left out',
+      }),
     status: z.object({}).passthrough().openapi({ description: 'every code c2pa-rs gave the stored manifest, the hard-binding failure included' }),
     revocation: z.object({}).passthrough(),
     signed_sha256: z.string(),
@@ -133,7 +136,7 @@ export const verifyPaths: RouteConfig[] = [
     method: 'post',
     path: '/v1/media/verify',
     tags: ['Media'],
-    summary: "Validate a file's C2PA manifest against the service's root CA and report the signer's revocation status and on-chain anchor",
+    summary: "Validate a file's C2PA manifest against the trust in use (the service's roots, the trust lists, the operator's anchors and the organisation's own, /org/trust-anchors) and report the signer's revocation status and on-chain anchor",
     description: `Takes every format the service signs (${formatsInWords()}), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).`,
     security: userOrApiKey,
     request: { body: mediaBodies.upload },

@@ -50,13 +50,13 @@ export async function discoverableManifest(ctx: Pick<RepositoryContext, 'knex'>,
  * its signature (the hard binding cannot be checked without the original file), the signed file's hash and anchor.
  */
 export async function describeManifest(ctx: RepositoryContext, row: DiscoverableManifest) {
-  const [described] = await describeStoredManifests(ctx.knex, ctx.verifyPool, [new Uint8Array(row.store)]);
-  const { report, revocation } = described!;
+  const [described] = await describeStoredManifests(ctx, [new Uint8Array(row.store)]);
+  const { report, signer, revocation } = described!;
   const kind = formatFor(row.mime_type)?.kind;
   return {
     manifest_id: row.manifest_id,
     manifest: report.manifest,
-    signer: report.signer,
+    signer,
     signature: signatureOf(report),
     status: report.status,
     timestamp: report.timestamp,

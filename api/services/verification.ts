@@ -29,9 +29,10 @@ async function unreadable(err: unknown, tempPath: string): Promise<never> {
 }
 
 /**
- * A staged file's verdict: the embedded manifest's (what the file itself says, checked against the service's roots
- * and revocation data, and its on-chain anchor) or, for a file without one, the manifests recovered by its
- * fingerprint. `ownOrgId`: a signed-in caller also finds its own organisation's non-discoverable files.
+ * A staged file's verdict: the embedded manifest's (what the file itself says, checked against the trust in use and
+ * the service's revocation data, and its on-chain anchor) or, for a file without one, the manifests recovered by its
+ * fingerprint. `ownOrgId`: a signed-in caller's organisation, whose own trust anchors then apply and whose
+ * non-discoverable files recovery also finds.
  */
 export async function verifyMedia(ctx: VerificationContext, staged: StagedFile, ownOrgId?: string) {
   const { tempPath, sha256, size } = staged;
@@ -39,11 +40,11 @@ export async function verifyMedia(ctx: VerificationContext, staged: StagedFile, 
   // Within its kind's limit (the public route stages at most MAX_UPLOAD_BYTES, so this matters to signed-in callers).
   assertWithinUploadLimit(ctx.config, mimeType, size);
   const [verified, anchor] = await Promise.all([
-    verifyStagedFile(ctx.knex, ctx.verifyPool, ctx.config, staged, mimeType).catch((err: unknown) => unreadable(err, tempPath)),
+    verifyStagedFile(ctx.knex, ctx.verifyPool, ctx.config, staged, mimeType, ownOrgId).catch((err: unknown) => unreadable(err, tempPath)),
     verifyAnchor(ctx.knex, ctx.config.baseUrl, sha256, chainReaderFor(ctx.config)),
   ]);
   // An image without credentials comes back with its fingerprint: the manifests it recovers.
-  const recovered = verified.fingerprint ? await recoverByFingerprint(ctx.knex, ctx.verifyPool, ctx.config.baseUrl, verified.fingerprint, { ownOrgId }) : [];
+  const recovered = verified.fingerprint ? await recoverByFingerprint(ctx, verified.fingerprint, { ownOrgId }) : [];
   return {
     ...verified.view,
     anchor,

@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import { ContentInfo, SignedData, id_signedData } from '@peculiar/asn1-cms';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { TimeStampResp } from '@peculiar/asn1-tsp';
@@ -9,9 +10,10 @@ import { boxAt, superboxLabel, type Box } from './manifest-store-label.js';
 import type { TimestampInfo } from './read-asset.js';
 
 /**
- * The certificates of the RFC 3161 timestamp on a JPEG's active manifest signature, read from the file itself:
+ * The certificates of the RFC 3161 timestamp on a file's active manifest signature, read from the file itself:
  * c2pa-rs does not check a C2PA 1.x claim's TSA chain (and reports timeStamp.trusted anyway), so the service checks
- * it from these. Only JPEG (APP11 JUMBF segments) is read here; other formats give undefined.
+ * it from these. JPEG (APP11 JUMBF segments), GIF (sub-blocks), SVG (base64) and every format that carries its store
+ * as one run of bytes are read.
  */
 export interface SignatureTimestamp {
   /** 1 for a C2PA 1.x claim (c2pa.claim), 2 for c2pa.claim.v2. */
@@ -39,6 +41,26 @@ function jpegManifestStore(bytes: Buffer): Buffer | undefined {
     at += 2 + length;
   }
   return parts.length ? Buffer.concat(parts) : undefined;
+}
+
+/** GIF's application extension for C2PA: introducer, label, block size, then "C2PA_GIF" and its 3-byte code. */
+const GIF_C2PA_EXTENSION = Buffer.from('\x21\xff\x0bC2PA_GIF', 'latin1');
+
+/** The manifest store of a GIF: the data sub-blocks (a length byte, then up to 255 bytes) of its C2PA extension, joined. */
+function gifManifestStore(bytes: Buffer): Buffer | undefined {
+  const at = bytes.indexOf(GIF_C2PA_EXTENSION);
+  if (at < 0) return undefined;
+  const parts: Buffer[] = [];
+  for (let p = at + GIF_C2PA_EXTENSION.length + 3; p < bytes.length && bytes[p] !== 0; p += 1 + bytes[p]!) {
+    parts.push(bytes.subarray(p + 1, Math.min(bytes.length, p + 1 + bytes[p]!)));
+  }
+  return parts.length ? Buffer.concat(parts) : undefined;
+}
+
+/** The manifest store of an SVG: the base64 text of its c2pa:manifest metadata element. */
+function svgManifestStore(bytes: Buffer): Buffer | undefined {
+  const found = /<c2pa:manifest(?:\s[^>]*)?>([A-Za-z0-9+/=\s]+)<\/c2pa:manifest>/.exec(bytes.toString('utf8'));
+  return found ? Buffer.from(found[1]!.replace(/\s+/g, ''), 'base64') : undefined;
 }
 
 function children(bytes: Buffer, box: Box): Box[] {
@@ -82,15 +104,16 @@ function tokenCertificates(token: Uint8Array): Pick<SignatureTimestamp, 'signer'
   return { signer, certificates };
 }
 
-export function signatureTimestampOf(file: Uint8Array): SignatureTimestamp | undefined {
-  const bytes = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
-  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
-  const store = jpegManifestStore(bytes);
-  const root = store && boxAt(store, 0, store.length);
-  if (!store || !root || superboxLabel(store, root) !== 'c2pa') return undefined;
+/**
+ * The timestamp of the active manifest's signature in a manifest store, when its last manifest is `activeLabel` (so a
+ * store that is not the file's own, such as one inside an embedded picture, is not taken for it).
+ */
+function storeTimestamp(store: Buffer, activeLabel: string | null): SignatureTimestamp | undefined {
+  const root = boxAt(store, 0, store.length);
+  if (!root || superboxLabel(store, root) !== 'c2pa') return undefined;
   const manifests = children(store, root).filter((b) => b.type === 'jumb');
   const active = manifests[manifests.length - 1];
-  if (!active) return undefined;
+  if (!active || (activeLabel !== null && superboxLabel(store, active) !== activeLabel)) return undefined;
   const parts = children(store, active).filter((b) => b.type === 'jumb');
   const labels = parts.map((b) => superboxLabel(store, b));
   const claimVersion = labels.includes('c2pa.claim.v2') ? 2 : 1;
@@ -106,24 +129,89 @@ export function signatureTimestampOf(file: Uint8Array): SignatureTimestamp | und
   return { claimVersion, ...tokenCertificates(token) };
 }
 
+/**
+ * Where a contiguous manifest store may start: its `jumb` superbox, whose first child is the `jumd` description box
+ * with the C2PA content type (UUID 63327061-0011-0010-8000-00AA00389B71). Every format but JPEG, GIF and SVG (read
+ * above) carries the store as one run of bytes: PNG caBX, WebP and RIFF C2PA chunks, the BMFF uuid box, JPEG XL,
+ * TIFF/DNG, ID3 GEOB, FLAC, a .c2pa sidecar.
+ */
+const C2PA_JUMD = Buffer.from('6a756d646332706100110010800000aa00389b71', 'hex');
+/** jumb box size and type, and the jumd box size, before the jumd type. */
+const BEFORE_JUMD = 12;
+
+function* storeStarts(bytes: Buffer, base = 0): Generator<number> {
+  for (let at = bytes.indexOf(C2PA_JUMD); at >= 0; at = bytes.indexOf(C2PA_JUMD, at + 1)) {
+    if (at >= BEFORE_JUMD && bytes.toString('latin1', at - 8, at - 4) === 'jumb') yield base + at - BEFORE_JUMD;
+  }
+}
+
+/** The timestamp of the file's active manifest signature (`activeLabel`, as c2pa-rs names it), read from its bytes. */
+export function signatureTimestampOf(file: Uint8Array, activeLabel: string | null): SignatureTimestamp | undefined {
+  const bytes = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
+  // The formats whose store is not one run of bytes: JPEG (APP11 segments), GIF (sub-blocks), SVG (base64 text).
+  const split = bytes[0] === 0xff && bytes[1] === 0xd8 ? jpegManifestStore : bytes.toString('latin1', 0, 4) === 'GIF8' ? gifManifestStore : undefined;
+  const store = split ? split(bytes) : bytes.includes('<c2pa:manifest') ? svgManifestStore(bytes) : undefined;
+  if (split || store) return store && storeTimestamp(store, activeLabel);
+  for (const start of storeStarts(bytes)) {
+    const root = boxAt(bytes, start, bytes.length);
+    const found = root && storeTimestamp(bytes.subarray(start, root.end), activeLabel);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+const CHUNK = 8 * 1024 * 1024;
+/** Larger than any manifest store the service reads (a store holds claims, signatures and thumbnails). */
+const MAX_STORE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * signatureTimestampOf for a file too large to read whole (video and audio over MAX_UPLOAD_BYTES): one sequential
+ * pass in CHUNK reads, overlapping by the pattern's length so a store straddling two reads is found, and each
+ * candidate store read on its own.
+ */
+export async function signatureTimestampOfFile(filePath: string, activeLabel: string | null): Promise<SignatureTimestamp | undefined> {
+  const handle = await open(filePath, 'r');
+  try {
+    const { size } = await handle.stat();
+    const overlap = BEFORE_JUMD + C2PA_JUMD.length;
+    const chunk = Buffer.alloc(CHUNK);
+    for (let offset = 0; offset < size; offset += CHUNK - overlap) {
+      const { bytesRead } = await handle.read(chunk, 0, CHUNK, offset);
+      for (const start of storeStarts(chunk.subarray(0, bytesRead), offset)) {
+        // The superbox's length: 32 bits, or 1 and then 64 bits (ISO/IEC 19566-5, as ISO BMFF boxes).
+        const header = Buffer.alloc(16);
+        const { bytesRead: got } = await handle.read(header, 0, 16, start);
+        const length = header.readUInt32BE(0) === 1 && got === 16 ? Number(header.readBigUInt64BE(8)) : header.readUInt32BE(0);
+        if (length < 16 || length > MAX_STORE_BYTES || start + length > size) continue;
+        const store = Buffer.alloc(length);
+        await handle.read(store, 0, length, start);
+        const found = storeTimestamp(store, activeLabel);
+        if (found) return found;
+      }
+      if (offset + bytesRead >= size) break;
+    }
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
 const ID_KP_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';
 
 /**
  * The timestamp as the service judges it: trusted only when c2pa-rs validated the token and the TSA certificate
- * (EKU timeStamping) chains to one of `tsaAnchors`, checked here from the token's certificates. When the token cannot
- * be read here (not a JPEG), c2pa-rs's answer stands for a v2 claim; a v1 claim's TSA, which c2pa-rs never checks,
- * is then not trusted.
+ * (EKU timeStamping) chains to one of `tsaAnchors`, checked here from the token's certificates, for a v1 claim (whose
+ * TSA c2pa-rs never checks) and a v2 claim alike (c2pa-rs does not keep TSA anchors apart from claim-signer ones).
+ * `file`: the bytes, or the path of a file too large to read whole. When the token cannot be found or read here (a
+ * token that does not parse, a store in a shape not read here) the timestamp is not trusted: nothing checked its TSA.
  */
-export function checkedTimestamp(timestamp: TimestampInfo, claimVersion: number | null, file: Uint8Array | undefined, tsaAnchors: readonly Anchor[]): TimestampInfo {
+export async function checkedTimestamp(timestamp: TimestampInfo, activeLabel: string | null, file: Uint8Array | string, tsaAnchors: readonly Anchor[]): Promise<TimestampInfo> {
   let found: SignatureTimestamp | undefined;
   try {
-    found = file && signatureTimestampOf(file);
+    found = typeof file === 'string' ? await signatureTimestampOfFile(file, activeLabel) : signatureTimestampOf(file, activeLabel);
   } catch {
-    found = undefined; // a token that does not parse is judged by c2pa-rs's codes alone
+    found = undefined;
   }
-  if (found?.signer) {
-    const anchor = timestamp.validated && found.signer.keyUsage?.includes(ID_KP_TIME_STAMPING) ? anchorReached(found.signer, found.certificates, tsaAnchors) : undefined;
-    return { ...timestamp, trusted: anchor !== undefined, trust_source: anchor?.source ?? null };
-  }
-  return { ...timestamp, trusted: claimVersion === 1 ? false : timestamp.trusted, trust_source: null };
+  const anchor = found?.signer && timestamp.validated && found.signer.keyUsage?.includes(ID_KP_TIME_STAMPING) ? anchorReached(found.signer, found.certificates, tsaAnchors) : undefined;
+  return { ...timestamp, trusted: anchor !== undefined, trust_source: anchor?.source ?? null };
 }

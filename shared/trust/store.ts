@@ -2,10 +2,11 @@ import type { X509Certificate } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.js';
+import { ServiceError } from '../errors.js';
 import { LIST_SOURCES, parseCertificates, PINS_FILE, readPinnedList, readPins, SHIPPED_TRUST_LISTS_DIR, type ListPin, type Pins, type TrustListName } from './lists.js';
 
 /** Who vouches for a certificate the store holds. */
-export type TrustSource = 'c2pa_trust_list' | 'interim_trust_list' | 'service_ca' | 'operator_anchor';
+export type TrustSource = 'c2pa_trust_list' | 'interim_trust_list' | 'service_ca' | 'operator_anchor' | 'organisation_anchor';
 
 export interface Anchor {
   pem: string;
@@ -106,10 +107,12 @@ function mtimeOf(file: string | undefined): number {
 /**
  * A store that re-reads the lists when the pin file (rewritten by `npm run trust -- update`) or the operator's file
  * changes, looking at most every `checkIntervalMs`: a running service picks up a new version without a restart.
- * A new version that fails its pins keeps the previous store and throws, so the failure is seen.
+ * A version that fails its pins (or cannot be read) is refused: every call throws that failure, never a mix of the
+ * old and the new, until a good version is in place (tried again every `checkIntervalMs`).
  */
 export class TrustStoreLoader {
   private store: TrustStore | undefined;
+  private failure: unknown;
   private stamp = '';
   private checkedAt = 0;
 
@@ -118,31 +121,55 @@ export class TrustStoreLoader {
     private readonly checkIntervalMs = 30_000,
   ) {}
 
+  /** The last store that loaded (it may since have been refused: see current()). */
   get loaded(): TrustStore | undefined {
     return this.store;
   }
 
   current(now = Date.now()): TrustStore {
-    if (this.store && now - this.checkedAt < this.checkIntervalMs) return this.store;
+    if (now - this.checkedAt < this.checkIntervalMs && (this.store || this.failure !== undefined)) return this.answer();
     this.checkedAt = now;
     const dir = this.options.dir ?? SHIPPED_TRUST_LISTS_DIR;
     const stamp = `${mtimeOf(path.join(dir, PINS_FILE))}:${mtimeOf(this.options.trustAnchorsFile)}`;
-    if (this.store && stamp === this.stamp) return this.store;
-    this.store = buildTrustStore(this.options);
+    // A failure is tried again even when nothing changed on disk (it may have been a passing read error).
+    if (this.store && this.failure === undefined && stamp === this.stamp) return this.store;
     this.stamp = stamp;
-    return this.store;
+    try {
+      this.store = buildTrustStore(this.options);
+      this.failure = undefined;
+    } catch (err) {
+      this.failure = err;
+    }
+    return this.answer();
+  }
+
+  private answer(): TrustStore {
+    if (this.failure !== undefined) throw this.failure;
+    return this.store!;
   }
 }
 
 let processLoader: { key: string; loader: TrustStoreLoader } | undefined;
 
-/** This process's trust store under its configuration (one loader per process, so reloads are shared). */
-export function processTrustStore(config: Pick<Config, 'trustLists' | 'trustAnchorsFile' | 'trustReloadSeconds'>): TrustStore {
-  const key = JSON.stringify([config.trustLists, config.trustAnchorsFile, config.trustReloadSeconds]);
+/**
+ * This process's trust store under its configuration (one loader per process, so reloads are shared). Lists that
+ * cannot be loaded (a file that differs from its pin, an unreadable operator file) are a 503
+ * `trust_lists_unavailable`: no verdict is given without the trust it is meant to be judged by.
+ */
+export function processTrustStore(config: Pick<Config, 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds'>): TrustStore {
+  const key = JSON.stringify([config.trustLists, config.trustListsDir, config.trustAnchorsFile, config.trustReloadSeconds]);
   if (processLoader?.key !== key) {
-    processLoader = { key, loader: new TrustStoreLoader({ trustLists: config.trustLists, trustAnchorsFile: config.trustAnchorsFile }, config.trustReloadSeconds * 1000) };
+    const options = { trustLists: config.trustLists, dir: config.trustListsDir, trustAnchorsFile: config.trustAnchorsFile };
+    processLoader = { key, loader: new TrustStoreLoader(options, config.trustReloadSeconds * 1000) };
   }
-  return processLoader.loader.current();
+  try {
+    return processLoader.loader.current();
+  } catch (err) {
+    throw new ServiceError('unavailable', 'trust_lists_unavailable', `the trust lists cannot be loaded: ${(err as Error).message}`, {
+      cause: err,
+      publicMessage: 'verification is unavailable: the trust lists this service judges by cannot be loaded (see /health/ready)',
+    });
+  }
 }
 
 /** The store this process last loaded, if it has used one (for metrics, which must not load it themselves). */

@@ -83,6 +83,8 @@ describe('durable credentials: soft binding, manifest repository and public veri
     expect(best.signer.subject).to.contain('Daily Planet');
     expect(best.revocation.status).to.equal("good");
     expect(best.signature).to.equal("trusted");
+    // Judged under the same trust as verify, the source named.
+    expect(best.signer.trust_source).to.equal('service_ca');
     expect(best.anchor.status).to.equal('pending');
     expect(JSON.stringify(res.body)).to.not.contain(planet.orgId);
     // The permalink shows the same result again; nothing but the hash and the result was kept.
@@ -137,6 +139,7 @@ describe('durable credentials: soft binding, manifest repository and public veri
     const json = await request(api.app).get(`/v1/manifests/${encodeURIComponent(planetManifestId)}`).set('Accept', 'application/json').expect(200);
     expect(json.body.manifest.title).to.equal('Harbour');
     expect(json.body.signer.subject).to.contain('Daily Planet');
+    expect(json.body.signer).to.deep.include({ trust_source: 'service_ca', trust_list_version: null });
 
     const row = await api.db.knex('soft_bindings').first('value');
     const { softBindingValue } = await import('../../shared/softbinding/binding-value.js');

@@ -62,7 +62,7 @@ describe('trust lists (shipped, pinned)', () => {
 
   it('parses TRUST_LISTS and TRUST_ANCHORS_FILE', () => {
     const base = { DATA_DIR: mkdtempSync(path.join(scratch, 'd-')) };
-    expect(loadConfig(base)).to.deep.include({ trustLists: ['official', 'interim'], trustAnchorsFile: undefined, trustReloadSeconds: 60 });
+    expect(loadConfig(base)).to.deep.include({ trustLists: ['official', 'interim'], trustListsDir: undefined, trustAnchorsFile: undefined, trustReloadSeconds: 60 });
     expect(loadConfig({ ...base, TRUST_LISTS: 'official' }).trustLists).to.deep.equal(['official']);
     expect(loadConfig({ ...base, TRUST_LISTS: ' Interim , official,official' }).trustLists).to.deep.equal(['official', 'interim']);
     expect(() => loadConfig({ ...base, TRUST_LISTS: 'official,adobe' })).to.throw(ConfigError, /TRUST_LISTS.*unknown list: adobe/);
@@ -115,7 +115,7 @@ describe('trust lists (shipped, pinned)', () => {
   });
 
   it('reports the seconds to each list\'s next update as a metric, once the process has loaded its store', async () => {
-    processTrustStore({ trustLists: ['official', 'interim'], trustAnchorsFile: undefined, trustReloadSeconds: 60 });
+    processTrustStore({ trustLists: ['official', 'interim'], trustListsDir: undefined, trustAnchorsFile: undefined, trustReloadSeconds: 60 });
     const gauge = (await registry.getMetricsAsJSON()).find((m) => m.name === 'mss_trust_list_next_update_seconds');
     const official = gauge?.values.find((v) => v.labels.list === 'official');
     expect(official?.value).to.be.closeTo((Date.parse('2027-08-05T00:11:39Z') - Date.now()) / 1000, 5);

@@ -153,6 +153,26 @@ export function confirmDialog({ title, body, confirmLabel, danger = false }) {
   });
 }
 
+/**
+ * A list's destructive action (revoke, delete, remove): a modal confirmation (confirmDialog's options), then `action`
+ * (the API call and the reload) with `listError` hidden; focus goes back to `button` when cancelled and to `table`
+ * once done, when `toastText` is shown. A failure is shown in `listError` in words (`describe`), unless the page left.
+ */
+export async function confirmThenRun({ button, table, listError, signal, describe }, confirm, action, toastText) {
+  if (!(await confirmDialog({ ...confirm, danger: true }))) {
+    button.focus();
+    return;
+  }
+  listError.hide();
+  try {
+    await action();
+    toast(toastText);
+    table.focus();
+  } catch (err) {
+    if (!signal.aborted) listError.show(describe(err));
+  }
+}
+
 /** A button that shows a busy state while its async action runs and cannot be pressed twice. */
 export async function whileBusy(button, busyLabel, action) {
   const label = button.textContent;

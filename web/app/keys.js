@@ -1,6 +1,6 @@
 // API keys (admin): create with a name (the raw key is shown once, with a copy button), list, revoke.
 import { api, seg } from './api.js';
-import { announce, cell, confirmDialog, copyText, field, h, messageBox, pageTitle, time, toast, whileBusy } from './dom.js';
+import { announce, cell, confirmThenRun, copyText, field, h, messageBox, pageTitle, time, whileBusy } from './dom.js';
 import { describeError } from './messages.js';
 
 function newKeyPanel(created, onDone) {
@@ -71,26 +71,16 @@ export function keysPage(ctx) {
     );
   }
 
-  async function revoke(k, button) {
-    const ok = await confirmDialog({
-      title: `Revoke “${k.name}”?`,
-      body: 'Programs using this key stop working at once. This cannot be undone.',
-      confirmLabel: 'Revoke key',
-      danger: true,
-    });
-    if (!ok) {
-      button.focus();
-      return;
-    }
-    listError.hide();
-    try {
-      await api.delete(`/org/api-keys/${seg(k.key_id)}`, { signal });
-      await load();
-      toast(`The key “${k.name}” was revoked.`);
-      table.focus();
-    } catch (err) {
-      if (!signal.aborted) listError.show(describeError(err));
-    }
+  function revoke(k, button) {
+    return confirmThenRun(
+      { button, table, listError, signal, describe: describeError },
+      { title: `Revoke “${k.name}”?`, body: 'Programs using this key stop working at once. This cannot be undone.', confirmLabel: 'Revoke key' },
+      async () => {
+        await api.delete(`/org/api-keys/${seg(k.key_id)}`, { signal });
+        await load();
+      },
+      `The key “${k.name}” was revoked.`,
+    );
   }
 
   form.addEventListener('submit', async (e) => {

@@ -8,6 +8,7 @@ import { keysPage } from './keys.js';
 import { describeError } from './messages.js';
 import { signPage } from './sign.js';
 import { templatesPage } from './templates.js';
+import { trustAnchorsPage } from './trust-anchors.js';
 import { ROLE_LABELS, usersPage } from './users.js';
 import { verifyPage } from './verify.js';
 
@@ -19,6 +20,7 @@ const ROUTES = {
   history: { title: 'History', page: historyPage, nav: 'History' },
   templates: { title: 'Templates', page: templatesPage, roles: ['admin'], nav: 'Templates' },
   keys: { title: 'API keys', page: keysPage, roles: ['admin'], nav: 'API keys' },
+  'trust-anchors': { title: 'Trust anchors', page: trustAnchorsPage, roles: ['admin'], nav: 'Trust anchors' },
   users: { title: 'Users', page: usersPage, roles: ['admin'], nav: 'Users' },
 };
 

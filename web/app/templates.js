@@ -2,7 +2,7 @@
 // publisher, copyright, AI training and data mining choices, thumbnail). Create, list, edit (each save is a new
 // version), delete. Signers choose a template on the Sign page.
 import { api, seg } from './api.js';
-import { announce, cell, confirmDialog, field, h, messageBox, pageTitle, time, toast, uid, whileBusy } from './dom.js';
+import { announce, cell, confirmThenRun, field, h, messageBox, pageTitle, time, toast, uid, whileBusy } from './dom.js';
 import { describeError } from './messages.js';
 
 /** The CAWG training and data mining uses, in words. */
@@ -228,27 +228,21 @@ export function templatesPage(ctx) {
     );
   }
 
-  async function removeTemplate(t, button) {
-    const ok = await confirmDialog({
-      title: `Delete “${t.name}”?`,
-      body: 'Signers can no longer choose it. Images already signed with it keep their Content Credentials, and their jobs still name this template and version.',
-      confirmLabel: 'Delete template',
-      danger: true,
-    });
-    if (!ok) {
-      button.focus();
-      return;
-    }
-    listError.hide();
-    try {
-      await api.delete(`/v1/manifest-templates/${seg(t.template_id)}`, { signal });
-      if (editing?.template_id === t.template_id) startCreating();
-      await load();
-      toast(`The template “${t.name}” was deleted.`);
-      table.focus();
-    } catch (err) {
-      if (!signal.aborted) listError.show(describeError(err));
-    }
+  function removeTemplate(t, button) {
+    return confirmThenRun(
+      { button, table, listError, signal, describe: describeError },
+      {
+        title: `Delete “${t.name}”?`,
+        body: 'Signers can no longer choose it. Images already signed with it keep their Content Credentials, and their jobs still name this template and version.',
+        confirmLabel: 'Delete template',
+      },
+      async () => {
+        await api.delete(`/v1/manifest-templates/${seg(t.template_id)}`, { signal });
+        if (editing?.template_id === t.template_id) startCreating();
+        await load();
+      },
+      `The template “${t.name}” was deleted.`,
+    );
   }
 
   form.addEventListener('submit', async (e) => {

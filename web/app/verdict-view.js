@@ -37,6 +37,7 @@ const TRUST_SOURCES = {
   interim_trust_list: () => 'Trusted through the interim list, frozen 2026-01-01.',
   service_ca: () => 'Trusted: signed under this service’s own certificate authority.',
   operator_anchor: () => 'Trusted: signed under a certificate authority this service’s operator added.',
+  organisation_anchor: () => 'Trusted: signed under a certificate authority your organisation added (its trust anchors).',
 };
 
 /** The verdict's sentence: for a signer, who vouches for it (or that no list this service uses does). */
