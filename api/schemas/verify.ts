@@ -128,6 +128,13 @@ export const VerificationParams = z.object({
     .openapi({ pattern: SHA256.source }),
 });
 
+export const VerifyQuery = z.object({
+  format: z.enum(['json', 'crjson']).default('json').openapi({
+    description:
+      "json (default): the service's verdict. crjson: c2pa-rs's crJSON report, as c2pa-rs writes it under the trust settings verification uses (no permalink is kept); 422 no_credentials without a manifest, unreadable_credentials for a manifest c2pa-rs writes no report of (its status code, e.g. algorithm.unsupported, is in the json verdict), manifest_inaccessible for a remote manifest that could not be fetched",
+  }),
+});
+
 export const verifyPaths: RouteConfig[] = [
   {
     method: 'post',

@@ -5,7 +5,7 @@ import { TimeStampResp } from '@peculiar/asn1-tsp';
 import { decode } from 'cbor-x';
 import { anchorReached } from '../trust/chain.js';
 import type { Anchor } from '../trust/store.js';
-import { boxAt, superboxLabel, type Box } from './manifest-store-label.js';
+import { boxAt, looksLikeManifestStore, superboxLabel, type Box } from './manifest-store-label.js';
 import type { TimestampInfo } from './read-asset.js';
 
 /**
@@ -84,8 +84,10 @@ function tokenCertificates(token: Uint8Array): Pick<SignatureTimestamp, 'signer'
 
 export function signatureTimestampOf(file: Uint8Array): SignatureTimestamp | undefined {
   const bytes = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
-  if (bytes[0] !== 0xff || bytes[1] !== 0xd8) return undefined;
-  const store = jpegManifestStore(bytes);
+  // A JPEG carries its store in APP11 segments; a detached store (a sidecar, a remote manifest) is the JUMBF itself.
+  const detached = looksLikeManifestStore(bytes);
+  if (!detached && (bytes[0] !== 0xff || bytes[1] !== 0xd8)) return undefined;
+  const store = detached ? bytes : jpegManifestStore(bytes);
   const root = store && boxAt(store, 0, store.length);
   if (!store || !root || superboxLabel(store, root) !== 'c2pa') return undefined;
   const manifests = children(store, root).filter((b) => b.type === 'jumb');
