@@ -71,6 +71,7 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       ]);
       void cleanup.then(() => reject(err));
     };
+    const parts = optionalPart ? `one file part named "file" and at most one named "${optionalPart}"` : 'exactly one file part named "file"';
     const stageFailed = (err: unknown) => {
       // Past the limit is its own answer (413); a fault of the body is the client's leaving or a malformed body.
       fail(err instanceof FileTooLargeError || !isBodyFault(err) ? err : clientGone ? aborted() : malformed());
@@ -79,6 +80,13 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       if (optionalPart && name === optionalPart && !optionalStaging && !settled) {
         optionalStaging = store.stage(stream, maxBytes);
         optionalStaging.catch(stageFailed);
+        return;
+      }
+      // A second part named "file" is refused as it always was (with a second part allowed, busboy's own limit is 2).
+      if (name === 'file' && staging && !settled) {
+        stream.on('error', () => undefined);
+        stream.resume();
+        fail(badRequest(`send ${parts}`, 'too_many_files'));
         return;
       }
       // busboy goes on with the parts after it has reported an error (a malformed part header): nothing is staged then.
@@ -91,7 +99,6 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       staging = staged;
       staged.catch(stageFailed);
     });
-    const parts = optionalPart ? `one file part named "file" and at most one named "${optionalPart}"` : 'exactly one file part named "file"';
     parser.on('filesLimit', () => fail(badRequest(`send ${parts}`, 'too_many_files')));
     parser.on('error', () => fail(clientGone ? aborted() : malformed()));
     parser.on('close', () => {
