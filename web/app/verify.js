@@ -23,14 +23,16 @@ export const VERIFY_HINT = `${formatsHint(MEDIA_FORMATS)}; or a .c2pa manifest s
  * before the file is dropped.
  */
 export function sidecarPicker() {
-  const input = h('input', { type: 'file', id: uid('sidecar'), accept: '.c2pa,application/c2pa' });
-  const el = h(
-    'p',
-    { class: 'sidecar-picker' },
-    h('label', { for: input.id }, 'Sidecar manifest (.c2pa), optional: '),
-    input,
-  );
-  return { el, file: () => input.files?.[0] ?? null };
+  // The input is made on request: until then the drop zone's is the page's only file input.
+  let input = null;
+  const add = h('button', { type: 'button', class: 'button button--secondary' }, 'Add its sidecar manifest (.c2pa), optional');
+  const el = h('p', { class: 'sidecar-picker' }, add);
+  add.addEventListener('click', () => {
+    input = h('input', { type: 'file', id: uid('sidecar'), accept: '.c2pa,application/c2pa' });
+    el.replaceChildren(h('label', { for: input.id }, 'Sidecar manifest (.c2pa), sent with the file: '), input);
+    input.focus();
+  });
+  return { el, file: () => input?.files?.[0] ?? null };
 }
 
 export function verifyPage(ctx) {
