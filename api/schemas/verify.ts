@@ -82,8 +82,9 @@ const Verification = z
           url: z.string().nullable().openapi({ description: 'the JUMBF URI c2pa-rs names' }),
         }),
       )
-      .openapi({ description: "every failure code, with where it sits: the active manifest, or an ingredient (an ingredient's failure can make the file Invalid while status.failure shows only the signer's trust)" }),
-    summary: z.string().openapi({ description: 'why the file has its state, in one line, naming the deciding failures and where they sit' }),
+      .optional()
+      .openapi({ description: "every failure code, with where it sits: the active manifest, or an ingredient (an ingredient's failure can make the file Invalid while status.failure shows only the signer's trust); absent from permalinks kept before it was added" }),
+    summary: z.string().optional().openapi({ description: 'why the file has its state, in one line, naming the deciding failures and where they sit' }),
     manifest_source: z
       .object({
         kind: z.enum(['embedded', 'sidecar', 'remote']),
@@ -92,6 +93,7 @@ const Verification = z
         error: z.string().optional().openapi({ description: 'why a remote manifest was not fetched (REMOTE_MANIFESTS=off, a URL the guard refuses, a failed fetch): the verdict is then Invalid with manifest.inaccessible' }),
       })
       .nullable()
+      .optional()
       .openapi({ description: 'where the manifest was read from; null without one' }),
     revocation: z.object({
       status: z.enum(['good', 'revoked', 'expired', 'not_issued_by_service', 'no_signer']),
