@@ -128,6 +128,16 @@ export interface Config {
   trustAnchorsFile: string | undefined;
   /** How often a running process looks for a new version of the lists (TRUST_RELOAD_SECONDS). */
   trustReloadSeconds: number;
+  /** Whether verification fetches a file's remote manifest (REMOTE_MANIFESTS on|off), through the outbound guard. */
+  remoteManifests: RemoteManifestsConfig;
+}
+
+export interface RemoteManifestsConfig {
+  enabled: boolean;
+  /** Let the fetch reach private and loopback addresses (REMOTE_MANIFESTS_ALLOW_PRIVATE; tests and development only). */
+  allowPrivate: boolean;
+  /** Extra TLS roots for the fetch, a PEM file (REMOTE_MANIFESTS_CA_FILE; a test's local HTTPS server). */
+  caFile: string | undefined;
 }
 
 export interface PkiSubjectConfig {
@@ -403,6 +413,18 @@ function trustAnchorsFile(env: Env): string | undefined {
   return path.resolve(file);
 }
 
+/** REMOTE_MANIFESTS and its test-only companions: private addresses are never allowed in production. */
+function remoteManifests(env: Env, nodeEnv: Config['nodeEnv']): RemoteManifestsConfig {
+  const enabled = oneOf(env, 'REMOTE_MANIFESTS', 'on', ['on', 'off'] as const) === 'on';
+  const allowPrivate = bool(env, 'REMOTE_MANIFESTS_ALLOW_PRIVATE', false);
+  if (allowPrivate && nodeEnv === 'production') {
+    throw new ConfigError('REMOTE_MANIFESTS_ALLOW_PRIVATE', 'is for tests and development only: in production a remote manifest is fetched from public addresses only');
+  }
+  const caFile = optional(env, 'REMOTE_MANIFESTS_CA_FILE');
+  if (caFile !== undefined && !existsSync(caFile)) throw new ConfigError('REMOTE_MANIFESTS_CA_FILE', `${caFile} does not exist`);
+  return { enabled, allowPrivate, caFile: caFile === undefined ? undefined : path.resolve(caFile) };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', 'development', ['development', 'test', 'production'] as const);
   const port = int(env, 'PORT', 3000, 0, 65535);
@@ -473,5 +495,6 @@ export function loadConfig(env: Env = process.env): Config {
     trustListsDir: trustListsDir(env),
     trustAnchorsFile: trustAnchorsFile(env),
     trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
+    remoteManifests: remoteManifests(env, nodeEnv),
   };
 }

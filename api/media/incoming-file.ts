@@ -3,7 +3,7 @@ import type { Request } from 'express';
 import type { StagedFile, UploadStaging } from '../../shared/storage/index.js';
 import { FileTooLargeError } from '../../shared/storage/index.js';
 import { ApiError } from '../errors.js';
-import { aborted, receiveFile } from './multipart-file.js';
+import { aborted, receiveFile, type ReceiveOptions } from './multipart-file.js';
 
 /**
  * A file sent as multipart/form-data (part `file`, as the web app and the media API send it) or as the raw body
@@ -11,10 +11,18 @@ import { aborted, receiveFile } from './multipart-file.js';
  * process's disk, hashed and size-limited as it arrives.
  */
 export async function receiveAnyFile(req: Request, staging: UploadStaging, maxBytes: number): Promise<StagedFile> {
+  return (await receiveUpload(req, staging, maxBytes)).staged;
+}
+
+/**
+ * receiveAnyFile, and in a multipart body the optional second file part (options.optionalPart) too. A raw body may
+ * also be a manifest store alone (Content-Type: application/c2pa).
+ */
+export async function receiveUpload(req: Request, staging: UploadStaging, maxBytes: number, options: ReceiveOptions = {}): Promise<{ staged: StagedFile; optional?: StagedFile }> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
-  if (type.startsWith('multipart/form-data')) return (await receiveFile(req, staging, maxBytes)).staged;
-  if (!/^(image|video|audio)\/|^application\/octet-stream/.test(type)) {
-    throw new ApiError('unsupported', 'unsupported_media_type', 'send the file as the body (Content-Type: image/..., video/... or audio/...) or as multipart/form-data with a part named "file"');
+  if (type.startsWith('multipart/form-data')) return receiveFile(req, staging, maxBytes, options);
+  if (!/^(image|video|audio)\/|^application\/(octet-stream|c2pa)/.test(type)) {
+    throw new ApiError('unsupported', 'unsupported_media_type', 'send the file as the body (Content-Type: image/..., video/..., audio/... or application/c2pa) or as multipart/form-data with a part named "file"');
   }
   // Refused before reading when the length is declared; a chunked body past the limit is cut off.
   if (Number(req.headers['content-length'] ?? 0) > maxBytes) throw new FileTooLargeError(maxBytes);
@@ -26,7 +34,7 @@ export async function receiveAnyFile(req: Request, staging: UploadStaging, maxBy
   req.on('error', gone);
   req.pipe(body);
   try {
-    return await staging.stage(body, maxBytes);
+    return { staged: await staging.stage(body, maxBytes) };
   } catch (err) {
     req.unpipe(body);
     if (!req.destroyed) req.resume();

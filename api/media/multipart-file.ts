@@ -8,6 +8,13 @@ import { ApiError, badRequest } from '../errors.js';
 export interface ReceivedFile {
   staged: StagedFile;
   filename: string;
+  /** The optional second file part (ReceiveOptions.optionalPart), when it was sent. */
+  optional?: StagedFile;
+}
+
+export interface ReceiveOptions {
+  /** The name of a second file part that may come with `file` (verify's `manifest`), staged under the same limit. */
+  optionalPart?: string;
 }
 
 /** Keeps a client's file name for downloads: base name only, printable, bounded. */
@@ -29,7 +36,8 @@ function isBodyFault(err: unknown): boolean {
  * malformed or cut short is a 400 `malformed_multipart`, a client that goes away mid-body 400 `upload_aborted` (logged;
  * it cannot be answered): in every case the temp file is removed and its descriptor closed before this rejects.
  */
-export function receiveFile(req: Request, store: UploadStaging, maxBytes: number): Promise<ReceivedFile> {
+export function receiveFile(req: Request, store: UploadStaging, maxBytes: number, options: ReceiveOptions = {}): Promise<ReceivedFile> {
+  const { optionalPart } = options;
   const type = req.headers['content-type'] ?? '';
   if (!type.toLowerCase().startsWith('multipart/form-data')) {
     return Promise.reject(new ApiError('unsupported', 'unsupported_media_type', 'send multipart/form-data with one part named "file"'));
@@ -37,7 +45,7 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
   return new Promise<ReceivedFile>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: req.headers, limits: { files: 1, fileSize: maxBytes + 1, fields: 20, parts: 30 } });
+      parser = busboy({ headers: req.headers, limits: { files: optionalPart ? 2 : 1, fileSize: maxBytes + 1, fields: 20, parts: 30 } });
     } catch {
       reject(badRequest('malformed multipart body', 'malformed_multipart'));
       return;
@@ -46,6 +54,7 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
     // Set when the client goes away mid-body: a parser failure then is its leaving, not a malformed body.
     let clientGone = false;
     let staging: Promise<ReceivedFile> | undefined;
+    let optionalStaging: Promise<StagedFile> | undefined;
     let settled = false;
     const fail = (err: unknown) => {
       if (settled) return;
@@ -56,10 +65,30 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       // Drain what the client is still sending (it may be a large body we no longer want) so it can read the answer.
       if (!req.destroyed) req.resume();
       // A file staged before the failure is not kept, and is gone before the request is answered.
-      const cleanup = staging ? staging.then((file) => store.discard(file.staged), () => undefined) : Promise.resolve();
+      const cleanup = Promise.all([
+        staging?.then((file) => store.discard(file.staged), () => undefined),
+        optionalStaging?.then((file) => store.discard(file), () => undefined),
+      ]);
       void cleanup.then(() => reject(err));
     };
+    const parts = optionalPart ? `one file part named "file" and at most one named "${optionalPart}"` : 'exactly one file part named "file"';
+    const stageFailed = (err: unknown) => {
+      // Past the limit is its own answer (413); a fault of the body is the client's leaving or a malformed body.
+      fail(err instanceof FileTooLargeError || !isBodyFault(err) ? err : clientGone ? aborted() : malformed());
+    };
     parser.on('file', (name, stream, info) => {
+      if (optionalPart && name === optionalPart && !optionalStaging && !settled) {
+        optionalStaging = store.stage(stream, maxBytes);
+        optionalStaging.catch(stageFailed);
+        return;
+      }
+      // A second part named "file" is refused as it always was (with a second part allowed, busboy's own limit is 2).
+      if (name === 'file' && staging && !settled) {
+        stream.on('error', () => undefined);
+        stream.resume();
+        fail(badRequest(`send ${parts}`, 'too_many_files'));
+        return;
+      }
       // busboy goes on with the parts after it has reported an error (a malformed part header): nothing is staged then.
       if (name !== 'file' || staging || settled) {
         stream.on('error', () => undefined);
@@ -68,20 +97,17 @@ export function receiveFile(req: Request, store: UploadStaging, maxBytes: number
       }
       const staged = store.stage(stream, maxBytes).then((file) => ({ staged: file, filename: cleanFilename(info.filename, 'upload') }));
       staging = staged;
-      staged.catch((err: unknown) => {
-        // Past the limit is its own answer (413); a fault of the body is the client's leaving or a malformed body.
-        fail(err instanceof FileTooLargeError || !isBodyFault(err) ? err : clientGone ? aborted() : malformed());
-      });
+      staged.catch(stageFailed);
     });
-    parser.on('filesLimit', () => fail(badRequest('send exactly one file part named "file"', 'too_many_files')));
+    parser.on('filesLimit', () => fail(badRequest(`send ${parts}`, 'too_many_files')));
     parser.on('error', () => fail(clientGone ? aborted() : malformed()));
     parser.on('close', () => {
       if (settled) return;
       if (!staging) return fail(badRequest('the multipart body has no part named "file"', 'file_required'));
-      staging.then((file) => {
+      Promise.all([staging, optionalStaging]).then(([file, optional]) => {
         if (settled) return;
         settled = true;
-        resolve(file);
+        resolve(optional ? { ...file, optional } : file);
       }, fail);
     });
     const gone = () => {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { ReadOptions, VerificationReport } from '../../shared/c2pa/read-asset.js';
+import { inaccessibleReport, type MANIFEST_STORE_TYPE, type ReadOptions, type VerificationReport } from '../../shared/c2pa/read-asset.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import type { Config } from '../../shared/config.js';
 import { findCertificateBySerial, unrevokedRoots } from '../../shared/db/repositories/certificates.js';
@@ -10,7 +10,12 @@ import { normalizeSerialHex } from '../../shared/pki/serial.js';
 import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { StagedFile } from '../../shared/storage/index.js';
 import { listVersion, processTrustStore, type Anchor, type TrustSource, type TrustStore } from '../../shared/trust/store.js';
+import { fetchRemoteManifest } from './remote-manifest.js';
+import type { DetachedManifest } from './verify-tasks.js';
 import type { VerifyPool } from './verify-pool.js';
+
+/** What verification reads: a file of a type the service signs, or a manifest store alone (a .c2pa sidecar). */
+export type VerifiedType = SignableMimeType | typeof MANIFEST_STORE_TYPE;
 
 /** The signer certificate as the service's own revocation data knows it (not what the file claims). */
 export type RevocationView =
@@ -131,7 +136,7 @@ export async function revocationOf(knex: Knex, serial: string | null | undefined
 export type VerificationView = Omit<VerificationReport, 'signer'> & {
   signer: (NonNullable<VerificationReport['signer']> & SignerTrust) | null;
   revocation: RevocationView;
-  mime_type: SignableMimeType;
+  mime_type: VerifiedType;
   sha256: string;
 };
 
@@ -151,23 +156,36 @@ export interface VerifiedFile {
 export async function verifyStagedFile(
   knex: Knex,
   pool: VerifyPool,
-  config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels' | 'fingerprintMode' | 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds'>,
+  config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels' | 'fingerprintMode' | 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds' | 'remoteManifests'>,
   staged: Pick<StagedFile, 'tempPath' | 'size' | 'sha256'>,
-  mimeType: SignableMimeType,
-  orgId?: string,
+  mimeType: VerifiedType,
+  options: { sidecar?: Uint8Array | undefined; orgId?: string | undefined } = {},
 ): Promise<VerifiedFile> {
-  const { store, trust } = await trustInUse(knex, config, orgId);
+  const { store, trust } = await trustInUse(knex, config, options.orgId);
   const readWhole = staged.size <= config.maxUploadBytes;
-  const { report, fingerprint } = await pool.run('verify', {
-    filePath: staged.tempPath,
-    mimeType,
-    image: formatFor(mimeType)?.kind === 'image',
-    readWhole,
-    trust: trust.all,
-    tsaAnchors: trust.tsaAnchors,
-    maxPixels: config.maxImagePixels,
-    fingerprintMode: config.fingerprintMode,
-  });
+  const read = (manifest: DetachedManifest | undefined) =>
+    pool.run('verify', {
+      filePath: staged.tempPath,
+      mimeType,
+      image: formatFor(mimeType)?.kind === 'image',
+      readWhole,
+      trust: trust.all,
+      manifest,
+      tsaAnchors: trust.tsaAnchors,
+      maxPixels: config.maxImagePixels,
+      fingerprintMode: config.fingerprintMode,
+    });
+  let manifest: DetachedManifest | undefined = options.sidecar && { bytes: options.sidecar, kind: 'sidecar', url: null };
+  let { report, fingerprint, remote_url: remoteUrl } = await read(manifest);
+  if (remoteUrl) {
+    // The file's manifest is at a URL: fetched here, under the guard, and read with the file in the pool.
+    const fetched = await fetchRemoteManifest(config, remoteUrl);
+    if ('error' in fetched) report = inaccessibleReport(remoteUrl, fetched.error);
+    else {
+      manifest = { bytes: fetched.bytes, kind: 'remote', url: remoteUrl };
+      ({ report, fingerprint } = await read(manifest));
+    }
+  }
   const revocation = await revocationOf(knex, report.signer?.serial);
   let source: TrustSource | null = null;
   if (report.status.success.includes('signingCredential.trusted')) {
@@ -175,9 +193,33 @@ export async function verifyStagedFile(
     // needs no second read; any other signer is read again under each source alone.
     source = revocation.status === 'good' || revocation.status === 'expired' || revocation.status === 'revoked'
       ? 'service_ca'
-      : await pool.run('trust_source', { filePath: staged.tempPath, mimeType, readWhole, candidates: trust.candidates });
+      : await pool.run('trust_source', { filePath: staged.tempPath, mimeType, readWhole, candidates: trust.candidates, manifest: manifest?.bytes });
   }
   const signer = report.signer && { ...report.signer, ...signerTrust(store, source) };
   const view = { ...report, signer, revocation, mime_type: mimeType, sha256: staged.sha256 };
   return { view, fingerprint: fingerprint === null ? undefined : decodeImageCode(fingerprint) };
+}
+
+/**
+ * c2pa-rs's crJSON report of a staged file (or of its detached manifest: the sidecar sent with it, or its remote
+ * manifest, fetched as verification fetches it) under the trust settings verification uses, unchanged. Undefined when
+ * there is no manifest; `refused`: c2pa-rs refused the manifest with that status code; `inaccessible`: the remote
+ * manifest could not be fetched.
+ */
+export async function crJsonOfStaged(
+  knex: Knex,
+  pool: VerifyPool,
+  config: Pick<Config, 'maxUploadBytes' | 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds' | 'remoteManifests'>,
+  staged: Pick<StagedFile, 'tempPath' | 'size'>,
+  mimeType: VerifiedType,
+  options: { sidecar?: Uint8Array | undefined; orgId?: string | undefined } = {},
+): Promise<string | { refused: string } | { inaccessible: string } | undefined> {
+  const trust = (await trustInUse(knex, config, options.orgId)).trust.all;
+  const input = { filePath: staged.tempPath, mimeType, readWhole: staged.size <= config.maxUploadBytes, trust };
+  const result = await pool.run('crjson', { ...input, manifest: options.sidecar });
+  if (result === undefined || typeof result === 'string' || !('remote_url' in result)) return result;
+  const fetched = await fetchRemoteManifest(config, result.remote_url);
+  if ('error' in fetched) return { inaccessible: `the remote manifest at ${result.remote_url} was not fetched: ${fetched.error}` };
+  const fromRemote = await pool.run('crjson', { ...input, manifest: fetched.bytes });
+  return fromRemote !== undefined && typeof fromRemote !== 'string' && 'remote_url' in fromRemote ? undefined : fromRemote;
 }

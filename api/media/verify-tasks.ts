@@ -5,14 +5,36 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { readAsset, readAssetFile, readManifestStore, type ReadOptions, type VerificationReport } from '../../shared/c2pa/read-asset.js';
+import {
+  crJsonOf,
+  inaccessibleReport,
+  MANIFEST_STORE_TYPE,
+  readAsset,
+  readAssetFile,
+  readDetachedManifest,
+  readManifestStore,
+  RemoteManifestError,
+  type ReadOptions,
+  type VerificationReport,
+} from '../../shared/c2pa/read-asset.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { checkedTimestamp } from '../../shared/c2pa/signature-timestamp.js';
+import { FileBlob } from '../../shared/c2pa/wasm.js';
 import { MediaRejectedError } from '../../shared/media/errors.js';
 import { assertImageDecodes, assertImagePixelsWithin } from '../../shared/media/image-pixels.js';
 import { imageCodeFromFile, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { FingerprintMode } from '../../shared/softbinding/fingerprint-mode.js';
 import type { TrustSource } from '../../shared/trust/store.js';
+
+/** What is read: a file (its embedded manifest), a manifest store alone (MANIFEST_STORE_TYPE), or a file with its detached manifest. */
+type ReadType = SignableMimeType | typeof MANIFEST_STORE_TYPE;
+
+/** A manifest that is not in the file: a sidecar sent with it, or the remote manifest it names, fetched by the API. */
+export interface DetachedManifest {
+  bytes: Uint8Array;
+  kind: 'sidecar' | 'remote';
+  url: string | null;
+}
 
 export interface VerifyTasks {
   /**
@@ -23,23 +45,30 @@ export interface VerifyTasks {
   verify: {
     input: {
       filePath: string;
-      mimeType: SignableMimeType;
+      mimeType: ReadType;
       image: boolean;
       readWhole: boolean;
       trust: ReadOptions;
+      manifest?: DetachedManifest;
       /** The anchors a timestamp's TSA must chain to for the timestamp to be trusted (checkedTimestamp). */
       tsaAnchors: { pem: string; source: TrustSource }[];
       maxPixels: number;
       fingerprintMode: FingerprintMode;
     };
-    result: { report: VerificationReport; fingerprint: string | null };
+    /** remote_url: the file's manifest is remote and was not given (the report says manifest.inaccessible). */
+    result: { report: VerificationReport; fingerprint: string | null; remote_url: string | null };
+  };
+  /** c2pa-rs's crJSON under these trust settings (undefined without a manifest; `refused`: the code c2pa-rs refused it with). */
+  crjson: {
+    input: { filePath: string; mimeType: ReadType; readWhole: boolean; trust: ReadOptions; manifest?: Uint8Array };
+    result: string | { refused: string } | { remote_url: string } | undefined;
   };
   /**
    * Which trust source vouches for a file's signer: the file is read again under each candidate's anchors alone, in
    * order, and the first under which c2pa-rs reports signingCredential.trusted names it (null: none does).
    */
   trust_source: {
-    input: { filePath: string; mimeType: SignableMimeType; readWhole: boolean; candidates: { source: TrustSource; trust: ReadOptions }[] };
+    input: { filePath: string; mimeType: ReadType; readWhole: boolean; candidates: { source: TrustSource; trust: ReadOptions }[]; manifest?: Uint8Array };
     result: TrustSource | null;
   };
   /** The ISCC Image-Code of an image (refused when over maxPixels, corrupt when it cannot be decoded). */
@@ -79,26 +108,63 @@ function fingerprintOf(filePath: string, mode: FingerprintMode): Promise<ImageCo
   return imageCodeFromFile(filePath, { mode });
 }
 
-async function readStaged(filePath: string, mimeType: SignableMimeType, readWhole: boolean, trust: ReadOptions): Promise<VerificationReport> {
+async function readStaged(filePath: string, mimeType: ReadType, readWhole: boolean, trust: ReadOptions, manifest?: Uint8Array): Promise<VerificationReport> {
+  // Who signed a detached manifest does not depend on the asset: the store alone tells.
+  if (manifest) return readManifestStore(manifest, trust);
+  if (mimeType === MANIFEST_STORE_TYPE) return readManifestStore(new Uint8Array(await readFile(filePath)), trust);
   return readWhole ? readAsset(new Uint8Array(await readFile(filePath)), mimeType, trust) : readAssetFile(filePath, mimeType, trust);
 }
 
+/** The staged file's report, or the URL of its remote manifest when that is where its manifest is. */
+async function reportOfStaged(
+  filePath: string,
+  mimeType: ReadType,
+  bytes: Uint8Array | undefined,
+  trust: ReadOptions,
+  manifest: DetachedManifest | undefined,
+): Promise<{ report: VerificationReport; remote_url: string | null }> {
+  if (mimeType === MANIFEST_STORE_TYPE) return { report: await readManifestStore(bytes ?? new Uint8Array(await readFile(filePath)), trust), remote_url: null };
+  if (manifest) {
+    const report = await readDetachedManifest(manifest.bytes, filePath, trust, { kind: manifest.kind, url: manifest.url, asset_checked: false });
+    return { report, remote_url: null };
+  }
+  try {
+    return { report: bytes ? await readAsset(bytes, mimeType, trust) : await readAssetFile(filePath, mimeType, trust), remote_url: null };
+  } catch (err) {
+    if (!(err instanceof RemoteManifestError)) throw err;
+    return { report: inaccessibleReport(err.url, 'not fetched'), remote_url: err.url };
+  }
+}
+
 const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> } = {
-  async verify({ filePath, mimeType, image, readWhole, trust, tsaAnchors, maxPixels, fingerprintMode }) {
+  async verify({ filePath, mimeType, image, readWhole, trust, manifest, tsaAnchors, maxPixels, fingerprintMode }) {
     if (image) await assertImagePixelsWithin(filePath, maxPixels);
-    const bytes = readWhole ? new Uint8Array(await readFile(filePath)) : undefined;
-    const report = bytes ? await readAsset(bytes, mimeType, trust) : await readAssetFile(filePath, mimeType, trust);
+    const bytes = readWhole || mimeType === MANIFEST_STORE_TYPE ? new Uint8Array(await readFile(filePath)) : undefined;
+    const { report, remote_url } = await reportOfStaged(filePath, mimeType, bytes, trust, manifest);
     if (report.timestamp) {
       const anchors = tsaAnchors.map(({ pem, source }) => ({ pem, source, certificate: parsedAnchor(pem) }));
-      report.timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, bytes ?? filePath, anchors);
+      // The token is found in the bytes that carry the manifest: the store itself when it is detached.
+      report.timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, manifest?.bytes ?? bytes ?? filePath, anchors);
     }
     // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
     const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath, fingerprintMode).catch(() => undefined))?.iscc ?? null) : null;
-    return { report, fingerprint };
+    return { report, fingerprint, remote_url };
   },
-  async trust_source({ filePath, mimeType, readWhole, candidates }) {
+  async crjson({ filePath, mimeType, readWhole, trust, manifest }) {
+    if (manifest || mimeType === MANIFEST_STORE_TYPE) return crJsonOf(manifest ?? new Uint8Array(await readFile(filePath)), MANIFEST_STORE_TYPE, trust);
+    const blob = readWhole ? undefined : FileBlob.open(filePath, mimeType);
+    try {
+      return await crJsonOf(blob ?? new Uint8Array(await readFile(filePath)), mimeType, trust);
+    } catch (err) {
+      if (err instanceof RemoteManifestError) return { remote_url: err.url };
+      throw err;
+    } finally {
+      blob?.close();
+    }
+  },
+  async trust_source({ filePath, mimeType, readWhole, candidates, manifest }) {
     for (const { source, trust } of candidates) {
-      const report = await readStaged(filePath, mimeType, readWhole, trust);
+      const report = await readStaged(filePath, mimeType, readWhole, trust, manifest);
       if (report.status.success.includes('signingCredential.trusted')) return source;
     }
     return null;

@@ -1,21 +1,24 @@
 import { Router } from 'express';
 import type { AppContext } from '../context.js';
-import { receiveAnyFile } from '../media/incoming-file.js';
+import { receiveUpload } from '../media/incoming-file.js';
 import type { RateLimiters } from '../rate-limit.js';
-import { VerificationParams } from '../schemas/verify.js';
-import { publicVerification, verifyPublicly } from '../services/verification.js';
+import { VerificationParams, VerifyQuery } from '../schemas/verify.js';
+import { crJsonReport, publicVerification, verifyPublicly } from '../services/verification.js';
 import { parseParams } from '../validation.js';
 
 export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Router {
   const router = Router();
 
   router.post('/verify', limits.publicApi, limits.publicConcurrency, async (req, res) => {
-    const staged = await receiveAnyFile(req, ctx.staging, ctx.config.maxUploadBytes);
+    const { format } = parseParams(VerifyQuery, req.query);
+    const { staged, optional: manifest } = await receiveUpload(req, ctx.staging, ctx.config.maxUploadBytes, { optionalPart: 'manifest' });
     try {
-      const result = await verifyPublicly(ctx, staged);
+      // crJSON is c2pa-rs's report as it writes it: nothing is added, and no permalink is kept for it.
+      if (format === 'crjson') return void res.type('application/json').send(await crJsonReport(ctx, { staged, manifest }));
+      const result = await verifyPublicly(ctx, { staged, manifest });
       res.json({ ...result, permalink: `${ctx.config.baseUrl}/verify#${staged.sha256}` });
     } finally {
-      await ctx.staging.discard(staged);
+      await Promise.all([ctx.staging.discard(staged), manifest && ctx.staging.discard(manifest)]);
     }
   });
 

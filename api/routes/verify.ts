@@ -3,20 +3,24 @@ import { authenticate, requirePermission } from '../auth/authenticate.js';
 import type { AppContext } from '../context.js';
 import { receiveFile, stagingLimit } from '../media/multipart-file.js';
 import { principalOf } from '../auth/principal.js';
-import { verifyMedia } from '../services/verification.js';
+import { VerifyQuery } from '../schemas/verify.js';
+import { crJsonReport, verifyMedia } from '../services/verification.js';
+import { parseParams } from '../validation.js';
 
 export function verifyRouter(ctx: AppContext): Router {
   const router = Router();
 
   router.post('/verify', authenticate(ctx.passport), requirePermission('media:verify'), async (req, res) => {
+    const { format } = parseParams(VerifyQuery, req.query);
     // What a caller may sign, it may verify: video and audio up to their own limits (MAX_UPLOAD_BYTES_VIDEO/_AUDIO,
-    // checked by verifyMedia once it knows the type).
-    const { staged } = await receiveFile(req, ctx.staging, stagingLimit(ctx.config));
+    // checked by verifyMedia once it knows the type). A sidecar manifest store may come with the file (`manifest`).
+    const { staged, optional: manifest } = await receiveFile(req, ctx.staging, stagingLimit(ctx.config), { optionalPart: 'manifest' });
     try {
+      if (format === 'crjson') res.type('application/json').send(await crJsonReport(ctx, { staged, manifest }, principalOf(req).orgId));
       // Signed in: recovery also finds the organisation's own non-discoverable files.
-      res.json(await verifyMedia(ctx, staged, principalOf(req).orgId));
+      else res.json(await verifyMedia(ctx, { staged, manifest }, principalOf(req).orgId));
     } finally {
-      await ctx.staging.discard(staged);
+      await Promise.all([ctx.staging.discard(staged), manifest && ctx.staging.discard(manifest)]);
     }
   });
 

@@ -42,12 +42,30 @@ function rawFile(kinds: readonly MediaKind[]): ZodContentObject {
 
 const ALL_KINDS: readonly MediaKind[] = ['image', 'video', 'audio'];
 
+/** A detached C2PA manifest store (.c2pa sidecar, JUMBF). */
+const MANIFEST_STORE = 'application/c2pa';
+
+/** The verify routes' multipart body: the file (or a manifest store alone) and, optionally, its sidecar manifest store. */
+function multipartVerify(): ZodContentObject {
+  return {
+    'multipart/form-data': {
+      schema: z.object({
+        file: binary.openapi({ description: 'the file to verify, or a .c2pa manifest store alone (its report; the binding to an asset is then not checked)' }),
+        manifest: binary.optional().openapi({ description: "the file's sidecar manifest store (.c2pa): read with the file, its data hash checked against the file" }),
+      }),
+      encoding: { file: { contentType: [...typesOf(ALL_KINDS), MANIFEST_STORE].join(', ') }, manifest: { contentType: MANIFEST_STORE } },
+    },
+  };
+}
+
 /** Request bodies of the media routes: what each takes, by media type. */
 export const mediaBodies = {
-  /** POST /v1/media/upload and /v1/media/verify: multipart only. */
+  /** POST /v1/media/upload: multipart only. */
   upload: { required: true, content: multipartFile(ALL_KINDS) },
-  /** POST /v1/verify: multipart or the raw file, every format. */
-  anyFile: { required: true, content: { ...multipartFile(ALL_KINDS), ...rawFile(ALL_KINDS) } },
+  /** POST /v1/media/verify: multipart only, with an optional sidecar. */
+  verify: { required: true, content: multipartVerify() },
+  /** POST /v1/verify: multipart (with an optional sidecar) or the raw file (or store), every format. */
+  anyFile: { required: true, content: { ...multipartVerify(), ...rawFile(ALL_KINDS), [MANIFEST_STORE]: { schema: binary } } },
   /** POST /v1/matches/byContent: images only (their fingerprint). */
   image: { required: true, content: { ...rawFile(['image']), ...multipartFile(['image']) } },
 };

@@ -72,6 +72,29 @@ const Verification = z
         description:
           'The RFC 3161 timestamp (sigTst2) of the signature; null without one. The signing time is `time`, taken from the timestamp. With a validated and trusted timestamp the signing certificate is judged at that time, so a file stays Trusted after its certificate expires.',
       }),
+    failures: z
+      .array(
+        z.object({
+          code: z.string(),
+          explanation: z.string().nullable(),
+          in: z.enum(['manifest', 'ingredient']),
+          ingredient: z.string().nullable().openapi({ description: "the ingredient's title, for a failure in an ingredient" }),
+          url: z.string().nullable().openapi({ description: 'the JUMBF URI c2pa-rs names' }),
+        }),
+      )
+      .optional()
+      .openapi({ description: "every failure code, with where it sits: the active manifest, or an ingredient (an ingredient's failure can make the file Invalid while status.failure shows only the signer's trust); absent from permalinks kept before it was added" }),
+    summary: z.string().optional().openapi({ description: 'why the file has its state, in one line, naming the deciding failures and where they sit' }),
+    manifest_source: z
+      .object({
+        kind: z.enum(['embedded', 'sidecar', 'remote']),
+        url: z.string().nullable().openapi({ description: 'the remote manifest URL the file names (XMP dcterms:provenance)' }),
+        asset_checked: z.boolean().openapi({ description: "whether the manifest's hard binding was checked against the file (false for a store sent alone, or a remote manifest not fetched)" }),
+        error: z.string().optional().openapi({ description: 'why a remote manifest was not fetched (REMOTE_MANIFESTS=off, a URL the guard refuses, a failed fetch): the verdict is then Invalid with manifest.inaccessible' }),
+      })
+      .nullable()
+      .optional()
+      .openapi({ description: 'where the manifest was read from; null without one' }),
     revocation: z.object({
       status: z.enum(['good', 'revoked', 'expired', 'not_issued_by_service', 'no_signer']),
       revoked_at: dateTime.optional(),
@@ -131,15 +154,22 @@ export const VerificationParams = z.object({
     .openapi({ pattern: SHA256.source }),
 });
 
+export const VerifyQuery = z.object({
+  format: z.enum(['json', 'crjson']).default('json').openapi({
+    description:
+      "json (default): the service's verdict. crjson: c2pa-rs's crJSON report, as c2pa-rs writes it under the trust settings verification uses (no permalink is kept); 422 no_credentials without a manifest, unreadable_credentials for a manifest c2pa-rs writes no report of (its status code, e.g. algorithm.unsupported, is in the json verdict), manifest_inaccessible for a remote manifest that could not be fetched",
+  }),
+});
+
 export const verifyPaths: RouteConfig[] = [
   {
     method: 'post',
     path: '/v1/media/verify',
     tags: ['Media'],
     summary: "Validate a file's C2PA manifest against the trust in use (the service's roots, the trust lists, the operator's anchors and the organisation's own, /org/trust-anchors) and report the signer's revocation status and on-chain anchor",
-    description: `Takes every format the service signs (${formatsInWords()}), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).`,
+    description: `Takes every format the service signs (${formatsInWords()}), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).`,
     security: userOrApiKey,
-    request: { body: mediaBodies.upload },
+    request: { body: mediaBodies.verify, query: VerifyQuery },
     responses: {
       200: json(PublicVerification, 'The verdict'),
       ...refusals(400, 401, 413, 415),
@@ -152,8 +182,8 @@ export const verifyPaths: RouteConfig[] = [
     path: '/v1/verify',
     tags: ['Public verification'],
     summary: 'Verify any file without an account: its embedded Content Credentials, or the ones recovered by its fingerprint',
-    description: `Every format the service signs (${formatsInWords()}), as multipart/form-data (part file) or as the body in its own media type. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: \`recovered\`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}); nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight: 429 too_many_concurrent_requests).`,
-    request: { body: mediaBodies.anyFile },
+    description: `Every format the service signs (${formatsInWords()}), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: \`recovered\`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}); nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight: 429 too_many_concurrent_requests).`,
+    request: { body: mediaBodies.anyFile, query: VerifyQuery },
     responses: {
       200: json(PublicVerification, 'The verdict'),
       ...refusals(400, 413, 415),

@@ -2,7 +2,10 @@
  * Verifying files: a signed-in caller's (verifyMedia) and everyone's (verifyPublicly, whose result is kept by the
  * file's SHA-256 for its permalink, publicVerification). The file itself is never kept.
  */
+import { open, readFile } from 'node:fs/promises';
 import { C2paError } from '../../shared/c2pa/errors.js';
+import { looksLikeManifestStore } from '../../shared/c2pa/manifest-store-label.js';
+import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
 import { chainReaderFor } from '../../shared/chain/readers.js';
 import { findPublicVerification, savePublicVerification } from '../../shared/db/repositories/public-verifications.js';
 import { identifyMedia } from '../../shared/media/formats.js';
@@ -13,7 +16,7 @@ import { verifyAnchor } from '../media/anchor-verification.js';
 import { assertWithinUploadLimit } from '../media/multipart-file.js';
 import { currentPublicResult } from '../media/permalink.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
-import { verifyStagedFile } from '../media/verification.js';
+import { crJsonOfStaged, verifyStagedFile, type VerifiedType } from '../media/verification.js';
 
 type VerificationContext = Pick<AppContext, 'knex' | 'config' | 'verifyPool'>;
 
@@ -22,25 +25,56 @@ type VerificationContext = Pick<AppContext, 'knex' | 'config' | 'verifyPool'>;
  * cannot parse). A damaged file (truncated, a box or chunk out of bounds: the upload's structure walk tells) is a 400
  * naming what is wrong; a sound file whose C2PA data is unreadable is a 422. Never a server error.
  */
-async function unreadable(err: unknown, tempPath: string): Promise<never> {
+async function unreadable(err: unknown, tempPath: string, mimeType: VerifiedType): Promise<never> {
   if (!(err instanceof C2paError)) throw err;
-  await identifyMedia(tempPath, { checkStructure: true });
+  if (mimeType !== MANIFEST_STORE_TYPE) await identifyMedia(tempPath, { checkStructure: true });
   throw new ApiError('unprocessable', 'unreadable_credentials', `the file's Content Credentials cannot be read (${err.message})`);
 }
 
+/** What a verification is sent: the file and, optionally, its detached manifest store (multipart part `manifest`). */
+export interface VerifyUpload {
+  staged: StagedFile;
+  manifest?: StagedFile;
+}
+
+/** A manifest store alone (a .c2pa sidecar, by its JUMBF boxes), or a file of a type the service signs (by content). */
+async function verifiedTypeOf(tempPath: string): Promise<VerifiedType> {
+  const handle = await open(tempPath, 'r');
+  const head = new Uint8Array(16);
+  try {
+    await handle.read(head, 0, 16, 0);
+  } finally {
+    await handle.close();
+  }
+  if (looksLikeManifestStore(head)) return MANIFEST_STORE_TYPE;
+  return (await identifyMedia(tempPath, { checkStructure: false })).mimeType;
+}
+
+/** The file's type (within its kind's limit) and the sidecar's bytes, each checked for what it must be. */
+async function uploadParts(ctx: VerificationContext, { staged, manifest }: VerifyUpload): Promise<{ mimeType: VerifiedType; sidecar: Uint8Array | undefined }> {
+  const mimeType = await verifiedTypeOf(staged.tempPath);
+  // Within its kind's limit (the public route stages at most MAX_UPLOAD_BYTES, so this matters to signed-in callers).
+  assertWithinUploadLimit(ctx.config, mimeType, staged.size);
+  if (!manifest) return { mimeType, sidecar: undefined };
+  if (mimeType === MANIFEST_STORE_TYPE) throw new ApiError('invalid', 'asset_required', 'the part "file" must be the asset when a part "manifest" (its manifest store) is sent');
+  const sidecar = new Uint8Array(await readFile(manifest.tempPath));
+  if (!looksLikeManifestStore(sidecar)) throw new ApiError('unsupported', 'not_a_manifest_store', 'the part "manifest" must be a C2PA manifest store (.c2pa, application/c2pa)');
+  return { mimeType, sidecar };
+}
+
 /**
- * A staged file's verdict: the embedded manifest's (what the file itself says, checked against the trust in use and
- * the service's revocation data, and its on-chain anchor) or, for a file without one, the manifests recovered by its
- * fingerprint. `ownOrgId`: a signed-in caller's organisation, whose own trust anchors then apply and whose
+ * A staged file's verdict: its manifest's (embedded, the sidecar sent with it, or the remote one it names; checked
+ * against the trust in use and revocation data, and its on-chain anchor) or, for a file
+ * without one, the manifests recovered by its fingerprint. A manifest store sent alone gets its own report.
+ * `ownOrgId`: a signed-in caller's organisation, whose own trust anchors (/org/trust-anchors) then apply and whose
  * non-discoverable files recovery also finds.
  */
-export async function verifyMedia(ctx: VerificationContext, staged: StagedFile, ownOrgId?: string) {
-  const { tempPath, sha256, size } = staged;
-  const { mimeType } = await identifyMedia(tempPath, { checkStructure: false });
-  // Within its kind's limit (the public route stages at most MAX_UPLOAD_BYTES, so this matters to signed-in callers).
-  assertWithinUploadLimit(ctx.config, mimeType, size);
+export async function verifyMedia(ctx: VerificationContext, upload: VerifyUpload, ownOrgId?: string) {
+  const { staged } = upload;
+  const { tempPath, sha256 } = staged;
+  const { mimeType, sidecar } = await uploadParts(ctx, upload);
   const [verified, anchor] = await Promise.all([
-    verifyStagedFile(ctx.knex, ctx.verifyPool, ctx.config, staged, mimeType, ownOrgId).catch((err: unknown) => unreadable(err, tempPath)),
+    verifyStagedFile(ctx.knex, ctx.verifyPool, ctx.config, staged, mimeType, { sidecar, orgId: ownOrgId }).catch((err: unknown) => unreadable(err, tempPath, mimeType)),
     verifyAnchor(ctx.knex, ctx.config.baseUrl, sha256, chainReaderFor(ctx.config)),
   ]);
   // An image without credentials comes back with its fingerprint: the manifests it recovers.
@@ -55,10 +89,25 @@ export async function verifyMedia(ctx: VerificationContext, staged: StagedFile, 
   };
 }
 
+/**
+ * c2pa-rs's crJSON report of what was sent (the file, the sidecar with it, a store alone, or the file's remote
+ * manifest), under the trust settings verification uses, as c2pa-rs writes it. Where c2pa-rs writes none (no
+ * manifest, one it refuses, a remote one not fetched), a 422 says why; the JSON verdict (format=json) has the
+ * status code.
+ */
+export async function crJsonReport(ctx: VerificationContext, upload: VerifyUpload, ownOrgId?: string): Promise<string> {
+  const { mimeType, sidecar } = await uploadParts(ctx, upload);
+  const result = await crJsonOfStaged(ctx.knex, ctx.verifyPool, ctx.config, upload.staged, mimeType, { sidecar, orgId: ownOrgId }).catch((err: unknown) => unreadable(err, upload.staged.tempPath, mimeType));
+  if (typeof result === 'string') return result;
+  if (result === undefined) throw new ApiError('unprocessable', 'no_credentials', 'the file carries no C2PA manifest: there is no crJSON report of it');
+  if ('refused' in result) throw new ApiError('unprocessable', 'unreadable_credentials', `c2pa-rs writes no crJSON for this manifest (${result.refused})`);
+  throw new ApiError('unprocessable', 'manifest_inaccessible', result.inaccessible);
+}
+
 /** Verification for everyone, no account: verifyMedia's verdict, kept by the file's SHA-256 for its permalink. */
-export async function verifyPublicly(ctx: VerificationContext, staged: StagedFile) {
-  const result = await verifyMedia(ctx, staged);
-  await savePublicVerification(staged.sha256, result, ctx.knex);
+export async function verifyPublicly(ctx: VerificationContext, upload: VerifyUpload) {
+  const result = await verifyMedia(ctx, upload);
+  await savePublicVerification(upload.staged.sha256, result, ctx.knex);
   return result;
 }
 

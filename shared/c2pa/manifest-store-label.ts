@@ -55,3 +55,12 @@ export function superboxLabel(bytes: Buffer, superbox: Box): string | undefined 
   if (nul < 0 || nul >= description.end) return undefined;
   return bytes.toString('utf8', toggles + 1, nul);
 }
+
+/**
+ * Whether bytes start like a detached manifest store (a .c2pa sidecar, application/c2pa): a `jumb` superbox whose
+ * first child is its `jumd` description box. The first 16 bytes suffice; c2pa-rs judges the rest.
+ */
+export function looksLikeManifestStore(head: Uint8Array): boolean {
+  const bytes = Buffer.from(head.buffer, head.byteOffset, head.byteLength);
+  return bytes.length >= 16 && bytes.toString('latin1', 4, 8) === 'jumb' && bytes.toString('latin1', 12, 16) === 'jumd';
+}

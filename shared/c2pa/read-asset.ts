@@ -1,3 +1,4 @@
+import { dataHashMatches, type DataHashAssertion } from './data-hash.js';
 import { C2paError, describeWasmError, wasmErrorKind } from './errors.js';
 import { assertSignableMedia, type SignableMimeType } from './media-type.js';
 import { structureOnlySettings, trustSettings } from './settings.js';
@@ -77,6 +78,35 @@ export interface VerificationReport {
    * signing certificate at that time, so the file stays Trusted after the certificate expires.
    */
   timestamp: TimestampInfo | null;
+  /**
+   * Every failure code with where it comes from: the active manifest, or an ingredient (whose failure can make the
+   * file Invalid while the active manifest's own codes show nothing but the signer's trust).
+   */
+  failures: FailureDetail[];
+  /** Why the file has its state, in one line (the failures that decide it, with where they sit). */
+  summary: string;
+  /** Where the manifest was read from: embedded in the file, a sidecar store sent with it, or the URL the file names. */
+  manifest_source: ManifestSource | null;
+}
+
+export interface FailureDetail {
+  code: string;
+  explanation: string | null;
+  /** 'manifest': the active manifest; 'ingredient': an ingredient's manifest (named by `ingredient`). */
+  in: 'manifest' | 'ingredient';
+  ingredient: string | null;
+  /** The JUMBF URI c2pa-rs names (the assertion or signature at fault), when it names one. */
+  url: string | null;
+}
+
+export interface ManifestSource {
+  kind: 'embedded' | 'sidecar' | 'remote';
+  /** The remote manifest's URL (kind remote). */
+  url: string | null;
+  /** Whether the asset itself was there to check the manifest's hard binding (a sidecar sent alone: false). */
+  asset_checked: boolean;
+  /** Why a remote manifest could not be fetched (not fetched: REMOTE_MANIFESTS=off, refused or failed). */
+  error?: string;
 }
 
 export interface TimestampInfo {
@@ -106,6 +136,8 @@ export interface ReadOptions {
 // --- The parts of c2pa-rs's Reader JSON and crJSON this module reads. ---
 interface StatusEntry {
   code: string;
+  url?: string;
+  explanation?: string;
 }
 interface StatusCodes {
   success?: StatusEntry[];
@@ -125,6 +157,8 @@ interface ReaderManifest {
     active_manifest?: string;
     label?: string;
     validation_results?: { activeManifest?: StatusCodes };
+    /** C2PA 1.x readers: the ingredient's failures as one list. */
+    validation_status?: StatusEntry[];
   }[];
   signature_info?: { issuer?: string; common_name?: string; cert_serial_number?: string; time?: string };
 }
@@ -156,17 +190,44 @@ type Reader = Awaited<ReturnType<ReturnType<typeof c2paWasm>['WasmReader']['from
 /** The media type of a detached C2PA manifest store (JUMBF). */
 export const MANIFEST_STORE_TYPE = 'application/c2pa';
 
+/**
+ * c2pa-rs errors that are a verdict on the manifest, with the C2PA status code c2pa-rs's own validation gives it
+ * (its test of no_alg.jpg expects algorithm.unsupported): the file is Invalid, not unreadable.
+ */
+const VERDICT_KINDS: Record<string, { code: string; explanation: string }> = {
+  UnknownAlgorithm: { code: 'algorithm.unsupported', explanation: 'the signature names no algorithm, or one c2pa-rs does not support' },
+  CoseSignatureAlgorithmNotSupported: { code: 'algorithm.unsupported', explanation: 'the COSE signature algorithm is not supported' },
+};
+
+/** c2pa-rs refused the manifest for a reason that is a status code (VERDICT_KINDS). */
+interface Refused {
+  refused: { code: string; explanation: string };
+}
+
+/** The file's manifest is not in it but at a URL it names (XMP dcterms:provenance); c2pa-rs in WASM cannot fetch it. */
+export class RemoteManifestError extends C2paError {
+  constructor(readonly url: string) {
+    super(`the manifest is remote, at ${url}`);
+    this.name = 'RemoteManifestError';
+  }
+}
+
 /** Opens a reader on bytes or a Blob (a FileBlob for a file on disk); undefined when the file has no manifest. */
-async function openReader(source: Uint8Array | Blob, mimeType: SignableMimeType | typeof MANIFEST_STORE_TYPE, settings: string): Promise<Reader | undefined> {
+async function openReader(source: Uint8Array | Blob, mimeType: SignableMimeType | typeof MANIFEST_STORE_TYPE, settings: string): Promise<Reader | Refused | undefined> {
   const { WasmReader } = c2paWasm();
   try {
     return source instanceof Blob ? await WasmReader.fromBlob(mimeType, source, settings) : await WasmReader.fromBytes(mimeType, source, settings);
   } catch (err) {
     const kind = wasmErrorKind(err);
     if (kind && NO_MANIFEST_KINDS.has(kind)) return undefined;
+    if (kind && VERDICT_KINDS[kind]) return { refused: VERDICT_KINDS[kind] };
+    const remote = kind === 'RemoteManifestUrl' ? /RemoteManifestUrl\("(.*)"\)/s.exec(String(err))?.[1] : undefined;
+    if (remote) throw new RemoteManifestError(remote);
     throw new C2paError(`c2pa-rs could not read the ${mimeType} file: ${describeWasmError(err)}`, { cause: err });
   }
 }
+
+const isRefused = (opened: Reader | Refused | undefined): opened is Refused => opened !== undefined && 'refused' in opened;
 
 /** Whether the file carries a C2PA manifest store (structure only, no validation; about 1-2 ms). */
 export async function hasManifest(bytes: Uint8Array, mimeType: SignableMimeType): Promise<boolean> {
@@ -178,6 +239,7 @@ export async function hasManifest(bytes: Uint8Array, mimeType: SignableMimeType)
 export async function sourceHasManifest(source: Uint8Array | Blob, mimeType: SignableMimeType): Promise<boolean> {
   const reader = await openReader(source, mimeType, structureOnlySettings());
   if (!reader) return false;
+  if (isRefused(reader)) return true;
   try {
     return reader.activeLabel() !== undefined;
   } finally {
@@ -341,13 +403,69 @@ export async function readAssetFile(filePath: string, mimeType: SignableMimeType
  * so (c2pa-rs reports the data hash as unverifiable), the summary and signer are what the asset would show.
  */
 export async function readManifestStore(store: Uint8Array, options: ReadOptions): Promise<VerificationReport> {
-  return reportOf(await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem, options)));
+  return reportOf(await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem, options)), { kind: 'sidecar', url: null, asset_checked: false });
+}
+
+/**
+ * c2pa-rs's crJSON report of a file, or of a detached manifest store (MANIFEST_STORE_TYPE), under these trust
+ * settings, as c2pa-rs writes it. Undefined when the file has no manifest; a manifest c2pa-rs refuses (an
+ * unsupported algorithm) has no crJSON either: its status code is returned instead.
+ */
+export async function crJsonOf(source: Uint8Array | Blob, mimeType: SignableMimeType | typeof MANIFEST_STORE_TYPE, options: ReadOptions): Promise<string | { refused: string } | undefined> {
+  const opened = await openReader(source, mimeType, trustSettings(options.trustAnchorsPem, options));
+  if (!opened) return undefined;
+  if (isRefused(opened)) return { refused: opened.refused.code };
+  try {
+    return opened.crJson();
+  } finally {
+    opened.free();
+  }
+}
+
+/**
+ * Reads a manifest that is not in the file (a sidecar sent with it, or the remote manifest it names) against the
+ * file: c2pa-rs judges the store (signature, trust, assertions, ingredients) and, since c2pa-wasm cannot read a store
+ * with its asset, the hard binding (c2pa.hash.data) is checked here against the file (data-hash.ts). c2pa-rs's own
+ * data hash code, from hashing the store itself, is replaced by that check; other bindings (BMFF, boxes) are left as
+ * c2pa-rs judged them against the store, so such a file stays Invalid here.
+ */
+export async function readDetachedManifest(store: Uint8Array, assetPath: string, options: ReadOptions, source: ManifestSource): Promise<VerificationReport> {
+  const opened = await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem, options));
+  if (!opened || isRefused(opened)) return { ...reportOf(opened), manifest_source: source };
+  let binding: DataHashAssertion | undefined;
+  const json = JSON.parse(opened.json()) as ReaderJson;
+  const deltaFailures = (json.validation_results?.ingredientDeltas ?? []).some((d) => d.validationDeltas?.failure?.some((f) => f.code !== 'signingCredential.untrusted'));
+  try {
+    const cr = JSON.parse(opened.crJson()) as { manifests?: { label?: string; assertions?: Record<string, unknown> }[] };
+    const label = opened.activeLabel();
+    const assertions = cr.manifests?.find((m) => m.label === label)?.assertions ?? {};
+    const key = Object.keys(assertions).find((k) => /^c2pa\.hash\.data(__\d+)?$/.test(k));
+    binding = key ? (assertions[key] as DataHashAssertion) : undefined;
+  } catch {
+    binding = undefined;
+  }
+  const report = reportOf(opened, source);
+  const matches = binding && (await dataHashMatches(assetPath, binding));
+  if (matches === undefined) return report;
+  const isDataHash = (code: string) => code === 'assertion.dataHash.mismatch' || code === 'assertion.dataHash.match';
+  const status = {
+    success: [...report.status.success.filter((c) => !isDataHash(c)), ...(matches ? ['assertion.dataHash.match'] : [])],
+    informational: report.status.informational,
+    failure: [...report.status.failure.filter((c) => !isDataHash(c)), ...(matches ? [] : ['assertion.dataHash.mismatch'])],
+  };
+  const failures = report.failures.filter((f) => !(f.in === 'manifest' && isDataHash(f.code)));
+  if (!matches) failures.push({ code: 'assertion.dataHash.mismatch', explanation: 'the file does not hash to the manifest\'s c2pa.hash.data', in: 'manifest', ingredient: null, url: null });
+  const checked = { ...source, asset_checked: true };
+  // c2pa-rs's state came from the store's own (meaningless) data hash: judged again without it, as c2pa-rs would.
+  const deciding = deltaFailures || status.failure.some((c) => c !== 'signingCredential.untrusted');
+  const state: ValidationState = deciding ? 'Invalid' : status.failure.length ? 'Valid' : status.success.includes('signingCredential.trusted') ? 'Trusted' : 'Valid';
+  return { ...report, validation_state: state, status, failures, summary: summaryLine(state, failures, checked), manifest_source: checked };
 }
 
 /** The active manifest's claim thumbnail (its bytes and format) from a manifest store, or undefined without one. */
 export async function claimThumbnailOfStore(store: Uint8Array): Promise<{ bytes: Uint8Array; format: string } | undefined> {
   const reader = await openReader(store, MANIFEST_STORE_TYPE, structureOnlySettings());
-  if (!reader) return undefined;
+  if (!reader || isRefused(reader)) return undefined;
   try {
     const json = JSON.parse(reader.json()) as ReaderJson;
     const label = json.active_manifest ?? reader.activeLabel();
@@ -359,23 +477,104 @@ export async function claimThumbnailOfStore(store: Uint8Array): Promise<{ bytes:
   }
 }
 
-function reportOf(reader: Reader | undefined): VerificationReport {
-  if (!reader) {
-    return { validation_state: 'none', active_manifest: null, manifest: null, signer: null, status: { success: [], informational: [], failure: [] }, timestamp: null };
+const where = (f: FailureDetail) => (f.in === 'ingredient' ? `in ingredient ${f.ingredient ? `"${f.ingredient}"` : '(unnamed)'}` : 'in the manifest');
+
+/**
+ * Why the report has its state, in one line. An Invalid file names every failure that decides it (all but the
+ * signer's trust), with where it sits, so a defect in an ingredient is said at the top.
+ */
+export function summaryLine(state: ValidationState, failures: readonly FailureDetail[], source?: ManifestSource | null): string {
+  if (state === 'none') return 'No C2PA manifest in the file.';
+  const deciding = failures.filter((f) => f.code !== 'signingCredential.untrusted');
+  const detached = source && !source.asset_checked ? ' (a manifest store alone: its binding to an asset was not checked)' : '';
+  if (state === 'Invalid') {
+    const listed = (deciding.length ? deciding : failures).map((f) => `${f.code} ${where(f)}`);
+    return `Invalid${detached}: ${listed.length ? [...new Set(listed)].join('; ') : 'c2pa-rs could not validate the manifest'}.`;
   }
+  if (state === 'Valid') {
+    const untrusted = failures.some((f) => f.code === 'signingCredential.untrusted');
+    return `Valid${detached}: the manifest is intact${untrusted ? ', but its signer chains to no trust anchor in use (signingCredential.untrusted)' : ''}.`;
+  }
+  return `Trusted${detached}: the manifest is intact and its signer chains to a trust anchor in use.`;
+}
+
+/** The failures of the active manifest and of its ingredients (found now, as deltas, or recorded when it was signed). */
+function failuresOf(json: ReaderJson, label: string | null, manifest: ReaderManifest | undefined): FailureDetail[] {
+  const out = new Map<string, FailureDetail>();
+  const add = (entries: StatusEntry[] | undefined, from: Pick<FailureDetail, 'in' | 'ingredient'>) => {
+    for (const e of entries ?? []) {
+      const detail = { code: e.code, explanation: e.explanation ?? null, ...from, url: e.url ?? null };
+      out.set(`${detail.code}|${detail.in}|${detail.ingredient}|${detail.url}`, detail);
+    }
+  };
+  const ingredients = manifest?.ingredients ?? [];
+  const titleOf = (match: (i: (typeof ingredients)[number]) => boolean) => ingredients.find(match)?.title ?? null;
+  const active = json.validation_results?.activeManifest;
+  if (active) add(active.failure, { in: 'manifest', ingredient: null });
+  else {
+    // The older form lists every failure together: the URL tells whose manifest it is about.
+    for (const e of json.validation_status ?? []) {
+      const ownUrl = !e.url || !label || e.url.includes(`/${label}/`) || e.url.endsWith(`/${label}`);
+      add([e], ownUrl ? { in: 'manifest', ingredient: null } : { in: 'ingredient', ingredient: titleOf((i) => !!i.active_manifest && !!e.url?.includes(i.active_manifest)) });
+    }
+  }
+  for (const delta of json.validation_results?.ingredientDeltas ?? []) {
+    const title = titleOf((i) => !!i.label && !!label && delta.ingredientAssertionURI.endsWith(`/${label}/c2pa.assertions/${i.label}`));
+    add(delta.validationDeltas?.failure, { in: 'ingredient', ingredient: title });
+  }
+  for (const i of ingredients) {
+    add(i.validation_results?.activeManifest?.failure ?? i.validation_status?.filter((e) => /mismatch|invalid|untrusted|missing|revoked|malformed|unsupported|inaccessible|error/i.test(e.code)), { in: 'ingredient', ingredient: i.title ?? null });
+  }
+  return [...out.values()];
+}
+
+/** The report for a file with no manifest (undefined) or one c2pa-rs refused with a status code. */
+function emptyReport(refused?: Refused['refused']): VerificationReport {
+  const failures: FailureDetail[] = refused ? [{ code: refused.code, explanation: refused.explanation, in: 'manifest', ingredient: null, url: null }] : [];
+  const state = refused ? 'Invalid' : 'none';
+  return {
+    validation_state: state,
+    active_manifest: null,
+    manifest: null,
+    signer: null,
+    status: { success: [], informational: [], failure: refused ? [refused.code] : [] },
+    timestamp: null,
+    failures,
+    summary: summaryLine(state, failures),
+    manifest_source: refused ? { kind: 'embedded', url: null, asset_checked: true } : null,
+  };
+}
+
+/** The verdict on a remote manifest that was not fetched (c2pa-rs names it manifest.inaccessible). */
+export function inaccessibleReport(url: string, error: string): VerificationReport {
+  const explanation = `the remote manifest at ${url} was not fetched: ${error}`;
+  const failures: FailureDetail[] = [{ code: 'manifest.inaccessible', explanation, in: 'manifest', ingredient: null, url }];
+  const source: ManifestSource = { kind: 'remote', url, asset_checked: false, error };
+  return { ...emptyReport(), validation_state: 'Invalid', status: { success: [], informational: [], failure: ['manifest.inaccessible'] }, failures, summary: summaryLine('Invalid', failures, source), manifest_source: source };
+}
+
+function reportOf(opened: Reader | Refused | undefined, source: ManifestSource = { kind: 'embedded', url: null, asset_checked: true }): VerificationReport {
+  if (!opened) return emptyReport();
+  if (isRefused(opened)) return emptyReport(opened.refused);
+  const reader = opened;
   try {
     const json = JSON.parse(reader.json()) as ReaderJson;
     const label = json.active_manifest ?? reader.activeLabel() ?? null;
     const manifest = label ? json.manifests?.[label] : undefined;
     const status = statusOf(json);
+    // A store c2pa-rs could parse but not judge is not trustworthy.
+    const state = json.validation_state ?? 'Invalid';
+    const failures = failuresOf(json, label, manifest);
     return {
-      // A store c2pa-rs could parse but not judge is not trustworthy.
-      validation_state: json.validation_state ?? 'Invalid',
+      validation_state: state,
       active_manifest: label,
       manifest: manifest && label ? summaryOf(manifest, json, label) : null,
       signer: label && manifest ? signerOf(reader, label, manifest) : null,
       status,
       timestamp: timestampOf(manifest, status),
+      failures,
+      summary: summaryLine(state, failures, source),
+      manifest_source: source,
     };
   } finally {
     reader.free();

@@ -104,7 +104,7 @@ new Gauge({
   },
 });
 
-/** Pool tasks by kind (verify, fingerprint, check_image, read_stores) and outcome, from their turn to the answer. */
+/** Pool tasks by kind (verify, crjson, trust_source, fingerprint, check_image, read_stores) and outcome, from their turn to the answer. */
 export const verifyPoolSeconds = new Histogram({
   name: 'mss_verify_pool_task_seconds',
   help: 'Verification pool tasks by task and outcome (ok, refused: the file was at fault, failed: the process died or erred, timeout), from their turn to the answer',

@@ -98,8 +98,10 @@ describe('OpenAPI document', () => {
     const body = (p: string) => doc.paths[p]!.post as { requestBody: { content: Record<string, { encoding?: { file: { contentType: string } } }> } };
     const partTypes = (p: string) => body(p).requestBody.content['multipart/form-data']!.encoding!.file.contentType.split(', ');
     const rawTypes = (p: string) => Object.keys(body(p).requestBody.content).filter((t) => t !== 'multipart/form-data');
-    for (const p of ['/v1/media/upload', '/v1/media/verify', '/v1/verify']) expect(partTypes(p), p).to.have.members(all);
-    expect(rawTypes('/v1/verify')).to.have.members(all);
+    expect(partTypes('/v1/media/upload')).to.have.members(all);
+    // Verification also takes a .c2pa manifest store alone (issue 22).
+    for (const p of ['/v1/media/verify', '/v1/verify']) expect(partTypes(p), p).to.have.members([...all, 'application/c2pa']);
+    expect(rawTypes('/v1/verify')).to.have.members([...all, 'application/c2pa']);
     expect(partTypes('/v1/matches/byContent')).to.have.members(images);
     expect(rawTypes('/v1/matches/byContent')).to.have.members(images);
     const download = doc.paths['/v1/media/files/{file_id}']!.get as { responses: { 200: { content: Record<string, unknown> } } };

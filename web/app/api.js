@@ -297,9 +297,11 @@ export const api = {
   patch: (path, json, options = {}) => request('PATCH', path, { ...options, json }),
   delete: (path, options) => request('DELETE', path, options),
   /** Multipart upload of one file part named `file`. */
-  postFile: (path, file, options = {}) => {
+  postFile: (path, file, { parts = {}, ...options } = {}) => {
     const form = new FormData();
     form.append('file', file, file.name);
+    // Further file parts (verify's optional sidecar `manifest`).
+    for (const [name, part] of Object.entries(parts)) if (part) form.append(name, part, part.name);
     return request('POST', path, { ...options, form });
   },
   /** Downloads a binary with the bearer header; resolves with the Blob and the file name the server gave. */

@@ -9,7 +9,7 @@ import { copyText, formatBytes, formatDate, h, messageBox, pageTitle, uid } from
 import { sniff } from './files.js';
 import { describeCheckError } from './messages.js';
 import { resultBody, summaryOf } from './recovered-view.js';
-import { VERIFIABLE_TYPES, VERIFY_ACCEPT, VERIFY_HINT } from './verify.js';
+import { sidecarPicker, VERIFIABLE_TYPES, VERIFY_ACCEPT, VERIFY_HINT } from './verify.js';
 
 const PERMALINK = /^#([0-9a-fA-F]{64})$/;
 
@@ -33,6 +33,7 @@ function start(main) {
   let current = null; // AbortController of the request in flight
   let busy = false; // a file is being checked (a drop on the disabled zone still arrives)
 
+  const sidecar = sidecarPicker();
   const zone = dropZone({
     label: 'Drop an image, video or audio file to check it',
     hint: VERIFY_HINT,
@@ -90,6 +91,8 @@ function start(main) {
     try {
       const form = new FormData();
       form.append('file', file, file.name);
+      const manifest = sidecar.file();
+      if (manifest) form.append('manifest', manifest, manifest.name);
       const report = await publicRequest('POST', '/v1/verify', {
         form,
         signal,
@@ -147,6 +150,7 @@ function start(main) {
       'section',
       { class: 'card', 'aria-label': 'Choose an image' },
       zone.el,
+      sidecar.el,
       bar,
       status,
       error.el,

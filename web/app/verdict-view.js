@@ -68,7 +68,21 @@ const FAILURES = {
   'timeStamp.mismatch': 'The signature’s timestamp does not match.',
   'timeStamp.untrusted': 'The signature’s timestamp comes from an untrusted authority.',
   'manifest.missing': 'The manifest referred to is missing.',
+  'algorithm.unsupported': 'The signature uses no algorithm, or one that is not supported: it cannot be checked.',
+  'manifest.inaccessible': 'The file’s credentials are stored elsewhere (a remote manifest) and could not be fetched.',
 };
+
+/** Where the manifest was read from, in words (nothing for the usual case: embedded in the file). */
+function sourceWords(source) {
+  if (!source || source.kind === 'embedded') return null;
+  if (source.kind === 'sidecar') {
+    return source.asset_checked
+      ? 'Read from the sidecar manifest (.c2pa) sent with the file, and checked against the file.'
+      : 'A manifest store on its own: who signed it and what it says, but not whether any file matches it.';
+  }
+  if (source.error) return `The file names a remote manifest (${source.url}) that was not fetched: ${source.error}.`;
+  return `Read from the remote manifest the file names (${source.url}), and checked against the file.`;
+}
 
 const ACTIONS = {
   'c2pa.created': 'Created',
@@ -168,7 +182,14 @@ export function verdictView(report) {
       h('div', {}, h('p', { class: 'verdict__title' }, revoked && report.validation_state !== 'none' ? `${v.title}, but the signer is revoked` : v.title), h('p', { class: 'verdict__text' }, verdictText(report, v))),
     ),
   ];
-  if (report.validation_state === 'Invalid') parts.push(failureList(report.status?.failure, report.mime_type));
+  const from = sourceWords(report.manifest_source);
+  if (from) parts.push(h('p', { class: 'muted manifest-source' }, from));
+  if (report.validation_state === 'Invalid') {
+    // The deciding failures wherever they sit (an ingredient's too), and the service's one-line reason.
+    const codes = report.failures?.length ? report.failures.map((f) => f.code) : report.status?.failure;
+    parts.push(failureList(codes, report.mime_type));
+    if (report.summary) parts.push(h('p', { class: 'muted verdict-summary' }, report.summary));
+  }
   if (m) {
     parts.push(
       h('h3', {}, 'Manifest'),

@@ -3,7 +3,7 @@
 // credentials recovered by its fingerprint (the organisation's own files too), each marked as not bound to the file.
 import { api } from './api.js';
 import { dropZone } from './drop-zone.js';
-import { formatBytes, h, messageBox, pageTitle } from './dom.js';
+import { formatBytes, h, messageBox, pageTitle, uid } from './dom.js';
 import { acceptList, formatsHint } from './files.js';
 import { MEDIA_FORMATS } from './formats.js';
 import { describeError } from './messages.js';
@@ -14,8 +14,26 @@ import { resultBody } from './recovered-view.js';
  * extension (browsers do not know every type, HEIC and DNG among them).
  */
 export const VERIFIABLE_TYPES = MEDIA_FORMATS.map((f) => f.mimeType);
-export const VERIFY_ACCEPT = acceptList(MEDIA_FORMATS);
-export const VERIFY_HINT = formatsHint(MEDIA_FORMATS);
+// A .c2pa manifest store may be checked on its own too (its report: who signed it, what it says).
+export const VERIFY_ACCEPT = `${acceptList(MEDIA_FORMATS)},.c2pa,application/c2pa`;
+export const VERIFY_HINT = `${formatsHint(MEDIA_FORMATS)}; or a .c2pa manifest store`;
+
+/**
+ * The optional sidecar: a file's .c2pa manifest store, sent with it (part `manifest`) and checked against it. Chosen
+ * before the file is dropped.
+ */
+export function sidecarPicker() {
+  // The input is made on request: until then the drop zone's is the page's only file input.
+  let input = null;
+  const add = h('button', { type: 'button', class: 'button button--secondary' }, 'Add its sidecar manifest (.c2pa), optional');
+  const el = h('p', { class: 'sidecar-picker' }, add);
+  add.addEventListener('click', () => {
+    input = h('input', { type: 'file', id: uid('sidecar'), accept: '.c2pa,application/c2pa' });
+    el.replaceChildren(h('label', { for: input.id }, 'Sidecar manifest (.c2pa), sent with the file: '), input);
+    input.focus();
+  });
+  return { el, file: () => input?.files?.[0] ?? null };
+}
 
 export function verifyPage(ctx) {
   const { main, signal } = ctx;
@@ -23,6 +41,7 @@ export function verifyPage(ctx) {
   const status = h('p', { class: 'progress-detail', role: 'status' });
   const result = h('section', { class: 'card result-card', hidden: true, 'aria-labelledby': 'verify-result-title' });
   let busy = false;
+  const sidecar = sidecarPicker();
   // The checked file, shown beside a recovered signed image (a blob: URL; the file never leaves the browser for it).
   let previewUrl = null;
   signal.addEventListener('abort', () => previewUrl && URL.revokeObjectURL(previewUrl));
@@ -43,7 +62,7 @@ export function verifyPage(ctx) {
     result.hidden = true;
     status.textContent = `Checking ${file.name}…`;
     try {
-      const report = await api.postFile('/v1/media/verify', file, { signal });
+      const report = await api.postFile('/v1/media/verify', file, { signal, parts: { manifest: sidecar.file() } });
       status.textContent = '';
       if (previewUrl) URL.revokeObjectURL(previewUrl);
       previewUrl = URL.createObjectURL(file);
@@ -63,7 +82,7 @@ export function verifyPage(ctx) {
 
   main.append(
     ...pageTitle('Verify a file', 'Check a file’s Content Credentials: who signed it, whether it changed since, and whether the signer is revoked.'),
-    h('section', { class: 'card' }, zone.el, status, error.el),
+    h('section', { class: 'card' }, zone.el, sidecar.el, status, error.el),
     result,
   );
 }

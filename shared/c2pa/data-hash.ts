@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+
+/**
+ * The c2pa.hash.data check c2pa-rs makes on an embedded manifest, made here for a manifest that is not in the file (a
+ * sidecar, a remote manifest): c2pa-wasm can read a manifest store alone or a file with its manifest inside, but has
+ * no reader for a store together with its asset (c2pa-rs's Reader::from_manifest_data_and_stream is not exported).
+ */
+
+/** A c2pa.hash.data assertion as c2pa-rs's crJSON writes it. */
+export interface DataHashAssertion {
+  alg?: string;
+  /** "b64'...'" in crJSON. */
+  hash?: string;
+  exclusions?: { start: number; length: number }[];
+}
+
+const ALGORITHMS: Record<string, string> = { sha256: 'sha256', sha384: 'sha384', sha512: 'sha512' };
+
+/** The digest crJSON writes as "b64'...'", as bytes (undefined when it is not in that form). */
+function digestOf(value: string | undefined): Buffer | undefined {
+  const b64 = value && /^b64'([A-Za-z0-9+/=]*)'$/.exec(value)?.[1];
+  return b64 ? Buffer.from(b64, 'base64') : undefined;
+}
+
+/**
+ * Whether the file's bytes, the exclusions left out, hash to the assertion's digest; undefined when the assertion
+ * cannot be judged (an algorithm or a digest this check does not know).
+ */
+export async function dataHashMatches(filePath: string, assertion: DataHashAssertion): Promise<boolean | undefined> {
+  const alg = ALGORITHMS[assertion.alg ?? 'sha256'];
+  const expected = digestOf(assertion.hash);
+  if (!alg || !expected) return undefined;
+  const exclusions = [...(assertion.exclusions ?? [])].sort((a, b) => a.start - b.start);
+  const hash = createHash(alg);
+  let position = 0;
+  for await (const chunk of createReadStream(filePath) as AsyncIterable<Buffer>) {
+    const end = position + chunk.length;
+    let from = position;
+    for (const { start, length } of exclusions) {
+      if (start + length <= from || start >= end) continue;
+      if (start > from) hash.update(chunk.subarray(from - position, start - position));
+      from = Math.min(end, start + length);
+    }
+    if (from < end) hash.update(chunk.subarray(from - position));
+    position = end;
+  }
+  return hash.digest().equals(expected);
+}
