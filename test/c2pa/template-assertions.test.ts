@@ -61,7 +61,7 @@ describe('c2pa: manifests from templates', function () {
         copyright_notice: '© 2025 Daily Planet Ltd',
         thumbnail: { format: 'image/jpeg' },
       });
-      expect(report.manifest?.assertions).to.deep.equal(['c2pa.actions.v2', 'stds.schema-org.CreativeWork', 'cawg.training-mining']);
+      expect(report.manifest?.assertions).to.deep.equal(['c2pa.actions.v2', 'cawg.metadata', 'cawg.training-mining']);
       expect(report.manifest?.training_mining).to.deep.equal(template.trainingMining);
 
       // The thumbnail is a JPEG of the image at its own size (both fixtures are under the 512 px long edge).
