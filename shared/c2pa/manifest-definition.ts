@@ -92,11 +92,8 @@ export interface ManifestContext {
   sourceHasManifest: boolean;
   /** Assertions computed from the content (the c2pa.soft-binding fingerprint), added as they are. */
   contentAssertions?: { label: string; data: Record<string, unknown> }[];
-  /**
-   * What the medium is, from the content: video and audio are described as schema.org VideoObject / AudioObject
-   * (CreativeWork types), with their playing time (ISO 8601) where the format carries one.
-   */
-  medium?: { kind: 'image' | 'video' | 'audio'; duration?: string };
+  /** The medium, from the content: the playing time of video and audio (ISO 8601) where the format carries one. */
+  medium?: { duration?: string };
 }
 
 /**

@@ -162,7 +162,7 @@ describe('c2pa: manifest definition', function () {
     };
 
     it('writes publisher and copyright into cawg.metadata (gathered), the choices as cawg.training-mining, and names the thumbnail resource', function () {
-      const def = buildManifestDefinition(full, { sourceHasManifest: false, medium: { kind: 'video', duration: 'PT1M2.5S' } });
+      const def = buildManifestDefinition(full, { sourceHasManifest: false, medium: { duration: 'PT1M2.5S' } });
       expect(def.assertions.map((a) => a.label)).to.deep.equal(['c2pa.actions.v2', 'cawg.metadata', 'cawg.training-mining']);
       expect(def.assertions.map((a) => a.created ?? false)).to.deep.equal([true, false, false]);
       expect(TRAINING_MINING_LABEL).to.equal('cawg.training-mining');

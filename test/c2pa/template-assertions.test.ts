@@ -14,7 +14,7 @@ import { fixture } from './helpers.js';
 
 /**
  * A template's defaults merged under a sign request's fields, signed through real c2pa-rs (WASM) and read back:
- * the CreativeWork's publisher and copyright, the CAWG training and data mining assertion, the claim thumbnail.
+ * the publisher and copyright (cawg.metadata), the CAWG training and data mining assertion, the claim thumbnail.
  */
 describe('c2pa: manifests from templates', function () {
   let chain: OpensslChain;
