@@ -26,7 +26,7 @@ const Party = z
     type: z.enum(PARTY_TYPES).optional().openapi({ default: 'Organization' }),
   })
   .strict()
-  .openapi('Party', { description: 'a schema.org Organization (default) or Person' });
+  .openapi('Party', { description: 'a party: its name is written (dc:publisher, or plus:CopyrightOwner with the url); type and a publisher url are accepted but not written' });
 
 export const TrainingMiningEntry = z
   .object({
@@ -45,21 +45,21 @@ const TrainingMining = z
       'AI training and data mining choices, written as the entries of the CAWG training and data mining assertion (cawg.training-mining). A use left out is not stated; consumers treat constrained as notAllowed unless they obtain permission.',
   });
 
-const CREATOR = 'the author, written as a schema.org Person in a CreativeWork assertion';
+const CREATOR = 'the author, written as dc:creator in the cawg.metadata assertion';
 
 /** The fields a template may give (ManifestDefaults), also the sign request's besides title and dateCreated. */
 const defaultFields = {
   creator: text(MANIFEST_LIMITS.creator, CREATOR).optional(),
-  description: text(MANIFEST_LIMITS.description, 'caption or description (CreativeWork description)').optional(),
+  description: text(MANIFEST_LIMITS.description, 'caption or description (dc:description in cawg.metadata)').optional(),
   digitalSourceType: z
     .string()
     .optional()
     .openapi({
       description: `IPTC digital source type URL (${IPTC_DIGITAL_SOURCE_TYPE_PREFIX}<code>) for the c2pa.created action; default ${DEFAULT_DIGITAL_SOURCE_TYPE}. Ignored when the upload already carries a manifest (then c2pa.opened with it as parent ingredient).`,
     }),
-  publisher: Party.optional().openapi({ description: 'CreativeWork publisher' }),
-  copyrightHolder: Party.optional().openapi({ description: 'CreativeWork copyrightHolder' }),
-  copyrightNotice: text(MANIFEST_LIMITS.copyrightNotice, 'CreativeWork copyrightNotice, e.g. "© 2025 Daily Planet"').optional(),
+  publisher: Party.optional().openapi({ description: 'the publisher (dc:publisher in cawg.metadata)' }),
+  copyrightHolder: Party.optional().openapi({ description: 'the copyright holder (plus:CopyrightOwner in cawg.metadata)' }),
+  copyrightNotice: text(MANIFEST_LIMITS.copyrightNotice, 'copyright notice (dc:rights in cawg.metadata), e.g. "© 2025 Daily Planet"').optional(),
   trainingMining: TrainingMining.optional(),
   thumbnail: z
     .boolean()
@@ -72,7 +72,7 @@ const defaultFields = {
 
 const perRequestFields = {
   title: text(MANIFEST_LIMITS.title, "the work's title (dc:title of the manifest)"),
-  dateCreated: z.string().optional().openapi({ maxLength: MANIFEST_LIMITS.dateCreated, description: 'ISO 8601 date (YYYY-MM-DD) or date-time with a zone (CreativeWork dateCreated)' }),
+  dateCreated: z.string().optional().openapi({ maxLength: MANIFEST_LIMITS.dateCreated, description: 'ISO 8601 date (YYYY-MM-DD) or date-time with a zone (photoshop:DateCreated in c2pa.metadata)' }),
 };
 
 export const ManifestDefaults = z

@@ -24,8 +24,8 @@ const Verification = z
         actions: strings,
         ingredients: z.array(z.object({}).passthrough()),
         assertions: strings.openapi({ description: 'labels of the assertions c2pa-rs lists (not the hash and thumbnail assertions)' }),
-        publisher: z.string().nullable().openapi({ description: 'CreativeWork publisher name' }),
-        copyright_holder: z.string().nullable().openapi({ description: 'CreativeWork copyrightHolder name' }),
+        publisher: z.string().nullable().openapi({ description: 'publisher name(s): dc:publisher of cawg.metadata, or of a CreativeWork assertion in files signed before' }),
+        copyright_holder: z.string().nullable().openapi({ description: 'copyright holder name(s): plus:CopyrightOwner of cawg.metadata, or CreativeWork copyrightHolder' }),
         copyright_notice: z.string().nullable(),
         training_mining: z
           .record(z.string(), TrainingMiningEntry)

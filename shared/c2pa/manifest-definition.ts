@@ -7,9 +7,11 @@ import { parseManifestInput } from './parse-manifest.js';
  *
  * Checked against c2pa-rs 0.91.3 (through @contentauth/c2pa-wasm 0.13.3):
  * - claims are v2 by default; `c2pa.actions.v2` is accepted and read back as is;
- * - `stds.schema-org.CreativeWork` is deprecated in c2pa-rs but still accepted and kept in v2 claims (as a
- *   gathered JSON assertion, no validation warning), so it carries the creator as `author: [Person]`, and the
- *   publisher, copyrightHolder and copyrightNotice when given;
+ * - an assertion lands in the claim's created_assertions only when its definition says `created: true` (otherwise
+ *   gathered_assertions, hash and thumbnail assertions aside); the `builder.created_assertion_labels` setting is not
+ *   read from a builder's context settings in this build;
+ * - `claim_generator_info[0].specVersion` is written into the claim as given (c2pa-rs never sets it itself);
+ * - `c2pa.metadata` and `cawg.metadata` are kept as JSON-LD assertions as given;
  * - `cawg.training-mining` (AI training and data mining choices) is kept as a plain JSON assertion (see
  *   TRAINING_MINING_LABEL);
  * - the WASM build cannot make thumbnails (no `add_thumbnails` feature: `builder.thumbnail.enabled` does
@@ -18,9 +20,23 @@ import { parseManifestInput } from './parse-manifest.js';
  * - when the source already carries a manifest, a new `c2pa.created` manifest silently replaces the old
  *   store. So those sources get `c2pa.opened` referencing the source as parentOf ingredient; signAsset adds
  *   that ingredient from the source bytes (c2pa-wasm `addIngredientFromBlob`), which keeps the old manifest.
+ *
+ * What the manifest conforms to: C2PA 2.4 (SPEC_VERSION), as the C2PA conformance program's asset rubrics check it
+ * (test/c2pa/asset-rubrics.test.ts):
+ * - the actions assertion is a created assertion (2.2 §10.2.2: a standard manifest's created assertions hold at least
+ *   the hard binding and an actions assertion), with `allActionsIncluded: true`: the service's one action (created,
+ *   or opened on re-signing) is all it did to the asset;
+ * - the deprecated `stds.schema-org.CreativeWork` is gone (2.2 App. C.1). What a person states about the work
+ *   (creator, description, publisher, copyright) is in CAWG's metadata assertion (`cawg.metadata`, a gathered
+ *   assertion: the service does not vouch for it); C2PA 2.2's own `c2pa.metadata` is restricted to a list of
+ *   fields (2.2 §18.14, App. B), of which the service only has the date the work was created (IPTC Date Created,
+ *   `photoshop:DateCreated`), written there as a created assertion. Files signed before this change carry
+ *   CreativeWork; read-asset.ts reads both.
  */
 
 export const SERVICE_NAME = 'media-signing-service';
+/** The C2PA specification version the manifests are written to (claim_generator_info.specVersion). */
+export const SPEC_VERSION = '2.4';
 /** The service's package version, for claim_generator_info. */
 export const SERVICE_VERSION: string = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -37,14 +53,35 @@ export const PARENT_INGREDIENT_ID = 'source';
  */
 export const TRAINING_MINING_LABEL = 'cawg.training-mining';
 
+/** C2PA 2.2's metadata assertion (only the fields its App. B allows). */
+export const C2PA_METADATA_LABEL = 'c2pa.metadata';
+/** CAWG's metadata assertion (CAWG metadata 1.x): any XMP / IPTC field, for what a person states about the work. */
+export const CAWG_METADATA_LABEL = 'cawg.metadata';
+
+/** JSON-LD prefixes of the metadata assertions' fields. */
+const METADATA_CONTEXT = {
+  dc: 'http://purl.org/dc/elements/1.1/',
+  photoshop: 'http://ns.adobe.com/photoshop/1.0/',
+  plus: 'http://ns.useplus.org/ldf/xmp/1.0/',
+  xmpDM: 'http://ns.adobe.com/xmp/1.0/DynamicMedia/',
+  xmpRights: 'http://ns.adobe.com/xap/1.0/rights/',
+} as const;
+
+/** One assertion of the definition; `created` puts it in the claim's created_assertions (see above). */
+export interface AssertionDefinition {
+  label: string;
+  data: Record<string, unknown>;
+  created?: boolean;
+}
+
 /** The subset of c2pa-rs's ManifestDefinition this service writes. */
 export interface ManifestDefinition {
-  claim_generator_info: { name: string; version: string }[];
+  claim_generator_info: { name: string; version: string; specVersion?: string }[];
   title: string;
   format?: string;
   /** The claim thumbnail: signAsset makes the JPEG from the source and adds it as this resource. */
   thumbnail?: { format: 'image/jpeg'; identifier: string };
-  assertions: { label: string; data: Record<string, unknown> }[];
+  assertions: AssertionDefinition[];
 }
 
 /** Resource identifier of the claim thumbnail in the definition (c2pa-rs stores it as c2pa.thumbnail.claim). */
@@ -55,11 +92,8 @@ export interface ManifestContext {
   sourceHasManifest: boolean;
   /** Assertions computed from the content (the c2pa.soft-binding fingerprint), added as they are. */
   contentAssertions?: { label: string; data: Record<string, unknown> }[];
-  /**
-   * What the medium is, from the content: video and audio are described as schema.org VideoObject / AudioObject
-   * (CreativeWork types), with their playing time (ISO 8601) where the format carries one.
-   */
-  medium?: { kind: 'image' | 'video' | 'audio'; duration?: string };
+  /** The medium, from the content: the playing time of video and audio (ISO 8601) where the format carries one. */
+  medium?: { duration?: string };
 }
 
 /**
@@ -73,27 +107,17 @@ export function buildManifestDefinition(input: ManifestInput, context: ManifestC
     ? { action: 'c2pa.opened', softwareAgent, parameters: { ingredientIds: [PARENT_INGREDIENT_ID] } }
     : { action: 'c2pa.created', softwareAgent, digitalSourceType: valid.digitalSourceType ?? DEFAULT_DIGITAL_SOURCE_TYPE };
 
-  const kind = context.medium?.kind;
-  const creativeWork: Record<string, unknown> = {
-    '@context': 'https://schema.org',
-    '@type': kind === 'video' ? 'VideoObject' : kind === 'audio' ? 'AudioObject' : 'CreativeWork',
-    author: [{ '@type': 'Person', name: valid.creator }],
-  };
-  if (context.medium?.duration !== undefined) creativeWork.duration = context.medium.duration;
-  if (valid.description !== undefined) creativeWork.description = valid.description;
-  if (valid.dateCreated !== undefined) creativeWork.dateCreated = valid.dateCreated;
-  if (valid.publisher !== undefined) creativeWork.publisher = schemaOrgParty(valid.publisher);
-  if (valid.copyrightHolder !== undefined) creativeWork.copyrightHolder = schemaOrgParty(valid.copyrightHolder);
-  if (valid.copyrightNotice !== undefined) creativeWork.copyrightNotice = valid.copyrightNotice;
-
-  const assertions: ManifestDefinition['assertions'] = [
-    { label: 'c2pa.actions.v2', data: { actions: [inception] } },
-    { label: 'stds.schema-org.CreativeWork', data: creativeWork },
+  const assertions: AssertionDefinition[] = [
+    { label: 'c2pa.actions.v2', created: true, data: { actions: [inception], allActionsIncluded: true } },
   ];
+  if (valid.dateCreated !== undefined) {
+    assertions.push({ label: C2PA_METADATA_LABEL, created: true, data: { '@context': { photoshop: METADATA_CONTEXT.photoshop }, 'photoshop:DateCreated': valid.dateCreated } });
+  }
+  assertions.push({ label: CAWG_METADATA_LABEL, data: cawgMetadata(valid, context.medium) });
   if (valid.trainingMining !== undefined) assertions.push({ label: TRAINING_MINING_LABEL, data: { entries: valid.trainingMining } });
   assertions.push(...(context.contentAssertions ?? []));
   const definition: ManifestDefinition = {
-    claim_generator_info: [{ name: SERVICE_NAME, version: SERVICE_VERSION }],
+    claim_generator_info: [{ name: SERVICE_NAME, version: SERVICE_VERSION, specVersion: SPEC_VERSION }],
     title: valid.title,
     assertions,
   };
@@ -101,8 +125,34 @@ export function buildManifestDefinition(input: ManifestInput, context: ManifestC
   return definition;
 }
 
-function schemaOrgParty(p: Party): Record<string, unknown> {
-  return { '@type': p.type ?? 'Organization', name: p.name, ...(p.url === undefined ? {} : { url: p.url }) };
+/**
+ * The person-stated fields as XMP / IPTC properties: creator dc:creator, description dc:description, publisher
+ * dc:publisher, copyright holder IPTC PLUS plus:CopyrightOwner (name and URL), copyright notice dc:rights (and
+ * xmpRights:Marked), the playing time xmpDM:duration (seconds).
+ */
+function cawgMetadata(valid: ManifestInput, medium: ManifestContext['medium']): Record<string, unknown> {
+  const data: Record<string, unknown> = { '@context': { ...METADATA_CONTEXT }, 'dc:creator': [valid.creator] };
+  if (valid.description !== undefined) data['dc:description'] = valid.description;
+  if (valid.publisher !== undefined) data['dc:publisher'] = [valid.publisher.name];
+  if (valid.copyrightHolder !== undefined) data['plus:CopyrightOwner'] = [copyrightOwner(valid.copyrightHolder)];
+  if (valid.copyrightNotice !== undefined) {
+    data['dc:rights'] = valid.copyrightNotice;
+    data['xmpRights:Marked'] = true;
+  }
+  const seconds = medium?.duration === undefined ? undefined : isoDurationSeconds(medium.duration);
+  if (seconds !== undefined) data['xmpDM:duration'] = { 'xmpDM:value': String(seconds), 'xmpDM:scale': '1/1' };
+  return data;
+}
+
+function copyrightOwner(p: Party): Record<string, unknown> {
+  return { 'plus:CopyrightOwnerName': p.name, ...(p.url === undefined ? {} : { 'plus:CopyrightOwnerID': p.url }) };
+}
+
+/** Seconds of an ISO 8601 time duration as isoDuration writes it (PT1H2M3.5S); undefined for any other form. */
+function isoDurationSeconds(iso: string): number | undefined {
+  const m = /^PT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/.exec(iso);
+  if (!m || iso === 'PT') return undefined;
+  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
 }
 
 /** True when the definition's inception action is c2pa.opened on the parent ingredient signAsset adds. */

@@ -1,5 +1,6 @@
 import { dataHashMatches, type DataHashAssertion } from './data-hash.js';
 import { C2paError, describeWasmError, wasmErrorKind } from './errors.js';
+import { isoDuration } from '../media/duration.js';
 import { assertSignableMedia, type SignableMimeType } from './media-type.js';
 import { structureOnlySettings, trustSettings } from './settings.js';
 import { c2paWasm, FileBlob } from './wasm.js';
@@ -14,7 +15,10 @@ export type ValidationState = 'Trusted' | 'Valid' | 'Invalid' | 'none';
 
 export interface ManifestSummary {
   title: string | null;
-  /** Author name(s) from the stds.schema-org.CreativeWork assertion, comma separated. */
+  /**
+   * Creator name(s), comma separated: dc:creator of the cawg.metadata assertion, or for files signed before the
+   * service wrote it, the author of the stds.schema-org.CreativeWork assertion (as for publisher, copyright, duration).
+   */
   creator: string | null;
   /** "name/version" of the first claim_generator_info entry (v2 claims have no claim_generator string). */
   claim_generator: string | null;
@@ -27,11 +31,11 @@ export interface ManifestSummary {
   ingredients: IngredientSummary[];
   /** Labels of the manifest's assertions as c2pa-rs lists them (hash and thumbnail assertions are not listed). */
   assertions: string[];
-  /** CreativeWork publisher's name. */
+  /** Publisher name(s): dc:publisher (or CreativeWork publisher). */
   publisher: string | null;
-  /** CreativeWork copyrightHolder's name. */
+  /** Copyright holder name(s): plus:CopyrightOwner (or CreativeWork copyrightHolder). */
   copyright_holder: string | null;
-  /** CreativeWork copyrightNotice. */
+  /** Copyright notice: dc:rights (or CreativeWork copyrightNotice). */
   copyright_notice: string | null;
   /**
    * The AI training and data mining choices: the entries of the cawg.training-mining assertion (or of the C2PA 1.x
@@ -40,7 +44,7 @@ export interface ManifestSummary {
   training_mining: Record<string, { use: string; constraint_info?: string }> | null;
   /** The claim thumbnail's format (e.g. image/jpeg); null without a thumbnail. */
   thumbnail: { format: string } | null;
-  /** The CreativeWork's playing time (ISO 8601, e.g. PT12.5S) for video and audio; null when none is given. */
+  /** Playing time (ISO 8601, e.g. PT12.5S) for video and audio, from xmpDM:duration (or CreativeWork duration); null when none is given. */
   duration: string | null;
 }
 
@@ -247,6 +251,23 @@ export async function sourceHasManifest(source: Uint8Array | Blob, mimeType: Sig
   }
 }
 
+/**
+ * The title of the source's active manifest (structure only, no validation): a re-signed file's parent ingredient
+ * keeps the parent's own title. Undefined without a manifest or a title.
+ */
+export async function activeManifestTitle(source: Uint8Array | Blob, mimeType: SignableMimeType): Promise<string | undefined> {
+  const reader = await openReader(source, mimeType, structureOnlySettings());
+  if (!reader) return undefined;
+  try {
+    const json = JSON.parse(reader.json()) as ReaderJson;
+    const label = json.active_manifest ?? reader.activeLabel();
+    const title = label ? json.manifests?.[label]?.title : undefined;
+    return typeof title === 'string' && title.length > 0 ? title : undefined;
+  } finally {
+    reader.free();
+  }
+}
+
 const unique = (codes: (StatusEntry[] | undefined)) => [...new Set((codes ?? []).map((s) => s.code))];
 
 function statusOf(json: ReaderJson): VerificationReport['status'] {
@@ -267,8 +288,7 @@ interface CreativeWork {
 }
 
 function creativeWorkOf(manifest: ReaderManifest): CreativeWork | undefined {
-  const data = manifest.assertions?.find((a) => a.label === 'stds.schema-org.CreativeWork')?.data;
-  return typeof data === 'object' && data !== null ? (data as CreativeWork) : undefined;
+  return assertionData(manifest, 'stds.schema-org.CreativeWork') as CreativeWork | undefined;
 }
 
 /** schema.org Person/Organization name(s) (or plain text), comma separated. */
@@ -302,13 +322,71 @@ function actionsOf(manifest: ReaderManifest): string[] {
     .filter((name): name is string => typeof name === 'string');
 }
 
+/** The fields the views show, from whichever assertion carries them. */
+interface StatedFields {
+  creator: string | null;
+  publisher: string | null;
+  copyright_holder: string | null;
+  copyright_notice: string | null;
+  duration: string | null;
+}
+
+function assertionData(manifest: ReaderManifest, label: string): Record<string, unknown> | undefined {
+  const data = manifest.assertions?.find((a) => a.label === label)?.data;
+  return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
+}
+
+/** XMP text or a list of texts (an XMP Seq/Bag as JSON-LD), comma separated. */
+function textsOf(value: unknown): string | null {
+  const list = Array.isArray(value) ? value : [value];
+  const texts = list.filter((v): v is string => typeof v === 'string');
+  return texts.length ? texts.join(', ') : null;
+}
+
+/** xmpDM:duration {value, scale} as ISO 8601 (scale "1/1": seconds; others, e.g. "1/48000", count frames or samples). */
+function xmpDuration(value: unknown): string | null {
+  const d = value as { 'xmpDM:value'?: unknown; 'xmpDM:scale'?: unknown } | undefined;
+  const count = Number(d?.['xmpDM:value']);
+  const scale = /^(\d+)\/(\d+)$/.exec(typeof d?.['xmpDM:scale'] === 'string' ? d['xmpDM:scale'] : '1/1');
+  if (!Number.isFinite(count) || count < 0 || !scale || Number(scale[2]) === 0) return null;
+  return isoDuration((count * Number(scale[1])) / Number(scale[2]));
+}
+
+/** From the cawg.metadata assertion (XMP / IPTC fields, written since C2PA 2.2 conformance). */
+function cawgStatedFields(data: Record<string, unknown>): StatedFields {
+  const owners = Array.isArray(data['plus:CopyrightOwner']) ? data['plus:CopyrightOwner'] : [data['plus:CopyrightOwner']];
+  return {
+    creator: textsOf(data['dc:creator']),
+    publisher: textsOf(data['dc:publisher']),
+    copyright_holder: textsOf(owners.map((o) => (o as { 'plus:CopyrightOwnerName'?: unknown } | undefined)?.['plus:CopyrightOwnerName'])),
+    copyright_notice: textsOf(data['dc:rights']),
+    duration: data['xmpDM:duration'] === undefined ? null : xmpDuration(data['xmpDM:duration']),
+  };
+}
+
+/** From the stds.schema-org.CreativeWork assertion of files signed before cawg.metadata. */
+function creativeWorkStatedFields(cw: CreativeWork | undefined): StatedFields {
+  return {
+    creator: namesOf(cw?.author),
+    publisher: namesOf(cw?.publisher),
+    copyright_holder: namesOf(cw?.copyrightHolder),
+    copyright_notice: typeof cw?.copyrightNotice === 'string' ? cw.copyrightNotice : null,
+    duration: typeof cw?.duration === 'string' ? cw.duration : null,
+  };
+}
+
+function statedFieldsOf(manifest: ReaderManifest): StatedFields {
+  const cawg = assertionData(manifest, 'cawg.metadata');
+  return cawg ? cawgStatedFields(cawg) : creativeWorkStatedFields(creativeWorkOf(manifest));
+}
+
 function summaryOf(manifest: ReaderManifest, json: ReaderJson, label: string): ManifestSummary {
   const info = manifest.claim_generator_info?.[0];
   const generator = info?.name ? (info.version ? `${info.name}/${info.version}` : info.name) : null;
-  const cw = creativeWorkOf(manifest);
+  const stated = statedFieldsOf(manifest);
   return {
     title: manifest.title ?? null,
-    creator: namesOf(cw?.author),
+    creator: stated.creator,
     claim_generator: generator ?? manifest.claim_generator ?? null,
     claim_version: typeof manifest.claim_version === 'number' ? manifest.claim_version : null,
     signed_at: manifest.signature_info?.time ?? null,
@@ -325,12 +403,12 @@ function summaryOf(manifest: ReaderManifest, json: ReaderJson, label: string): M
       };
     }),
     assertions: (manifest.assertions ?? []).map((a) => a.label),
-    publisher: namesOf(cw?.publisher),
-    copyright_holder: namesOf(cw?.copyrightHolder),
-    copyright_notice: typeof cw?.copyrightNotice === 'string' ? cw.copyrightNotice : null,
+    publisher: stated.publisher,
+    copyright_holder: stated.copyright_holder,
+    copyright_notice: stated.copyright_notice,
     training_mining: trainingMiningOf(manifest),
     thumbnail: manifest.thumbnail ? { format: manifest.thumbnail.format ?? 'unknown' } : null,
-    duration: typeof cw?.duration === 'string' ? cw.duration : null,
+    duration: stated.duration,
   };
 }
 

@@ -9,7 +9,7 @@ import { coseSigner } from './cose-sign1.js';
 import { C2paError, describeWasmError } from './errors.js';
 import { opensParentIngredient, PARENT_INGREDIENT_ID, type ManifestDefinition } from './manifest-definition.js';
 import { assertSignableMedia, isSignableMimeType, MediaTypeMismatchError, UnsupportedMediaTypeError, type SignableMimeType } from './media-type.js';
-import { hasManifest, sourceHasManifest } from './read-asset.js';
+import { activeManifestTitle, hasManifest, sourceHasManifest } from './read-asset.js';
 import { signingSettings } from './settings.js';
 import { claimThumbnailOf, type ThumbnailSource } from './thumbnail.js';
 import { BytesBlob, c2paWasm, FileBlob } from './wasm.js';
@@ -290,7 +290,9 @@ async function signSource(input: SignOptions, mimeType: SignableMimeType, source
     builder = WasmBuilder.fromJson(JSON.stringify({ ...definition, format: mimeType }), context);
     if (thumbnail && definition.thumbnail) builder.addResourceFromBlob(definition.thumbnail.identifier, new BytesBlob(thumbnail, 'image/jpeg'));
     if (opensParent) {
-      const parent = { title: input.manifest.title, relationship: 'parentOf', label: PARENT_INGREDIENT_ID };
+      // The parent keeps its own title (its active manifest's), not the title of the manifest being made.
+      const parentTitle = await activeManifestTitle(source, mimeType);
+      const parent = { ...(parentTitle === undefined ? {} : { title: parentTitle }), relationship: 'parentOf', label: PARENT_INGREDIENT_ID };
       await builder.addIngredientFromBlob(JSON.stringify(parent), mimeType, source);
     }
     const { asset, manifest } = (await builder.signAndGetManifestBytes(capturingSigner, [], mimeType, source)) as { asset: Uint8Array; manifest: Uint8Array };

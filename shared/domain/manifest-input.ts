@@ -14,7 +14,7 @@ export const IPTC_DIGITAL_SOURCE_TYPES = [
 ] as const;
 export const DEFAULT_DIGITAL_SOURCE_TYPE = `${IPTC_DIGITAL_SOURCE_TYPE_PREFIX}digitalCapture`;
 
-/** A schema.org Organization or Person (CreativeWork publisher, copyrightHolder). */
+/** A publisher or copyright holder: an organisation or a person (only the name and, for a copyright holder, the URL are written). */
 export interface Party {
   name: string;
   /** http(s) URL of the party's site. */
@@ -44,11 +44,11 @@ export interface ManifestInput {
   digitalSourceType?: string;
   /** ISO 8601 date (YYYY-MM-DD) or date-time with a zone. */
   dateCreated?: string;
-  /** CreativeWork publisher. */
+  /** The publisher (dc:publisher). */
   publisher?: Party;
-  /** CreativeWork copyrightHolder. */
+  /** The copyright holder (plus:CopyrightOwner). */
   copyrightHolder?: Party;
-  /** CreativeWork copyrightNotice, e.g. "© 2025 Daily Planet". */
+  /** The copyright notice (dc:rights), e.g. "© 2025 Daily Planet". */
   copyrightNotice?: string;
   /** Written as the cawg.training-mining assertion. */
   trainingMining?: TrainingMining;

@@ -1,11 +1,14 @@
 import { expect } from 'chai';
 import {
   buildManifestDefinition,
+  C2PA_METADATA_LABEL,
+  CAWG_METADATA_LABEL,
   CLAIM_THUMBNAIL_ID,
   opensParentIngredient,
   PARENT_INGREDIENT_ID,
   SERVICE_NAME,
   SERVICE_VERSION,
+  SPEC_VERSION,
   TRAINING_MINING_LABEL,
 } from '../../shared/c2pa/manifest-definition.js';
 import { ManifestInputError, mergeManifest, parseManifestDefaults, parseManifestInput, parseManifestRequest, TEMPLATE_FIELDS } from '../../shared/c2pa/parse-manifest.js';
@@ -21,16 +24,26 @@ function inputError(fn: () => unknown): ManifestInputError {
   throw new Error('expected ManifestInputError');
 }
 
+const METADATA_CONTEXT = {
+  dc: 'http://purl.org/dc/elements/1.1/',
+  photoshop: 'http://ns.adobe.com/photoshop/1.0/',
+  plus: 'http://ns.useplus.org/ldf/xmp/1.0/',
+  xmpDM: 'http://ns.adobe.com/xmp/1.0/DynamicMedia/',
+  xmpRights: 'http://ns.adobe.com/xap/1.0/rights/',
+};
+
 describe('c2pa: manifest definition', function () {
-  it('records c2pa.created with the default IPTC digitalCapture source type, the creator as author, the service as generator', function () {
+  it('records c2pa.created (a created assertion, all actions included) with the default IPTC digitalCapture source type, the creator as dc:creator, the service and spec version as generator', function () {
     const def = buildManifestDefinition({ title: ' Sunrise ', creator: 'Ada Lovelace' }, { sourceHasManifest: false });
     expect(def.title).to.equal('Sunrise');
-    expect(def.claim_generator_info).to.deep.equal([{ name: SERVICE_NAME, version: SERVICE_VERSION }]);
+    expect(def.claim_generator_info).to.deep.equal([{ name: SERVICE_NAME, version: SERVICE_VERSION, specVersion: SPEC_VERSION }]);
+    expect(SPEC_VERSION).to.equal('2.4');
     expect(SERVICE_NAME).to.equal('media-signing-service');
     expect(SERVICE_VERSION).to.match(/^\d+\.\d+\.\d+/);
     expect(def.assertions).to.deep.equal([
       {
         label: 'c2pa.actions.v2',
+        created: true,
         data: {
           actions: [
             {
@@ -39,11 +52,12 @@ describe('c2pa: manifest definition', function () {
               digitalSourceType: DEFAULT_DIGITAL_SOURCE_TYPE,
             },
           ],
+          allActionsIncluded: true,
         },
       },
       {
-        label: 'stds.schema-org.CreativeWork',
-        data: { '@context': 'https://schema.org', '@type': 'CreativeWork', author: [{ '@type': 'Person', name: 'Ada Lovelace' }] },
+        label: 'cawg.metadata',
+        data: { '@context': METADATA_CONTEXT, 'dc:creator': ['Ada Lovelace'] },
       },
     ]);
     expect(DEFAULT_DIGITAL_SOURCE_TYPE).to.equal('http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture');
@@ -65,7 +79,14 @@ describe('c2pa: manifest definition', function () {
       'actions[0].digitalSourceType',
       'http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia',
     );
-    expect(def.assertions[1]!.data).to.include({ description: 'line one\nline two', dateCreated: '2024-02-29' });
+    // The date in C2PA's own metadata assertion (IPTC Date Created, an allowed field), the description in CAWG's.
+    expect(def.assertions[1]).to.deep.equal({
+      label: C2PA_METADATA_LABEL,
+      created: true,
+      data: { '@context': { photoshop: 'http://ns.adobe.com/photoshop/1.0/' }, 'photoshop:DateCreated': '2024-02-29' },
+    });
+    expect(def.assertions[2]!.label).to.equal(CAWG_METADATA_LABEL);
+    expect(def.assertions[2]!.data).to.include({ 'dc:description': 'line one\nline two' });
   });
 
   it('records c2pa.opened on the parent ingredient when the source already has a manifest', function () {
@@ -78,7 +99,9 @@ describe('c2pa: manifest definition', function () {
           parameters: { ingredientIds: [PARENT_INGREDIENT_ID] },
         },
       ],
+      allActionsIncluded: true,
     });
+    expect(def.assertions[0]!.created).to.equal(true);
     expect(opensParentIngredient(def)).to.equal(true);
   });
 
@@ -138,17 +161,19 @@ describe('c2pa: manifest definition', function () {
       thumbnail: true,
     };
 
-    it('writes publisher and copyright into the CreativeWork, the choices as cawg.training-mining, and names the thumbnail resource', function () {
-      const def = buildManifestDefinition(full, { sourceHasManifest: false });
-      expect(def.assertions.map((a) => a.label)).to.deep.equal(['c2pa.actions.v2', 'stds.schema-org.CreativeWork', 'cawg.training-mining']);
+    it('writes publisher and copyright into cawg.metadata (gathered), the choices as cawg.training-mining, and names the thumbnail resource', function () {
+      const def = buildManifestDefinition(full, { sourceHasManifest: false, medium: { duration: 'PT1M2.5S' } });
+      expect(def.assertions.map((a) => a.label)).to.deep.equal(['c2pa.actions.v2', 'cawg.metadata', 'cawg.training-mining']);
+      expect(def.assertions.map((a) => a.created ?? false)).to.deep.equal([true, false, false]);
       expect(TRAINING_MINING_LABEL).to.equal('cawg.training-mining');
       expect(def.assertions[1]!.data).to.deep.equal({
-        '@context': 'https://schema.org',
-        '@type': 'CreativeWork',
-        author: [{ '@type': 'Person', name: 'Jane Doe' }],
-        publisher: { '@type': 'Organization', name: 'Daily Planet', url: 'https://planet.example/' },
-        copyrightHolder: { '@type': 'Person', name: 'Jane Doe' },
-        copyrightNotice: '© 2025 Jane Doe\nAll rights reserved',
+        '@context': METADATA_CONTEXT,
+        'dc:creator': ['Jane Doe'],
+        'dc:publisher': ['Daily Planet'],
+        'plus:CopyrightOwner': [{ 'plus:CopyrightOwnerName': 'Jane Doe' }],
+        'dc:rights': '© 2025 Jane Doe\nAll rights reserved',
+        'xmpRights:Marked': true,
+        'xmpDM:duration': { 'xmpDM:value': '62.5', 'xmpDM:scale': '1/1' },
       });
       expect(def.assertions[2]!.data).to.deep.equal({ entries: full.trainingMining });
       expect(def.thumbnail).to.deep.equal({ format: 'image/jpeg', identifier: CLAIM_THUMBNAIL_ID });
@@ -158,7 +183,7 @@ describe('c2pa: manifest definition', function () {
       const def = buildManifestDefinition({ title: 'T', creator: 'C', thumbnail: false }, { sourceHasManifest: false });
       expect(def).not.to.have.property('thumbnail');
       expect(def.assertions).to.have.length(2);
-      expect(def.assertions[1]!.data).to.have.all.keys('@context', '@type', 'author');
+      expect(def.assertions[1]!.data).to.have.all.keys('@context', 'dc:creator');
     });
 
     it('a request may leave creator to a template; its fields replace the template’s whole values', function () {

@@ -14,7 +14,7 @@ import { fixture } from './helpers.js';
 
 /**
  * A template's defaults merged under a sign request's fields, signed through real c2pa-rs (WASM) and read back:
- * the CreativeWork's publisher and copyright, the CAWG training and data mining assertion, the claim thumbnail.
+ * the publisher and copyright (cawg.metadata), the CAWG training and data mining assertion, the claim thumbnail.
  */
 describe('c2pa: manifests from templates', function () {
   let chain: OpensslChain;
@@ -61,7 +61,7 @@ describe('c2pa: manifests from templates', function () {
         copyright_notice: '© 2025 Daily Planet Ltd',
         thumbnail: { format: 'image/jpeg' },
       });
-      expect(report.manifest?.assertions).to.deep.equal(['c2pa.actions.v2', 'stds.schema-org.CreativeWork', 'cawg.training-mining']);
+      expect(report.manifest?.assertions).to.deep.equal(['c2pa.actions.v2', 'cawg.metadata', 'cawg.training-mining']);
       expect(report.manifest?.training_mining).to.deep.equal(template.trainingMining);
 
       // The thumbnail is a JPEG of the image at its own size (both fixtures are under the 512 px long edge).

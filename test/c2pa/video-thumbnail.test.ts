@@ -64,7 +64,7 @@ describe('c2pa: claim thumbnails of video (a frame taken by ffmpeg)', function (
       sourcePath: source,
       outputPath: out,
       mimeType,
-      manifest: buildManifestDefinition({ title: path.basename(source), creator: 'Desk', thumbnail: opts.thumbnail ?? true }, { sourceHasManifest: false, medium: { kind: mimeType.startsWith('audio/') ? 'audio' : 'video' } }),
+      manifest: buildManifestDefinition({ title: path.basename(source), creator: 'Desk', thumbnail: opts.thumbnail ?? true }, { sourceHasManifest: false }),
       key: chain.keys.leaf,
       chainDer: [chain.der.leaf, chain.der.subCa],
       ffmpegPath: 'ffmpegPath' in opts ? opts.ffmpegPath : 'ffmpeg',

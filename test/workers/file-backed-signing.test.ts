@@ -113,7 +113,7 @@ describe('worker: file-backed signing of video and audio', function () {
       expect(report.validation_state, JSON.stringify(report.status)).to.equal('Trusted');
       expect(report.status.success).to.include(`${hashCode}.match`);
       expect(report.manifest).to.deep.include({ title: name, creator: 'Jane Doe' });
-      // The manifest fits the medium: a VideoObject / AudioObject with its playing time (both files last 2 s).
+      // The manifest fits the medium: its playing time (xmpDM:duration in cawg.metadata; both files last 2 s).
       expect(report.manifest?.duration).to.equal('PT2S');
       expect(report.signer?.serial).to.equal(job.signed_file.certificate_serial);
 
