@@ -89,6 +89,13 @@ export async function signCommand(client: Client, args: readonly string[], optio
     return { outcome: 'signed' };
   };
 
+  // Ctrl-C: the journal already holds every step taken, so stopping at once loses nothing; say how to go on.
+  const interrupted = () => {
+    progress.end();
+    process.stderr.write(`interrupted: run the same command again to resume (nothing is signed twice)\n`);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
   const queue = [...inputs];
   const worker = async () => {
     for (let input = queue.shift(); input; input = queue.shift()) {
@@ -100,6 +107,7 @@ export async function signCommand(client: Client, args: readonly string[], optio
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, inputs.length)) }, worker));
+  process.off('SIGINT', interrupted);
   progress.end();
 
   const parts = [`${signed} signed`, ...(skipped > 0 ? [`${skipped} already signed`] : []), `${failures.length} failed`];
