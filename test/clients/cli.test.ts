@@ -178,10 +178,19 @@ describe('mss, the CLI (clients/typescript)', function () {
     expect(refused.stderr).to.include('invalid_api_key');
     const viaFlag = await mss(['jobs', '--api-key', wrongKey, '--url', 'ftp://nowhere'], '');
     expect(viaFlag.code).to.equal(2);
+    const parseError = await mss(['jobs', `--api-key=${wrongKey}`, '--colour'], '');
+    expect(parseError.code).to.equal(2);
+    expect(parseError.stderr).to.include("Unknown option '--colour'");
+    // A refused key stops a sign run at once instead of failing every file alike.
+    const before = await jobCount();
+    const signRefused = await mss(['sign', 'photos', '--out', 'refused', '--creator', 'Jane Doe', '--concurrency', '2'], wrongKey);
+    expect(signRefused.code).to.equal(1);
+    expect(signRefused.stdout).to.match(/^20 files: 0 signed, [12] failed, 1[89] not started/m).and.match(/^stopped: the service refused the API key \(invalid_api_key: /m);
+    expect(await jobCount()).to.equal(before);
     for (const run of [...runs]) {
       expect(run.stdout + run.stderr).to.not.include(apiKey);
     }
-    expect(refused.stdout + refused.stderr + viaFlag.stdout + viaFlag.stderr).to.not.include(wrongKey);
+    for (const run of [refused, viaFlag, parseError, signRefused]) expect(run.stdout + run.stderr).to.not.include(wrongKey);
     expect(runs.length).to.be.at.least(10);
   });
 });

@@ -52,7 +52,16 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   return Number(value);
 }
 
+/** The key as given on the command line, found before parsing so that not even a parse error can show it. */
+function keyInArgs(argv: readonly string[]): string | undefined {
+  const at = argv.findIndex((a) => a === '--api-key' || a.startsWith('--api-key='));
+  if (at < 0) return undefined;
+  return argv[at]!.includes('=') ? argv[at]!.slice('--api-key='.length) : argv[at + 1];
+}
+
 async function main(argv: string[]): Promise<number> {
+  neverPrint(keyInArgs(argv) ?? '');
+  neverPrint(process.env.MSS_API_KEY ?? '');
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -73,7 +82,6 @@ async function main(argv: string[]): Promise<number> {
     },
   });
   const apiKey = values['api-key'] ?? process.env.MSS_API_KEY ?? '';
-  neverPrint(apiKey);
   const [command, ...args] = positionals;
   if (values.version) {
     process.stdout.write(`${version()}\n`);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, mkdirSync, openAsBlob } from 'node:fs';
 import path from 'node:path';
-import type { Client, Job, SignInput } from '../index.js';
+import { ApiError, type Client, type Job, type SignInput } from '../index.js';
 import { writeVerified } from './download.js';
 import { collectInputs, type Input } from './inputs.js';
 import { Journal, type JournalEntry } from './journal.js';
@@ -97,9 +97,17 @@ export async function signCommand(client: Client, args: readonly string[], optio
   };
   process.once('SIGINT', interrupted);
   const queue = [...inputs];
+  let refused: string | undefined;
   const worker = async () => {
     for (let input = queue.shift(); input; input = queue.shift()) {
-      const result = await signOne(input).catch((err: unknown): Outcome => ({ outcome: 'failed', reason: describeError(err) }));
+      const result = await signOne(input).catch((err: unknown): Outcome => {
+        // A key the service refuses fails every file alike: stop rather than say so for each.
+        if (err instanceof ApiError && err.status === 401) {
+          refused = err.message;
+          queue.length = 0;
+        }
+        return { outcome: 'failed', reason: describeError(err) };
+      });
       if (result.outcome === 'failed') failures.push({ output: input.output, reason: result.reason });
       else if (result.outcome === 'signed') signed += 1;
       else skipped += 1;
@@ -110,8 +118,10 @@ export async function signCommand(client: Client, args: readonly string[], optio
   process.off('SIGINT', interrupted);
   progress.end();
 
-  const parts = [`${signed} signed`, ...(skipped > 0 ? [`${skipped} already signed`] : []), `${failures.length} failed`];
+  const notStarted = inputs.length - signed - skipped - failures.length;
+  const parts = [`${signed} signed`, ...(skipped > 0 ? [`${skipped} already signed`] : []), `${failures.length} failed`, ...(notStarted > 0 ? [`${notStarted} not started`] : [])];
   out.write(`${inputs.length} file${inputs.length === 1 ? '' : 's'}: ${parts.join(', ')} (into ${options.outDir})\n`);
   for (const f of failures) out.write(`  failed: ${f.output}: ${f.reason}\n`);
+  if (refused !== undefined) out.write(`stopped: the service refused the API key (${refused})\n`);
   return failures.length > 0 ? 1 : 0;
 }
