@@ -15,8 +15,11 @@ export interface RoleProcess {
   kill(): Promise<void>;
 }
 
-/** Starts a process role (e.g. workers/main.ts) as its own OS process and waits for `readyLine` in its log. */
-export async function startRole(script: string, env: Record<string, string>, readyLine: RegExp, timeoutMs = 30_000): Promise<RoleProcess> {
+/**
+ * Starts a process role (e.g. workers/main.ts) as its own OS process and waits for `readyLine` in its log. The wait is
+ * generous: on a loaded machine a worker's two sandbox processes alone took over 30 s to load (16 s each).
+ */
+export async function startRole(script: string, env: Record<string, string>, readyLine: RegExp, timeoutMs = 90_000): Promise<RoleProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
     cwd: ROOT,
     // The run's mark (test/support/leak-check.ts) goes to the child and to whatever it starts, so that none outlives the run unseen.

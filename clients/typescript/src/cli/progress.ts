@@ -1,0 +1,61 @@
+/** What `mss sign` reports as it goes, on stderr: a redrawn bar on a terminal, plain lines otherwise. */
+export class Progress {
+  private done = 0;
+  private failed = 0;
+  private bytesDone = 0;
+  private readonly tty: boolean;
+
+  constructor(
+    private readonly total: number,
+    private readonly totalBytes: number,
+    private readonly stream: NodeJS.WriteStream = process.stderr,
+  ) {
+    this.tty = stream.isTTY === true;
+    this.draw();
+  }
+
+  /** A file finished: signed now, signed by an earlier run, or failed (with why). */
+  finished(name: string, bytes: number, outcome: 'signed' | 'skipped' | 'failed', detail = ''): void {
+    this.done += 1;
+    this.bytesDone += bytes;
+    if (outcome === 'failed') this.failed += 1;
+    const word = outcome === 'skipped' ? 'already signed' : outcome;
+    this.line(`${word} ${this.done}/${this.total} ${name}${detail ? `: ${detail}` : ''}`);
+  }
+
+  /** Clears the bar so that what follows starts on a clean line. */
+  end(): void {
+    if (this.tty) this.stream.write('\r\x1b[K');
+  }
+
+  private line(text: string): void {
+    if (this.tty) {
+      // Failures stay on screen above the bar; successes only move the bar.
+      if (text.startsWith('failed')) this.stream.write(`\r\x1b[K${text}\n`);
+      this.draw();
+    } else {
+      this.stream.write(`${text}\n`);
+    }
+  }
+
+  private draw(): void {
+    if (!this.tty) return;
+    const width = 24;
+    const filled = this.total === 0 ? width : Math.round((this.done / this.total) * width);
+    const bar = '#'.repeat(filled) + '-'.repeat(width - filled);
+    const failures = this.failed > 0 ? `, ${this.failed} failed` : '';
+    this.stream.write(`\r\x1b[K[${bar}] ${this.done}/${this.total} files, ${formatBytes(this.bytesDone)} of ${formatBytes(this.totalBytes)}${failures}`);
+  }
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ['kB', 'MB', 'GB', 'TB'];
+  let value = n / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
