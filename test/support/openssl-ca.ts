@@ -16,7 +16,7 @@ export interface OpensslCa {
   /** Issues from `csrPem`; by default copies the requested extensions and adds SKI/AKI. */
   issue(csrPem: string, options?: IssueOptions): string;
   /** A TSA certificate (EKU timeStamping, critical) and its key under the intermediate: files for `openssl ts`. */
-  issueTsa(): { cert: string; key: string; chain: string };
+  issueTsa(name?: string, extensions?: string[]): { cert: string; key: string; chain: string };
   cleanup(): void;
 }
 
@@ -100,13 +100,14 @@ export function makeOpensslCa(name = 'Outside'): OpensslCa {
       run(['ca', '-batch', '-config', `ca-${n}.cnf`, '-cert', 'int.pem', '-keyfile', 'int.key', '-extensions', 'signer', '-preserveDN', ...validity, '-notext', '-in', `req-${n}.csr`, '-out', `leaf-${n}.pem`], dir);
       return readFileSync(path.join(dir, `leaf-${n}.pem`), 'utf8');
     },
-    issueTsa() {
-      key('tsa.key');
-      run(['req', '-new', '-key', 'tsa.key', '-subj', `/C=GB/O=${name} CA/CN=${name} TSA`, '-out', 'tsa.csr'], dir);
-      writeFileSync(path.join(dir, 'ca-tsa.cnf'), config('none', []));
-      run(['ca', '-batch', '-config', 'ca-tsa.cnf', '-cert', 'int.pem', '-keyfile', 'int.key', '-extensions', 'tsa', '-days', '30', '-notext', '-in', 'tsa.csr', '-out', 'tsa.pem'], dir);
+    issueTsa(tsaName = 'tsa', extensions) {
+      key(`${tsaName}.key`);
+      run(['req', '-new', '-key', `${tsaName}.key`, '-subj', `/C=GB/O=${name} CA/CN=${name} ${tsaName}`, '-out', `${tsaName}.csr`], dir);
+      // The CA's own extensions (signer section) when given, else the TSA profile's.
+      writeFileSync(path.join(dir, `ca-${tsaName}.cnf`), config('none', extensions ?? []));
+      run(['ca', '-batch', '-config', `ca-${tsaName}.cnf`, '-cert', 'int.pem', '-keyfile', 'int.key', '-extensions', extensions ? 'signer' : 'tsa', '-days', '30', '-notext', '-in', `${tsaName}.csr`, '-out', `${tsaName}.pem`], dir);
       writeFileSync(path.join(dir, 'tsa-chain.pem'), readFileSync(path.join(dir, 'int.pem'), 'utf8'));
-      return { cert: path.join(dir, 'tsa.pem'), key: path.join(dir, 'tsa.key'), chain: path.join(dir, 'tsa-chain.pem') };
+      return { cert: path.join(dir, `${tsaName}.pem`), key: path.join(dir, `${tsaName}.key`), chain: path.join(dir, 'tsa-chain.pem') };
     },
     cleanup() {
       rmSync(dir, { recursive: true, force: true });
