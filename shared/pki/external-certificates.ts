@@ -89,19 +89,29 @@ export const KEY_REQUEST_BATCH = 20;
  */
 export async function answerExternalKeyRequests(deps: Pick<PkiDeps, 'knex' | 'vault' | 'logger'>, limit = KEY_REQUEST_BATCH): Promise<number> {
   const waiting = await requestsAwaitingKeys(deps.knex, limit);
-  for (const request of waiting) {
-    try {
-      const key = await deps.vault.ensureKey(request.key_name);
-      const s = request.subject;
-      const csr = await buildCsr(key, { commonName: s.CN, organization: s.O, country: s.C, organizationalUnit: s.OU, locality: s.L, state: s.ST });
-      await markRequestPending(deps.knex, request.id, csr);
-    } catch (err) {
-      const code = err instanceof ServiceError ? err.code : 'csr_failed';
-      deps.logger?.warn({ err, orgId: request.org_id, requestId: request.id }, 'external certificate request: key or CSR could not be made');
-      await markRequestFailed(deps.knex, request.id, code, err instanceof ServiceError ? err.publicMessage : 'the key or the certificate request could not be made');
-    }
-  }
+  for (const request of waiting) await makeKeyAndCsr(deps, request);
   return waiting.length;
+}
+
+/** Creates the request's key and CSR; a failure answers the request with it. */
+async function makeKeyAndCsr(deps: Pick<PkiDeps, 'knex' | 'vault' | 'logger'>, request: ExternalCertificateRow): Promise<void> {
+  try {
+    const key = await deps.vault.ensureKey(request.key_name);
+    const s = request.subject;
+    const csr = await buildCsr(key, { commonName: s.CN, organization: s.O, country: s.C, organizationalUnit: s.OU, locality: s.L, state: s.ST });
+    await markRequestPending(deps.knex, request.id, csr);
+  } catch (err) {
+    const code = err instanceof ServiceError ? err.code : 'csr_failed';
+    deps.logger?.warn({ err, orgId: request.org_id, requestId: request.id }, 'external certificate request: key or CSR could not be made');
+    await markRequestFailed(deps.knex, request.id, code, err instanceof ServiceError ? err.publicMessage : 'the key or the certificate request could not be made');
+  }
+}
+
+/** The operator's way (pki CLI, with a vault identity that may create keys): the request, its key and CSR at once. */
+export async function createExternalRequestNow(deps: Pick<PkiDeps, 'knex' | 'vault' | 'logger'>, orgId: string, subject: RequestedSubject): Promise<ExternalCertificateRow> {
+  const id = await insertExternalRequest(deps.knex, orgId, subject, (requestId) => externalKeyName(orgId, requestId));
+  await makeKeyAndCsr(deps, (await findExternalRequest(deps.knex, orgId, id))!);
+  return (await findExternalRequest(deps.knex, orgId, id))!;
 }
 
 function parseChain(chainPem: string): CertificateParts[] {
