@@ -130,7 +130,7 @@ describe('web app in headless Chromium', function () {
     expect(access).to.match(/^eyJ/);
     expect(refresh).to.match(/^eyJ/);
     expect(await s.page.locator('.account__email').textContent()).to.equal(account.email);
-    expect(await s.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Sign', 'Verify', 'History', 'Templates', 'API keys', 'Users']);
+    expect(await s.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Sign', 'Verify', 'History', 'Templates', 'API keys', 'Users', 'Certificate']);
     // The app shell is served with the web app's strict CSP.
     const res = await s.page.request.get('/');
     const csp = res.headers()['content-security-policy']!;
@@ -415,6 +415,26 @@ describe('web app in headless Chromium', function () {
     await row.getByRole('button', { name: `Remove ${email}` }).click();
     await s.page.getByRole('dialog').getByRole('button', { name: 'Remove user' }).click();
     await row.waitFor({ state: 'detached' });
+    await expectClean(s);
+  });
+
+  it('shows the signing certificate and who issued it, and makes a certificate request for an external CA', async () => {
+    const s = await open();
+    await signIn(s.page);
+    await s.page.getByRole('link', { name: 'Certificate' }).click();
+    await heading(s.page, 'Signing certificate').waitFor();
+    await s.page.getByText('Signs', { exact: true }).waitFor();
+    expect(await s.page.locator('dl.facts dd').first().textContent()).to.equal('service CA, for private deployments');
+    await s.page.getByLabel('Common name (CN)').fill('Web Org Signing');
+    await s.page.getByLabel('Organisation (O)').fill('Web Org');
+    await s.page.getByLabel('Country (C)').fill('GB');
+    await s.page.getByRole('button', { name: 'Create key and request' }).click();
+    const csr = s.page.getByLabel('Certificate request (PEM)');
+    await csr.waitFor();
+    expect(await csr.inputValue()).to.match(/^-----BEGIN CERTIFICATE REQUEST-----/);
+    await s.page.getByLabel('Certificate chain from the CA (PEM)').fill('not a chain');
+    await s.page.getByRole('button', { name: 'Use this certificate' }).click();
+    await s.page.getByText(/no CERTIFICATE block/).waitFor();
     await expectClean(s);
   });
 

@@ -7,6 +7,7 @@ import { historyPage } from './history.js';
 import { keysPage } from './keys.js';
 import { describeError } from './messages.js';
 import { signPage } from './sign.js';
+import { signingCertificatePage } from './signing-certificate.js';
 import { templatesPage } from './templates.js';
 import { ROLE_LABELS, usersPage } from './users.js';
 import { verifyPage } from './verify.js';
@@ -20,6 +21,7 @@ const ROUTES = {
   templates: { title: 'Templates', page: templatesPage, roles: ['admin'], nav: 'Templates' },
   keys: { title: 'API keys', page: keysPage, roles: ['admin'], nav: 'API keys' },
   users: { title: 'Users', page: usersPage, roles: ['admin'], nav: 'Users' },
+  certificate: { title: 'Signing certificate', page: signingCertificatePage, roles: ['admin'], nav: 'Certificate' },
 };
 
 const mainEl = document.getElementById('main');

@@ -54,35 +54,34 @@ export type AcceptedExternalCertificate = ExternalCertificateRow & {
   accepted_at: Date;
 };
 
-const TABLE = 'external_certificate_requests';
 
 export async function insertExternalRequest(db: Db, orgId: string, subject: RequestedSubject, keyNameOf: (id: string) => string): Promise<string> {
   const id = randomUUID();
-  await db(TABLE).insert({ id, org_id: orgId, subject: JSON.stringify(subject), key_name: keyNameOf(id) });
+  await db('external_certificate_requests').insert({ id, org_id: orgId, subject: JSON.stringify(subject), key_name: keyNameOf(id) });
   return id;
 }
 
 export async function findExternalRequest(db: Db, orgId: string, id: string): Promise<ExternalCertificateRow | undefined> {
-  return (await db(TABLE).where({ org_id: orgId, id }).first()) as ExternalCertificateRow | undefined;
+  return (await db('external_certificate_requests').where({ org_id: orgId, id }).first()) as ExternalCertificateRow | undefined;
 }
 
 /** An organisation's requests, newest first. */
 export async function listExternalRequests(db: Db, orgId: string, limit: number): Promise<ExternalCertificateRow[]> {
-  return (await db(TABLE).where({ org_id: orgId }).orderBy('created_at', 'desc').limit(limit)) as ExternalCertificateRow[];
+  return (await db('external_certificate_requests').where({ org_id: orgId }).orderBy('created_at', 'desc').limit(limit)) as ExternalCertificateRow[];
 }
 
 /** Requests whose key and CSR are still to be made, oldest first (every organisation: for the scheduler). */
 export async function requestsAwaitingKeys(db: Db, limit: number): Promise<ExternalCertificateRow[]> {
-  return (await db(TABLE).where({ status: 'creating' }).orderBy('created_at').limit(limit)) as ExternalCertificateRow[];
+  return (await db('external_certificate_requests').where({ status: 'creating' }).orderBy('created_at').limit(limit)) as ExternalCertificateRow[];
 }
 
 /** Records the CSR; only a request still being created moves (a second scheduler's answer is dropped). */
 export async function markRequestPending(db: Db, id: string, csrPem: string): Promise<void> {
-  await db(TABLE).where({ id, status: 'creating' }).update({ status: 'pending', csr_pem: csrPem });
+  await db('external_certificate_requests').where({ id, status: 'creating' }).update({ status: 'pending', csr_pem: csrPem });
 }
 
 export async function markRequestFailed(db: Db, id: string, code: string, message: string): Promise<void> {
-  await db(TABLE).where({ id, status: 'creating' }).update({ status: 'failed', error_code: code, error_message: message });
+  await db('external_certificate_requests').where({ id, status: 'creating' }).update({ status: 'failed', error_code: code, error_message: message });
 }
 
 export interface AcceptedCertificateFields {
@@ -97,7 +96,7 @@ export interface AcceptedCertificateFields {
 
 /** Stores the accepted chain on a pending request; false when the request is no longer pending. */
 export async function markRequestAccepted(db: Db, orgId: string, id: string, c: AcceptedCertificateFields): Promise<boolean> {
-  const n = await db(TABLE).where({ org_id: orgId, id, status: 'pending' }).update({
+  const n = await db('external_certificate_requests').where({ org_id: orgId, id, status: 'pending' }).update({
     status: 'accepted',
     chain_pem: c.chainPem,
     serial: c.serial,
@@ -113,12 +112,12 @@ export async function markRequestAccepted(db: Db, orgId: string, id: string, c: 
 
 /** The organisation's most recently accepted external certificate (revoked and expired ones included). */
 export async function newestAcceptedExternal(db: Db, orgId: string): Promise<AcceptedExternalCertificate | undefined> {
-  return (await db(TABLE).where({ org_id: orgId, status: 'accepted' }).orderBy('accepted_at', 'desc').first()) as AcceptedExternalCertificate | undefined;
+  return (await db('external_certificate_requests').where({ org_id: orgId, status: 'accepted' }).orderBy('accepted_at', 'desc').first()) as AcceptedExternalCertificate | undefined;
 }
 
 /** Records the CA's revocation of an accepted certificate (the first record stands); false when there is none to revoke. */
 export async function markExternalRevoked(db: Db, orgId: string, id: string, revokedAt: Date, reason: string): Promise<boolean> {
-  const n = await db(TABLE)
+  const n = await db('external_certificate_requests')
     .where({ org_id: orgId, id, status: 'accepted' })
     .whereNull('revoked_at')
     .update({ revoked_at: revokedAt, revocation_reason: reason, revocation_recorded_at: new Date() });
