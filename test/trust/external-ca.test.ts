@@ -170,6 +170,11 @@ describe('trust: an organisation signs with a certificate from an external CA', 
     expect(report.validation_state, JSON.stringify(report.status)).to.equal('Trusted');
     expect(report.signer?.subject).to.include('Daily Planet Signing').and.to.include('Daily Planet Ltd');
     expect(report.signer?.issuer).to.include('Outside Issuing CA');
+    // The service's verification: trusted through the operator's anchor; its own revocation data does not speak for it.
+    const verified = await request(api.app).post('/v1/media/verify').set(bearer(planet.access)).attach('file', signed, 'p.jpg').expect(200);
+    expect(verified.body.validation_state).to.equal('Trusted');
+    expect(verified.body.signer.trust_source).to.equal('operator_anchor');
+    expect(verified.body.revocation.status).to.equal('not_issued_by_service');
     // The service root alone does not make it trusted: it is the external CA's certificate.
     const serviceRoot = (await request(api.app).get('/org/signing-certificate').set(bearer(bugle.access)).expect(200)).body.current.root.pem;
     expect((await readAsset(signed, 'image/jpeg', { trustAnchorsPem: serviceRoot })).validation_state).to.equal('Valid');
