@@ -602,6 +602,9 @@ describe('web app in headless Chromium', function () {
       await s.page.getByRole('link', { name: 'Users' }).click();
       await s.page.locator('tbody tr').first().waitFor();
       await check('users');
+      await s.page.getByRole('link', { name: 'Certificate' }).click();
+      await s.page.locator('dl.facts').waitFor();
+      await check('signing-certificate');
       await expectClean(s);
       await s.context.close();
       session = undefined;
