@@ -11,6 +11,7 @@ import type { Certificate } from '../shared/db/repositories/certificates.js';
 import type { CrlOutcome } from '../shared/pki/crl-publisher.js';
 import { CRL_REASON_NAMES, isCrlReason, type CrlReason } from '../shared/domain/crl-reasons.js';
 import type { PkiEvents } from '../shared/pki/pki-events.js';
+import type { RequestedSubject } from '../shared/db/repositories/external-certificates.js';
 
 /** RFC 5280 reasons one can revoke with (removeFromCRL belongs to delta CRLs only). */
 const REASONS = CRL_REASON_NAMES.filter((r) => r !== 'removeFromCRL').join(', ');
@@ -30,6 +31,18 @@ commands:
   revoke <serial> --reason <reason> revoke a certificate; CRL reissued and OCSP responders told at once
                                     reasons: ${REASONS}
   publish-crls                      issue leaf.crl and sub-ca.crl now
+
+  certificates from an external CA (e.g. one on the C2PA Trust List), keys in the vault:
+  external-request <organisation-id> --cn <CN> --o <O> --c <C> [--ou <OU>] [--l <L>] [--st <ST>]
+                                    create a new vault key and print the PKCS#10 request (CSR) to send the CA
+  external-chain <organisation-id> <request-id> --chain <file.pem>
+                                    check the chain the CA issued (leaf first, then intermediates) and sign
+                                    with it from now on; refused with chain_key_mismatch, chain_expired,
+                                    chain_profile or chain_untrusted (anchors: C2PA Trust List, TRUST_ANCHORS_FILE)
+  external-list <organisation-id> [--json]
+                                    the organisation's requests, pending and past
+  external-revoked <organisation-id> <request-id> --reason <reason>
+                                    record that the CA revoked the certificate: signing with it stops at once
 
 Without DATABASE_URL the embedded database in DATA_DIR is used: stop \`npm start\` first.`;
 
@@ -65,7 +78,11 @@ type Command =
   | { name: 'list'; json: boolean; orgId?: string }
   | { name: 'rotate-org'; orgId: string }
   | { name: 'revoke'; serial: string; reason: CrlReason }
-  | { name: 'revoke-org'; orgId: string; reason: CrlReason };
+  | { name: 'revoke-org'; orgId: string; reason: CrlReason }
+  | { name: 'external-request'; orgId: string; subject: RequestedSubject }
+  | { name: 'external-chain'; orgId: string; requestId: string; chainFile: string }
+  | { name: 'external-list'; orgId: string; json: boolean }
+  | { name: 'external-revoked'; orgId: string; requestId: string; reason: CrlReason };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -78,6 +95,11 @@ function reasonOption(value: string | undefined, command: string): CrlReason {
   if (value === undefined) throw new UsageError(`${command} needs --reason, one of: ${REASONS}`);
   if (!isCrlReason(value) || value === 'removeFromCRL') throw new UsageError(`"${value}" is not a revocation reason; use one of: ${REASONS}`);
   return value;
+}
+
+function requestIdArgument(value: string | undefined, command: string): string {
+  if (value === undefined || !UUID.test(value)) throw new UsageError(`${command} needs a request id (a UUID, as \`external-list\` shows it)`);
+  return value.toLowerCase();
 }
 
 function noArguments(args: string[]): void {
@@ -113,6 +135,39 @@ function parseCommand(command: string, args: string[]): Command {
         if (positionals.length !== 1) throw new UsageError('revoke-org needs exactly one organisation id');
         return { name: 'revoke-org', orgId: orgIdArgument(positionals[0], 'revoke-org'), reason: reasonOption(values.reason, 'revoke-org') };
       }
+      case 'external-request': {
+        const name = { type: 'string' } as const;
+        const { values, positionals } = parseArgs({ args, options: { cn: name, o: name, c: name, ou: name, l: name, st: name }, allowPositionals: true });
+        if (positionals.length !== 1) throw new UsageError('external-request needs exactly one organisation id');
+        if (!values.cn || !values.o || !values.c) throw new UsageError('external-request needs --cn, --o and --c');
+        if (!/^[A-Za-z]{2}$/.test(values.c)) throw new UsageError('--c must be two letters (ISO 3166)');
+        const subject: RequestedSubject = { CN: values.cn, O: values.o, C: values.c.toUpperCase() };
+        if (values.ou) subject.OU = values.ou;
+        if (values.l) subject.L = values.l;
+        if (values.st) subject.ST = values.st;
+        return { name: 'external-request', orgId: orgIdArgument(positionals[0], 'external-request'), subject };
+      }
+      case 'external-chain': {
+        const { values, positionals } = parseArgs({ args, options: { chain: { type: 'string' } }, allowPositionals: true });
+        if (positionals.length !== 2) throw new UsageError('external-chain needs an organisation id and a request id');
+        if (!values.chain) throw new UsageError('external-chain needs --chain <file.pem>');
+        return { name: 'external-chain', orgId: orgIdArgument(positionals[0], 'external-chain'), requestId: requestIdArgument(positionals[1], 'external-chain'), chainFile: values.chain };
+      }
+      case 'external-list': {
+        const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: true });
+        if (positionals.length !== 1) throw new UsageError('external-list needs exactly one organisation id');
+        return { name: 'external-list', orgId: orgIdArgument(positionals[0], 'external-list'), json: values.json === true };
+      }
+      case 'external-revoked': {
+        const { values, positionals } = parseArgs({ args, options: { reason: { type: 'string' } }, allowPositionals: true });
+        if (positionals.length !== 2) throw new UsageError('external-revoked needs an organisation id and a request id');
+        return {
+          name: 'external-revoked',
+          orgId: orgIdArgument(positionals[0], 'external-revoked'),
+          requestId: requestIdArgument(positionals[1], 'external-revoked'),
+          reason: reasonOption(values.reason, 'external-revoked'),
+        };
+      }
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -125,7 +180,7 @@ function parseCommand(command: string, args: string[]): Command {
 
 async function run(command: Command, config: Config, knex: Knex): Promise<void> {
   // Loaded only for a valid command line: the vault drivers (Azure SDK) take a while to import.
-  const [setup, listing, rotation, revocation, errors, orgSigning, publisher, events, files, vaults] = await Promise.all([
+  const [setup, listing, rotation, revocation, errors, orgSigning, publisher, events, files, vaults, external, externalRows, trust] = await Promise.all([
     import('../shared/pki/init.js'),
     import('../shared/pki/certificate-listing.js'),
     import('../shared/pki/rotation.js'),
@@ -136,6 +191,9 @@ async function run(command: Command, config: Config, knex: Knex): Promise<void> 
     import('../shared/pki/pki-events.js'),
     import('../shared/pki/publication-files.js'),
     import('../shared/vault/index.js'),
+    import('../shared/pki/external-certificates.js'),
+    import('../shared/db/repositories/external-certificates.js'),
+    import('../shared/trust/store.js'),
   ]);
   const deps = { knex, vault: vaults.createKeyVault(config), config };
   /** Runs `fn` with the notifier that tells running OCSP responders (Postgres NOTIFY). */
@@ -189,6 +247,33 @@ async function run(command: Command, config: Config, knex: Knex): Promise<void> 
         out(`${c.role} ${c.serial} ${result.alreadyRevoked ? 'was already revoked' : 'revoked'} (${c.revocation_reason}, ${iso(c.revoked_at!)})`);
         out(describeCrl(result.crl));
       });
+    case 'external-request': {
+      const row = await external.createExternalRequestNow(deps, command.orgId, command.subject);
+      if (row.status !== 'pending') throw new errors.PkiError(`the key or CSR could not be made: ${row.error_message}`, 'invalid');
+      out(`request ${row.id} (key ${row.key_name}): send this CSR to the CA, then run external-chain ${command.orgId} ${row.id} --chain <file.pem>`);
+      return out(row.csr_pem!.trimEnd());
+    }
+    case 'external-chain': {
+      const { readFileSync } = await import('node:fs');
+      const anchors = trust.processTrustStore(config).claimAnchors;
+      const c = await external.acceptExternalChain(deps, command.orgId, command.requestId, readFileSync(command.chainFile, 'utf8'), anchors);
+      return out(`accepted: ${c.serial}  ${c.certificate_subject}  issued by ${c.certificate_issuer}  (valid until ${iso(c.not_after)}); the organisation signs with it from now on`);
+    }
+    case 'external-list': {
+      const rows = await externalRows.listExternalRequests(knex, command.orgId, 1000);
+      if (command.json) return out(JSON.stringify(rows, null, 2));
+      if (rows.length === 0) return out('no external certificate requests for this organisation');
+      return out(
+        table([
+          ['REQUEST', 'STATUS', 'CREATED', 'SERIAL', 'ISSUER', 'NOT_AFTER', 'REVOKED'],
+          ...rows.map((r) => [r.id, r.status, iso(r.created_at), r.serial ?? '-', r.certificate_issuer ?? '-', r.not_after ? iso(r.not_after) : '-', r.revoked_at ? `${iso(r.revoked_at)} (${r.revocation_reason})` : '-']),
+        ]),
+      );
+    }
+    case 'external-revoked': {
+      const r = await external.recordExternalRevocation(knex, command.orgId, command.requestId, command.reason);
+      return out(`recorded: ${r.serial} revoked by its CA (${r.revocation_reason}); the organisation no longer signs with it`);
+    }
     case 'publish-crls': {
       await publisher.writeCaCertificateFiles(deps);
       for (const c of await publisher.publishCrls(deps)) out(describeCrl(c));
@@ -203,7 +288,7 @@ function fail(message: string, code: number): number {
 }
 
 /** Errors whose message is the whole story for an operator (no stack trace needed). */
-const EXPECTED_ERRORS = new Set(['PkiError', 'RevocationFollowUpError', 'VaultUnavailableError', 'VaultKeyNotFoundError']);
+const EXPECTED_ERRORS = new Set(['PkiError', 'RevocationFollowUpError', 'VaultUnavailableError', 'VaultKeyNotFoundError', 'ChainRefusedError', 'ServiceError']);
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;

@@ -6,8 +6,27 @@
 import type { Knex } from 'knex';
 import { certificateStatus, currentCa, currentSigningChain, findCertificateById, orgLeafCertificates, type Certificate, type SigningChain } from '../../shared/db/repositories/certificates.js';
 import { ISSUANCE_WAIT_MS, obtainOrgCertificate, type CertificateRequestOutcome } from '../../shared/pki/certificate-requests.js';
+import type { AcceptedExternalCertificate } from '../../shared/db/repositories/external-certificates.js';
+import { listExternalRequests } from '../../shared/db/repositories/external-certificates.js';
+import { externalChainDer, externalUnusable } from '../../shared/pki/external-certificates.js';
 import { orgSigningState } from '../../shared/pki/org-signing.js';
 import { derToPem } from '../../shared/pki/pem.js';
+import { readCertificate } from '../../shared/pki/certificate.js';
+
+/** Who issued a signing certificate, in the words the views use. */
+export const SERVICE_CA_LABEL = 'service CA, for private deployments';
+/** Days before expiry from which the views warn. */
+export const EXPIRY_WARNING_DAYS = 30;
+const DAY_MS = 24 * 3600_000;
+
+/** Days left and, within EXPIRY_WARNING_DAYS, the warning. */
+function expiryOf(notAfter: Date, now = new Date()) {
+  const days = Math.floor((notAfter.getTime() - now.getTime()) / DAY_MS);
+  return {
+    expires_in_days: days,
+    expiry_warning: days <= EXPIRY_WARNING_DAYS ? `the signing certificate expires on ${notAfter.toISOString().slice(0, 10)} (in ${Math.max(days, 0)} days): renew it before then` : null,
+  };
+}
 
 function certificateView(c: Certificate) {
   return {
@@ -38,6 +57,41 @@ async function signingChainView(knex: Knex, chain: SigningChain) {
     chain_pem: leaf.pem + subCa.pem,
     chain: [leaf, subCa],
     root: root ? certificateView(root) : null,
+    source: 'service_ca' as 'service_ca' | 'external_ca',
+    issued_by: SERVICE_CA_LABEL,
+    ...expiryOf(chain.leaf.not_after),
+  };
+}
+
+/** An external CA's certificate in the same shape: its chain as the CA gave it; the root is the validator's, not ours. */
+function externalCertificateView(c: AcceptedExternalCertificate): SigningCertificateView {
+  const chain = externalChainDer(c).map((der, i) => {
+    const facts = readCertificate(der).facts;
+    return {
+      role: i === 0 ? ('leaf' as const) : ('sub_ca' as const),
+      serial: facts.serialHex,
+      subject: facts.subject,
+      issuer: facts.issuer,
+      not_before: facts.notBefore.toISOString(),
+      not_after: facts.notAfter.toISOString(),
+      fingerprint_sha256: facts.fingerprintSha256,
+      pem: derToPem(der),
+    };
+  });
+  return {
+    serial: c.serial,
+    subject: c.certificate_subject,
+    issuer: c.certificate_issuer,
+    not_before: c.not_before.toISOString(),
+    not_after: c.not_after.toISOString(),
+    fingerprint_sha256: c.fingerprint_sha256,
+    certificate_pem: chain[0]!.pem,
+    chain_pem: c.chain_pem,
+    chain,
+    root: null,
+    source: 'external_ca',
+    issued_by: `external CA: ${c.certificate_issuer}`,
+    ...expiryOf(c.not_after),
   };
 }
 
@@ -45,30 +99,56 @@ export type SigningCertificateView = Awaited<ReturnType<typeof signingChainView>
 
 /** The organisation's current signing certificate with its chain; undefined when it has none it may sign with. */
 export async function currentOrgSigningCertificate(knex: Knex, orgId: string): Promise<SigningCertificateView | undefined> {
+  const state = await orgSigningState(knex, orgId);
+  if (state.state === 'external') return externalCertificateView(state.certificate);
+  if (state.state === 'external_unusable') return undefined;
   const chain = await currentSigningChain(knex, new Date(), 'leaf', orgId);
   return chain && signingChainView(knex, chain);
 }
 
 /** Words for the organisation's state, as the API names it. */
-const STATE = { ready: 'valid', issuable: 'not_issued', revoked: 'revoked', no_ca: 'no_issuing_ca' } as const;
+const STATE = { ready: 'valid', external: 'valid', issuable: 'not_issued', revoked: 'revoked', no_ca: 'no_issuing_ca' } as const;
 /** How many of an organisation's past certificates are listed. */
 const HISTORY_LIMIT = 100;
 
 /** Where the organisation stands for signing, its current certificate and the ones it had (newest first). */
 export async function orgSigningCertificateStatus(knex: Knex, orgId: string) {
-  const [state, rows] = await Promise.all([orgSigningState(knex, orgId), orgLeafCertificates(knex, orgId, HISTORY_LIMIT)]);
+  const [state, rows, requests] = await Promise.all([orgSigningState(knex, orgId), orgLeafCertificates(knex, orgId, HISTORY_LIMIT), listExternalRequests(knex, orgId, HISTORY_LIMIT)]);
+  const own = rows.map((c) => ({
+    serial: c.serial,
+    subject: c.subject,
+    issuer: c.issuer,
+    issued_by: SERVICE_CA_LABEL,
+    source: 'service_ca' as const,
+    not_before: c.not_before.toISOString(),
+    not_after: c.not_after.toISOString(),
+    status: certificateStatus(c) as ReturnType<typeof certificateStatus>,
+    revoked_at: c.revoked_at?.toISOString() ?? null,
+    revocation_reason: c.revocation_reason as string | null,
+    since: c.created_at,
+  }));
+  const external = requests
+    .filter((r): r is AcceptedExternalCertificate => r.status === 'accepted')
+    .map((r) => ({
+      serial: r.serial,
+      subject: r.certificate_subject,
+      issuer: r.certificate_issuer,
+      issued_by: `external CA: ${r.certificate_issuer}`,
+      source: 'external_ca' as const,
+      not_before: r.not_before.toISOString(),
+      not_after: r.not_after.toISOString(),
+      status: externalUnusable(r) === 'not_yet_valid' ? ('not_yet_valid' as const) : (externalUnusable(r) ?? ('valid' as const)),
+      revoked_at: r.revoked_at?.toISOString() ?? null,
+      revocation_reason: r.revocation_reason,
+      since: r.accepted_at,
+    }));
+  const current =
+    state.state === 'ready' ? await signingChainView(knex, state.chain) : state.state === 'external' ? externalCertificateView(state.certificate) : null;
   return {
-    status: STATE[state.state],
-    current: state.state === 'ready' ? await signingChainView(knex, state.chain) : null,
-    certificates: rows.map((c) => ({
-      serial: c.serial,
-      subject: c.subject,
-      not_before: c.not_before.toISOString(),
-      not_after: c.not_after.toISOString(),
-      status: certificateStatus(c),
-      revoked_at: c.revoked_at?.toISOString() ?? null,
-      revocation_reason: c.revocation_reason,
-    })),
+    status: state.state === 'external_unusable' ? (state.reason === 'revoked' ? 'revoked' : 'expired') : STATE[state.state],
+    current,
+    // Newest first, the service CA's and external CAs' together (rotation keeps the history).
+    certificates: [...own, ...external].sort((a, b) => b.since.getTime() - a.since.getTime()).map(({ since: _since, ...c }) => c),
   };
 }
 

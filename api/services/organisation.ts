@@ -47,8 +47,10 @@ export async function updateOrganisationSettings(knex: Knex, orgId: string, sett
   if (soft_binding !== undefined && soft_binding !== org.soft_binding) await updateOrganisation(orgId, { soft_binding }, knex);
   if (name === undefined || org.name === name) return getOrganisation(knex, orgId);
   const previous = org.name;
-  // An organisation that never had a certificate gets its first one already renamed.
-  const hadCertificate = (await orgSigningState(knex, orgId)).state !== 'issuable';
+  // An organisation that never had a certificate gets its first one already renamed. One signing with an external
+  // CA's certificate keeps it: its subject is what that CA certified, and only a new request changes it.
+  const state = (await orgSigningState(knex, orgId)).state;
+  const hadCertificate = state !== 'issuable' && state !== 'external' && state !== 'external_unusable';
   const requestId = await knex.transaction(async (trx) => {
     await updateOrganisation(orgId, { name }, trx);
     return hadCertificate ? requestOrgCertificate(trx, orgId, 'rotate') : undefined;

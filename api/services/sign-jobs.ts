@@ -85,7 +85,7 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
   // A job that can only fail is not queued: without a certificate the organisation may sign with (or one the
   // worker may issue for it), the caller hears so at once.
   const signing = await orgSigningState(ctx.knex, principal.orgId);
-  if (signing.state === 'revoked' || signing.state === 'no_ca') {
+  if (signing.state === 'revoked' || signing.state === 'no_ca' || signing.state === 'external_unusable') {
     throw noCertificateError(signing);
   }
   let job: SignJob;

@@ -256,8 +256,12 @@ export async function sourceHasManifest(source: Uint8Array | Blob, mimeType: Sig
  * keeps the parent's own title. Undefined without a manifest or a title.
  */
 export async function activeManifestTitle(source: Uint8Array | Blob, mimeType: SignableMimeType): Promise<string | undefined> {
-  const reader = await openReader(source, mimeType, structureOnlySettings());
-  if (!reader) return undefined;
+  // A parent whose manifest is refused or remote has no title to read here.
+  const reader = await openReader(source, mimeType, structureOnlySettings()).catch((err: unknown) => {
+    if (err instanceof RemoteManifestError) return undefined;
+    throw err;
+  });
+  if (!reader || isRefused(reader)) return undefined;
   try {
     const json = JSON.parse(reader.json()) as ReaderJson;
     const label = json.active_manifest ?? reader.activeLabel();

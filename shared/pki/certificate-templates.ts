@@ -104,6 +104,10 @@ export interface SubjectInput {
   organizationalUnit?: string;
   /** C, two letters (ISO 3166), e.g. "US". */
   country?: string;
+  /** L, 1..64 characters. */
+  locality?: string;
+  /** ST, 1..64 characters. */
+  state?: string;
 }
 
 export interface ValidityInput {
@@ -173,11 +177,13 @@ function checkNameValue(field: string, value: string | undefined, required: bool
   return v;
 }
 
-/** The subject Name: C, O, OU, CN (one attribute per RDN; C as PrintableString, the rest as UTF8String). */
+/** The subject Name: C, ST, L, O, OU, CN (one attribute per RDN; C as PrintableString, the rest as UTF8String). */
 export function buildSubjectName(subject: SubjectInput): Name {
   const cn = checkNameValue('commonName', subject.commonName, true)!;
   const o = checkNameValue('organization', subject.organization, false);
   const ou = checkNameValue('organizationalUnit', subject.organizationalUnit, false);
+  const l = checkNameValue('locality', subject.locality, false);
+  const st = checkNameValue('state', subject.state, false);
   let c: string | undefined;
   if (subject.country !== undefined) {
     c = subject.country.trim().toUpperCase();
@@ -187,6 +193,8 @@ export function buildSubjectName(subject: SubjectInput): Name {
     new RelativeDistinguishedName([new AttributeTypeAndValue({ type, value })]);
   const rdns: RelativeDistinguishedName[] = [];
   if (c) rdns.push(rdn(NAME_OIDS.country, new AttributeValue({ printableString: c })));
+  if (st) rdns.push(rdn(NAME_OIDS.state, new AttributeValue({ utf8String: st })));
+  if (l) rdns.push(rdn(NAME_OIDS.locality, new AttributeValue({ utf8String: l })));
   if (o) rdns.push(rdn(NAME_OIDS.organization, new AttributeValue({ utf8String: o })));
   if (ou) rdns.push(rdn(NAME_OIDS.organizationalUnit, new AttributeValue({ utf8String: ou })));
   rdns.push(rdn(NAME_OIDS.commonName, new AttributeValue({ utf8String: cn })));

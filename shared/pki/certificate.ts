@@ -95,6 +95,8 @@ const SHORT_NAMES: Record<string, string> = {
 export const NAME_OIDS = {
   commonName: '2.5.4.3',
   country: '2.5.4.6',
+  locality: '2.5.4.7',
+  state: '2.5.4.8',
   organization: '2.5.4.10',
   organizationalUnit: '2.5.4.11',
 } as const;

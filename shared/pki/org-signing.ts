@@ -10,7 +10,9 @@
  */
 import { countOrgCertificates, currentCa, currentSigningChain, newestOrgLeaf, type Certificate, type Db, type SigningChain } from '../db/repositories/certificates.js';
 import { findOrganisation } from '../db/repositories/organisations.js';
+import type { AcceptedExternalCertificate } from '../db/repositories/external-certificates.js';
 import { certificateLogFields } from './certificate-log.js';
+import { externalCertificateInForce, externalUnusable } from './external-certificates.js';
 import type { SubjectInput } from './certificate-templates.js';
 import { PkiError } from './errors.js';
 import { announceIssued, issueEndEntity, issuingSubCa } from './issuance.js';
@@ -36,6 +38,10 @@ export function orgSubject(config: PkiDeps['config'], name: string): SubjectInpu
 
 /** Where an organisation stands for signing. */
 export type OrgSigningState =
+  /** A certificate from an external CA is in force and usable: it signs. */
+  | { state: 'external'; certificate: AcceptedExternalCertificate }
+  /** The external certificate in force was revoked by its CA or expired: nothing signs until a new chain or a rotation. */
+  | { state: 'external_unusable'; certificate: AcceptedExternalCertificate; reason: 'revoked' | 'expired' | 'not_yet_valid' }
   /** A valid, unrevoked certificate under a valid sub-CA: it signs. */
   | { state: 'ready'; chain: SigningChain }
   /** None yet (an organisation from before per-organisation certificates), or the newest expired: the next signature issues one. */
@@ -46,6 +52,11 @@ export type OrgSigningState =
   | { state: 'no_ca' };
 
 export async function orgSigningState(db: Db, orgId: string, now = new Date()): Promise<OrgSigningState> {
+  const external = await externalCertificateInForce(db, orgId);
+  if (external) {
+    const reason = externalUnusable(external, now);
+    return reason ? { state: 'external_unusable', certificate: external, reason } : { state: 'external', certificate: external };
+  }
   const chain = await currentSigningChain(db, now, 'leaf', orgId);
   if (chain) return { state: 'ready', chain };
   if (!(await currentCa(db, 'sub_ca', now))) return { state: 'no_ca' };
@@ -55,10 +66,19 @@ export async function orgSigningState(db: Db, orgId: string, now = new Date()): 
 }
 
 /** Why an organisation cannot sign now, in words for its users and logs. */
-export function noCertificateError(state: Exclude<OrgSigningState, { state: 'ready' | 'issuable' }>): NoSigningCertificateError {
+export function noCertificateError(state: Exclude<OrgSigningState, { state: 'ready' | 'issuable' | 'external' }>): NoSigningCertificateError {
+  if (state.state === 'external_unusable') return externalUnusableError(state.certificate, state.reason);
   return state.state === 'revoked'
     ? new NoSigningCertificateError(`the organisation's signing certificate ${state.certificate.serial} is revoked: an admin must rotate it (POST /org/signing-certificate/rotate)`)
     : new NoSigningCertificateError('the service has no valid issuing CA: an operator must run `npm run pki -- init`');
+}
+
+/** No fallback to another certificate: the organisation chose to sign as its CA certified it. */
+export function externalUnusableError(c: AcceptedExternalCertificate, reason: 'revoked' | 'expired' | 'not_yet_valid'): NoSigningCertificateError {
+  const what = reason === 'revoked' ? `was revoked by its CA (${c.revocation_reason}, recorded ${c.revocation_recorded_at?.toISOString()})` : reason === 'expired' ? `expired on ${c.not_after.toISOString()}` : `is not valid before ${c.not_before.toISOString()}`;
+  return new NoSigningCertificateError(
+    `the organisation's signing certificate ${c.serial} from ${c.certificate_issuer} ${what}: an admin must accept a new chain (POST /org/signing-certificate/requests) or rotate to the service CA (POST /org/signing-certificate/rotate)`,
+  );
 }
 
 /**
@@ -73,7 +93,9 @@ async function issueForOrg(deps: PkiDeps, orgId: string, mode: 'missing' | 'rota
     if (mode === 'missing') {
       const st = await orgSigningState(trx, orgId, now);
       if (st.state === 'ready') return { certificate: st.chain.leaf, fresh: false };
-      if (st.state === 'revoked') throw noCertificateError(st);
+      if (st.state === 'revoked' || st.state === 'external_unusable') throw noCertificateError(st);
+      // An external certificate signs: nothing to issue (an ensure request from before it was accepted).
+      if (st.state === 'external') throw new NoSigningCertificateError("the organisation signs with its external CA's certificate: the service CA issues it none unless an admin rotates");
     }
     const { subCa, subCaKey } = await issuingSubCa(trx, deps.vault, 'an organisation certificate', now);
     const key = await deps.vault.ensureKey(orgKeyName(orgId, (await countOrgCertificates(trx, orgId)) + 1));

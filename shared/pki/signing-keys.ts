@@ -5,7 +5,10 @@ import { readCertificate } from './certificate.js';
 import { PkiError } from './errors.js';
 import { samePublicKey } from './tbs-signer.js';
 
-export function holdsKey(cert: Certificate, key: VaultKey): boolean {
+/** What is needed of a certificate (the service's own or an external CA's) to find and check its key. */
+type KeyedCertificate = Pick<Certificate, 'key_name' | 'fingerprint_sha256' | 'der' | 'role' | 'serial'>;
+
+export function holdsKey(cert: Pick<Certificate, 'der'>, key: VaultKey): boolean {
   return samePublicKey(readCertificate(cert.der).spkiDer, key.publicKeySpki);
 }
 
@@ -14,7 +17,7 @@ const signingKeys = new WeakMap<KeyVault, Map<string, Promise<VaultKey>>>();
 const MAX_CACHED_SIGNING_KEYS = 16;
 
 /** The leaf's vault key, once checked to hold the certificate's public key (then cached: no vault call per job). */
-export function signingKeyFor(vault: KeyVault, leaf: Certificate): Promise<VaultKey> {
+export function signingKeyFor(vault: KeyVault, leaf: KeyedCertificate): Promise<VaultKey> {
   let byFingerprint = signingKeys.get(vault);
   if (!byFingerprint) signingKeys.set(vault, (byFingerprint = new Map()));
   let pending = byFingerprint.get(leaf.fingerprint_sha256);

@@ -18,6 +18,7 @@ import {
   type TsaHashAlgorithm,
 } from './protocol.js';
 import { checkTimeStampToken, TIMESTAMP_UNAVAILABLE, TimeStampTokenError } from './token-check.js';
+import { TsaCertificateCheck } from './tsa-certificate.js';
 import { ServiceError } from '../errors.js';
 
 /** Returns an RFC 3161 TimeStampToken (DER) whose message imprint is a hash of `imprintInput`. */
@@ -145,7 +146,19 @@ function describeFetchError(err: unknown): string {
   return cause?.code ?? cause?.message ?? err.message;
 }
 
-/** The Timestamper sign jobs use: an RFC 3161 request to the TSA at `options.url` per signature. */
+/**
+ * The Timestamper sign jobs use: an RFC 3161 request to the TSA at `options.url` per signature. The TSA's
+ * certificate is checked against the C2PA TSA profile on its first token (again whenever the TSA changes it); one
+ * that fails makes the attempt fail (retried as any TSA failure), so no file carries a timestamp validators refuse.
+ */
 export function httpTimestamper(options: HttpTimestamperOptions): Timestamper {
-  return async (imprintInput) => (await requestTimestamp(imprintInput, options)).token;
+  const certificates = new TsaCertificateCheck();
+  return async (imprintInput) => {
+    const result = await requestTimestamp(imprintInput, options);
+    const problems = certificates.problems(result.token, result.genTime);
+    if (problems.length > 0) {
+      throw new TimestampUnavailableError(`time-stamp authority ${options.url}: its certificate does not meet the C2PA TSA profile: ${problems.join('; ')}`, { url: options.url });
+    }
+    return result.token;
+  };
 }

@@ -139,6 +139,7 @@ describe('OpenAPI document', () => {
       template_id: '00000000-0000-4000-8000-000000000003',
       job_id: '00000000-0000-4000-8000-000000000004',
       file_id: '00000000-0000-4000-8000-000000000005',
+      request_id: '00000000-0000-4000-8000-000000000006',
       version: '1',
       sha256: 'a'.repeat(64),
       manifestId: 'urn:c2pa:contract',

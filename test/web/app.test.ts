@@ -130,7 +130,7 @@ describe('web app in headless Chromium', function () {
     expect(access).to.match(/^eyJ/);
     expect(refresh).to.match(/^eyJ/);
     expect(await s.page.locator('.account__email').textContent()).to.equal(account.email);
-    expect(await s.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Sign', 'Verify', 'History', 'Templates', 'API keys', 'Trust anchors', 'Users']);
+    expect(await s.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Sign', 'Verify', 'History', 'Templates', 'API keys', 'Trust anchors', 'Users', 'Certificate']);
     // The app shell is served with the web app's strict CSP.
     const res = await s.page.request.get('/');
     const csp = res.headers()['content-security-policy']!;
@@ -418,6 +418,26 @@ describe('web app in headless Chromium', function () {
     await expectClean(s);
   });
 
+  it('shows the signing certificate and who issued it, and makes a certificate request for an external CA', async () => {
+    const s = await open();
+    await signIn(s.page);
+    await s.page.getByRole('link', { name: 'Certificate' }).click();
+    await heading(s.page, 'Signing certificate').waitFor();
+    await s.page.getByText('Signs', { exact: true }).waitFor();
+    expect(await s.page.locator('dl.facts dd').first().textContent()).to.equal('service CA, for private deployments');
+    await s.page.getByLabel('Common name (CN)').fill('Web Org Signing');
+    await s.page.getByLabel('Organisation (O)').fill('Web Org');
+    await s.page.getByLabel('Country (C)').fill('GB');
+    await s.page.getByRole('button', { name: 'Create key and request' }).click();
+    const csr = s.page.getByLabel('Certificate request (PEM)');
+    await csr.waitFor();
+    expect(await csr.inputValue()).to.match(/^-----BEGIN CERTIFICATE REQUEST-----/);
+    await s.page.getByLabel('Certificate chain from the CA (PEM)').fill('not a chain');
+    await s.page.getByRole('button', { name: 'Use this certificate' }).click();
+    await s.page.getByText(/no CERTIFICATE block/).waitFor();
+    await expectClean(s);
+  });
+
   it('refreshes an expired or refused access token silently, and sends the user to sign in when the refresh fails', async () => {
     const s = await open();
     await signIn(s.page);
@@ -582,6 +602,9 @@ describe('web app in headless Chromium', function () {
       await s.page.getByRole('link', { name: 'Users' }).click();
       await s.page.locator('tbody tr').first().waitFor();
       await check('users');
+      await s.page.getByRole('link', { name: 'Certificate' }).click();
+      await s.page.locator('dl.facts').waitFor();
+      await check('signing-certificate');
       await expectClean(s);
       await s.context.close();
       session = undefined;

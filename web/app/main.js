@@ -7,6 +7,7 @@ import { historyPage } from './history.js';
 import { keysPage } from './keys.js';
 import { describeError } from './messages.js';
 import { signPage } from './sign.js';
+import { signingCertificatePage } from './signing-certificate.js';
 import { templatesPage } from './templates.js';
 import { trustAnchorsPage } from './trust-anchors.js';
 import { ROLE_LABELS, usersPage } from './users.js';
@@ -22,6 +23,7 @@ const ROUTES = {
   keys: { title: 'API keys', page: keysPage, roles: ['admin'], nav: 'API keys' },
   'trust-anchors': { title: 'Trust anchors', page: trustAnchorsPage, roles: ['admin'], nav: 'Trust anchors' },
   users: { title: 'Users', page: usersPage, roles: ['admin'], nav: 'Users' },
+  certificate: { title: 'Signing certificate', page: signingCertificatePage, roles: ['admin'], nav: 'Certificate' },
 };
 
 const mainEl = document.getElementById('main');

@@ -1,0 +1,125 @@
+/**
+ * The external_certificate_requests table: an organisation's requests for a certificate from an external CA, and the
+ * certificate each one ended with (migrations/013_external_certificates.ts). Every query is scoped to an organisation
+ * except the scheduler's, which creates the keys and CSRs of requests of every organisation.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db } from './certificates.js';
+
+/** The subject an organisation asks for, by X.520 short name. */
+export interface RequestedSubject {
+  CN: string;
+  O: string;
+  C: string;
+  OU?: string;
+  L?: string;
+  ST?: string;
+}
+
+export type ExternalRequestStatus = 'creating' | 'pending' | 'accepted' | 'failed';
+
+export interface ExternalCertificateRow {
+  id: string;
+  org_id: string;
+  subject: RequestedSubject;
+  key_name: string;
+  status: ExternalRequestStatus;
+  csr_pem: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  chain_pem: string | null;
+  serial: string | null;
+  certificate_subject: string | null;
+  certificate_issuer: string | null;
+  not_before: Date | null;
+  not_after: Date | null;
+  fingerprint_sha256: string | null;
+  created_at: Date;
+  accepted_at: Date | null;
+  revoked_at: Date | null;
+  revocation_reason: string | null;
+  revocation_recorded_at: Date | null;
+}
+
+/** An accepted row: its certificate columns are set. */
+export type AcceptedExternalCertificate = ExternalCertificateRow & {
+  status: 'accepted';
+  chain_pem: string;
+  serial: string;
+  certificate_subject: string;
+  certificate_issuer: string;
+  not_before: Date;
+  not_after: Date;
+  fingerprint_sha256: string;
+  accepted_at: Date;
+};
+
+
+export async function insertExternalRequest(db: Db, orgId: string, subject: RequestedSubject, keyNameOf: (id: string) => string): Promise<string> {
+  const id = randomUUID();
+  await db('external_certificate_requests').insert({ id, org_id: orgId, subject: JSON.stringify(subject), key_name: keyNameOf(id) });
+  return id;
+}
+
+export async function findExternalRequest(db: Db, orgId: string, id: string): Promise<ExternalCertificateRow | undefined> {
+  return (await db('external_certificate_requests').where({ org_id: orgId, id }).first()) as ExternalCertificateRow | undefined;
+}
+
+/** An organisation's requests, newest first. */
+export async function listExternalRequests(db: Db, orgId: string, limit: number): Promise<ExternalCertificateRow[]> {
+  return (await db('external_certificate_requests').where({ org_id: orgId }).orderBy('created_at', 'desc').limit(limit)) as ExternalCertificateRow[];
+}
+
+/** Requests whose key and CSR are still to be made, oldest first (every organisation: for the scheduler). */
+export async function requestsAwaitingKeys(db: Db, limit: number): Promise<ExternalCertificateRow[]> {
+  return (await db('external_certificate_requests').where({ status: 'creating' }).orderBy('created_at').limit(limit)) as ExternalCertificateRow[];
+}
+
+/** Records the CSR; only a request still being created moves (a second scheduler's answer is dropped). */
+export async function markRequestPending(db: Db, id: string, csrPem: string): Promise<void> {
+  await db('external_certificate_requests').where({ id, status: 'creating' }).update({ status: 'pending', csr_pem: csrPem });
+}
+
+export async function markRequestFailed(db: Db, id: string, code: string, message: string): Promise<void> {
+  await db('external_certificate_requests').where({ id, status: 'creating' }).update({ status: 'failed', error_code: code, error_message: message });
+}
+
+export interface AcceptedCertificateFields {
+  chainPem: string;
+  serial: string;
+  subject: string;
+  issuer: string;
+  notBefore: Date;
+  notAfter: Date;
+  fingerprintSha256: string;
+}
+
+/** Stores the accepted chain on a pending request; false when the request is no longer pending. */
+export async function markRequestAccepted(db: Db, orgId: string, id: string, c: AcceptedCertificateFields): Promise<boolean> {
+  const n = await db('external_certificate_requests').where({ org_id: orgId, id, status: 'pending' }).update({
+    status: 'accepted',
+    chain_pem: c.chainPem,
+    serial: c.serial,
+    certificate_subject: c.subject,
+    certificate_issuer: c.issuer,
+    not_before: c.notBefore,
+    not_after: c.notAfter,
+    fingerprint_sha256: c.fingerprintSha256,
+    accepted_at: new Date(),
+  });
+  return n > 0;
+}
+
+/** The organisation's most recently accepted external certificate (revoked and expired ones included). */
+export async function newestAcceptedExternal(db: Db, orgId: string): Promise<AcceptedExternalCertificate | undefined> {
+  return (await db('external_certificate_requests').where({ org_id: orgId, status: 'accepted' }).orderBy('accepted_at', 'desc').first()) as AcceptedExternalCertificate | undefined;
+}
+
+/** Records the CA's revocation of an accepted certificate (the first record stands); false when there is none to revoke. */
+export async function markExternalRevoked(db: Db, orgId: string, id: string, revokedAt: Date, reason: string): Promise<boolean> {
+  const n = await db('external_certificate_requests')
+    .where({ org_id: orgId, id, status: 'accepted' })
+    .whereNull('revoked_at')
+    .update({ revoked_at: revokedAt, revocation_reason: reason, revocation_recorded_at: new Date() });
+  return n > 0;
+}
