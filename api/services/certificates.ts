@@ -7,20 +7,7 @@ import type { Knex } from 'knex';
 import { certificateStatus, currentCa, currentSigningChain, findCertificateById, orgLeafCertificates, type Certificate, type SigningChain } from '../../shared/db/repositories/certificates.js';
 import { ISSUANCE_WAIT_MS, obtainOrgCertificate, type CertificateRequestOutcome } from '../../shared/pki/certificate-requests.js';
 import { orgSigningState } from '../../shared/pki/org-signing.js';
-import { derToPem } from '../../shared/pki/pem.js';
-
-function certificateView(c: Certificate) {
-  return {
-    role: c.role,
-    serial: c.serial,
-    subject: c.subject,
-    issuer: c.issuer,
-    not_before: c.not_before.toISOString(),
-    not_after: c.not_after.toISOString(),
-    fingerprint_sha256: c.fingerprint_sha256,
-    pem: derToPem(c.der),
-  };
-}
+import { certificateView } from '../../shared/pki/certificate-view.js';
 
 /** A signing chain as the API shows it: the leaf's facts, PEMs of leaf and sub-CA, and the root (the trust anchor). */
 async function signingChainView(knex: Knex, chain: SigningChain) {
