@@ -22,6 +22,7 @@ import { certificatesRouter } from './routes/certificates.js';
 import { manifestRepositoryRouter } from './routes/manifest-repository.js';
 import { publicVerifyRouter } from './routes/public-verify.js';
 import { webAppRouter } from './web-app.js';
+import { webhooksRouter } from './routes/webhooks.js';
 import { rejectUnsafeText } from './validation.js';
 import { UploadStaging } from '../shared/storage/index.js';
 import { VerifyPool, verifyPoolOptions } from './media/verify-pool.js';
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/auth', authRouter(ctx, limiters));
   app.use('/org/users', orgUsersRouter(ctx));
   app.use('/org/api-keys', apiKeysRouter(ctx));
+  app.use('/org/webhooks', webhooksRouter(ctx));
   app.use('/org/signing-certificate', orgSigningCertificateRouter(ctx));
   app.use('/org', organisationRouter(ctx));
   app.use('/v1/media', uploadsRouter(ctx), signJobsRouter(ctx), verifyRouter(ctx));

@@ -19,6 +19,7 @@ export const PERMISSIONS = {
   'templates:manage': { roles: ['admin'], apiKeys: false, description: 'create, update and delete manifest templates' },
   'org:signing-certificate': { roles: ['admin'], apiKeys: false, description: "see and rotate the organisation's signing certificate" },
   'org:settings': { roles: ['admin'], apiKeys: false, description: 'rename the organisation' },
+  'org:webhooks': { roles: ['admin'], apiKeys: false, description: "manage the organisation's webhook endpoints and see their deliveries" },
 } as const satisfies Record<string, { roles: readonly Role[]; apiKeys: boolean; description: string }>;
 
 export type Permission = keyof typeof PERMISSIONS;

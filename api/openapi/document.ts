@@ -15,12 +15,14 @@ import { orgUsersPaths } from '../schemas/org-users.js';
 import { signJobsPaths } from '../schemas/sign-jobs.js';
 import { uploadsPaths } from '../schemas/uploads.js';
 import { verifyPaths } from '../schemas/verify.js';
+import { webhooksPaths } from '../schemas/webhooks.js';
 
 /** Every operation of the API, each described next to the schemas that validate its requests (api/schemas). */
 export const OPERATIONS: readonly RouteConfig[] = [
   ...authPaths,
   ...orgUsersPaths,
   ...apiKeysPaths,
+  ...webhooksPaths,
   ...organisationPaths,
   ...uploadsPaths,
   ...signJobsPaths,

@@ -223,13 +223,14 @@ export interface DeliveryListing extends WebhookDeliveryRow {
 }
 
 /** An endpoint's deliveries, newest first, with their event's type; a page before `before` (created_at, id). */
-export async function listEndpointDeliveries(orgId: string, endpointId: string, page: { limit: number; before?: { created_at: Date; id: string } }, db: Db): Promise<DeliveryListing[]> {
+export async function listEndpointDeliveries(orgId: string, endpointId: string, page: { limit: number; before?: { created_at: Date; id: string }; id?: string }, db: Db): Promise<DeliveryListing[]> {
   const q = db('webhook_deliveries as d')
     .join('webhook_events as e', 'e.id', 'd.event_id')
     .where({ 'd.org_id': orgId, 'd.endpoint_id': endpointId })
     .orderBy([{ column: 'd.created_at', order: 'desc' }, { column: 'd.id', order: 'desc' }])
     .limit(page.limit)
     .select('d.*', 'e.type as event_type', db.raw('(select max(at) from webhook_attempts a where a.delivery_id = d.id) as last_attempt_at'));
+  if (page.id) void q.where('d.id', page.id);
   if (page.before) void q.whereRaw('(d.created_at, d.id) < (?, ?)', [page.before.created_at, page.before.id]);
   return q;
 }
