@@ -10,6 +10,7 @@ import { signPage } from './sign.js';
 import { templatesPage } from './templates.js';
 import { ROLE_LABELS, usersPage } from './users.js';
 import { verifyPage } from './verify.js';
+import { webhooksPage } from './webhooks.js';
 
 const ROUTES = {
   signin: { title: 'Sign in', page: signInPage, public: true },
@@ -19,6 +20,7 @@ const ROUTES = {
   history: { title: 'History', page: historyPage, nav: 'History' },
   templates: { title: 'Templates', page: templatesPage, roles: ['admin'], nav: 'Templates' },
   keys: { title: 'API keys', page: keysPage, roles: ['admin'], nav: 'API keys' },
+  webhooks: { title: 'Webhooks', page: webhooksPage, roles: ['admin'], nav: 'Webhooks' },
   users: { title: 'Users', page: usersPage, roles: ['admin'], nav: 'Users' },
 };
 
