@@ -40,7 +40,7 @@ export function webhooksRouter(ctx: AppContext): Router {
 
   router.get('/:webhook_id/deliveries', async (req, res) => {
     const { webhook_id: id } = parseParams(WebhookParams, req.params);
-    const { limit } = parseBody(DeliveriesQuery, req.query);
+    const { limit } = parseParams(DeliveriesQuery, req.query);
     res.set('Cache-Control', 'private, no-cache');
     res.json({ deliveries: await listDeliveries(ctx.knex, org(req), id, limit) });
   });
