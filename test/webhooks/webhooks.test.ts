@@ -13,6 +13,7 @@ import { startRole, type RoleProcess } from '../support/processes.js';
 import { rejection } from '../support/rejection.js';
 import { createWebhook } from '../../api/services/webhooks.js';
 import { ServiceError } from '../../shared/errors.js';
+import { recordExpiryNotices } from '../../shared/pki/expiry-notices.js';
 
 interface Received {
   path: string;
@@ -100,6 +101,8 @@ describe('webhooks: Standard Webhooks deliveries from the worker role', function
         JWT_SECRET: api.config.jwtSecret,
         WORKER_LOCK_MS: '3000',
         RECONCILE_INTERVAL_MS: '500',
+        // Disabled at the first delivery that fails for good (production: 72 hours of failures).
+        WEBHOOK_DISABLE_AFTER_HOURS: '0',
       },
       /sign worker started/,
       150_000,
@@ -235,6 +238,40 @@ describe('webhooks: Standard Webhooks deliveries from the worker role', function
     expect(verify(rotated.body.secret as string, r).type).to.equal('signing_certificate.rotated');
     expect(verify(hook.secret, r).type).to.equal('signing_certificate.rotated');
     expect(() => verify(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, r)).to.throw();
+    await request(api.app).delete(`/org/webhooks/${hook.webhook_id}`).set(bearer(a.access)).expect(204);
+  });
+
+  it('signing_certificate.expiring is recorded once per certificate and delivered', async () => {
+    const hook = await create(a, '/expiring', ['signing_certificate.expiring']);
+    // Every certificate is within 400 days of its end (leaves live LEAF_VALIDITY_DAYS, 365).
+    expect(await recordExpiryNotices(api.db.knex, 400)).to.equal(1);
+    expect(await recordExpiryNotices(api.db.knex, 400)).to.equal(0);
+    const r = await until('the delivery', () => receiver.at('/expiring')[0]);
+    const event = verify(hook.secret, r);
+    const current = await request(api.app).get('/org/signing-certificate').set(bearer(a.access)).expect(200);
+    expect(event).to.deep.include({ type: 'signing_certificate.expiring' });
+    expect(event.data).to.include({ serial: current.body.current.serial, status: 'valid', not_after: current.body.current.not_after });
+    await request(api.app).delete(`/org/webhooks/${hook.webhook_id}`).set(bearer(a.access)).expect(204);
+  });
+
+  it('an endpoint failing every attempt is disabled with the reason shown to its admin; its deliveries stop', async () => {
+    const hook = await create(a, '/down', ['signing_certificate.rotated']);
+    receiver.behaviour.set('/down', () => 503);
+    await request(api.app).post('/org/signing-certificate/rotate').set(bearer(a.access)).expect(201);
+    const shown = await until('disabled', async () => {
+      const res = await request(api.app).get(`/org/webhooks/${hook.webhook_id}`).set(bearer(a.access)).expect(200);
+      return !res.body.enabled && res.body;
+    });
+    expect(shown.disabled_reason).to.match(/every delivery attempt failed since .* \(last: HTTP 503\)/);
+    expect(receiver.at('/down')).to.have.length(4); // WEBHOOK_ATTEMPTS
+    const log = await request(api.app).get(`/org/webhooks/${hook.webhook_id}/deliveries`).set(bearer(a.access)).expect(200);
+    expect(log.body.deliveries[0]).to.include({ status: 'failed', attempts: 4, response_status: 503 });
+    // Disabled: no new event is recorded for it, and a redelivery asks for it to be enabled first.
+    await request(api.app).post(`/org/webhooks/${hook.webhook_id}/deliveries/${log.body.deliveries[0].delivery_id}/redeliver`).set(bearer(a.access)).expect(409);
+    await request(api.app).post('/org/signing-certificate/rotate').set(bearer(a.access)).expect(201);
+    expect((await request(api.app).get(`/org/webhooks/${hook.webhook_id}/deliveries`).set(bearer(a.access)).expect(200)).body.deliveries).to.have.length(1);
+    const enabled = await request(api.app).patch(`/org/webhooks/${hook.webhook_id}`).set(bearer(a.access)).send({ enabled: true }).expect(200);
+    expect(enabled.body).to.include({ enabled: true, disabled_reason: null });
     await request(api.app).delete(`/org/webhooks/${hook.webhook_id}`).set(bearer(a.access)).expect(204);
   });
 
