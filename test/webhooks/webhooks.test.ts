@@ -304,5 +304,12 @@ describe('webhooks: Standard Webhooks deliveries from the worker role', function
       const rows = (await api.db.knex('webhook_deliveries').where({ endpoint_id: hook.webhook_id }).select('status')) as { status: string }[];
       return rows.length === 3 && rows.every((r) => r.status === 'delivered');
     });
+    // The restarted worker's metrics: its deliveries by outcome, their latency and the webhook queue's depth.
+    const opsPort = /"port":(\d+)[^\n]*"msg":"operator listener/.exec(worker!.output());
+    expect(opsPort, worker!.output()).to.not.equal(null);
+    const metrics = await (await fetch(`http://127.0.0.1:${opsPort![1]}/metrics`)).text();
+    expect(metrics).to.match(/mss_webhook_deliveries_total\{outcome="delivered"\} [3-9]/);
+    expect(metrics).to.match(/mss_webhook_delivery_seconds_count\{result="success"\} [3-9]/);
+    expect(metrics).to.match(/mss_webhook_queue_jobs\{state="waiting"\} \d+/);
   });
 });
