@@ -23,6 +23,7 @@ import { certificatesRouter } from './routes/certificates.js';
 import { manifestRepositoryRouter } from './routes/manifest-repository.js';
 import { publicVerifyRouter } from './routes/public-verify.js';
 import { webAppRouter } from './web-app.js';
+import { webhooksRouter } from './routes/webhooks.js';
 import { rejectUnsafeText } from './validation.js';
 import { UploadStaging } from '../shared/storage/index.js';
 import { VerifyPool, verifyPoolOptions } from './media/verify-pool.js';
@@ -73,6 +74,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/org/users', orgUsersRouter(ctx));
   app.use('/org/api-keys', apiKeysRouter(ctx));
   app.use('/org/trust-anchors', organisationTrustAnchorsRouter(ctx));
+  app.use('/org/webhooks', webhooksRouter(ctx));
   app.use('/org/signing-certificate', orgSigningCertificateRouter(ctx));
   app.use('/org', organisationRouter(ctx));
   app.use('/v1/media', uploadsRouter(ctx), signJobsRouter(ctx), verifyRouter(ctx));

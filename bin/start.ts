@@ -14,13 +14,14 @@ import { EmbeddedSignQueue } from '../shared/queue/embedded-sign-queue.js';
 import { LocalJobEvents, RedisJobEvents } from '../shared/queue/job-events.js';
 import { redisAnswers } from '../shared/redis.js';
 import { runMain } from '../shared/run-main.js';
-import { reportQueueDepth } from '../shared/metrics/metrics.js';
+import { reportQueueDepth, reportWebhookQueueDepth } from '../shared/metrics/metrics.js';
 import { startOpsServer } from '../shared/ops/ops-server.js';
 import { createFileStore } from '../shared/storage/index.js';
 import { createKeyVault } from '../shared/vault/index.js';
 import { inlineSignProcessor, startWorkerRole } from '../workers/role.js';
 import { sweepSigningLeftovers } from '../workers/sign-job/deps.js';
 import { logVideoThumbnails } from '../workers/video-thumbnails.js';
+import { startWebhookDelivery } from '../workers/webhook-delivery.js';
 import { startEmbeddedChainIfNeeded } from '../shared/chain/embedded.js';
 
 runMain('all-in-one', async (givenConfig, logger) => {
@@ -54,8 +55,14 @@ runMain('all-in-one', async (givenConfig, logger) => {
     // Jobs a previous run left queued or half-done are put back by the scheduler's reconciler at its start.
     const embedded = new EmbeddedSignQueue(processor, { ...retry, concurrency: config.workerConcurrency });
     await logVideoThumbnails(config.ffmpegPath, logger);
+    // Webhook deliveries through the in-process queue too, fed by the relay from the database.
+    const webhooks = await startWebhookDelivery(config, knex, logger.child({ role: 'worker' }), { embedded: true });
+    reportWebhookQueueDepth(() => webhooks.queue.counts());
     signQueue = embedded;
-    stopWorker = () => embedded.close();
+    stopWorker = async () => {
+      await embedded.close();
+      await webhooks.stop();
+    };
   }
 
   reportQueueDepth(() => signQueue.counts());

@@ -39,6 +39,8 @@ export interface AnchorJobDeps {
   chain: ChainConnection;
   account: AnchorAccount;
   settings: AnchorConfig;
+  /** The API's address, for the job views of file.anchored webhook events (BASE_URL). */
+  baseUrl: string;
   /** Take a Postgres advisory lock per run (several schedulers); false on the embedded PGlite (one process). */
   useLock: boolean;
   logger: JobLogger;
@@ -169,7 +171,7 @@ export function startAnchorJob(deps: AnchorJobDeps, options: { loop?: boolean } 
         if (confirmations < settings.confirmations) continue;
         const block = await provider.getBlock(m.blockNumber);
         if (!block || block.hash !== m.blockHash) continue; // reorganised meanwhile: look again next run
-        if (await confirmBatch(knex, id, { txHash: m.hash, nonce: m.nonce, blockNumber: m.blockNumber, blockHash: m.blockHash, blockTime: new Date(block.timestamp * 1000) })) {
+        if (await confirmBatch(knex, id, { txHash: m.hash, nonce: m.nonce, blockNumber: m.blockNumber, blockHash: m.blockHash, blockTime: new Date(block.timestamp * 1000) }, deps.baseUrl)) {
           report.confirmed.push(id);
           anchorBatches.inc({ event: 'confirmed' });
           // The receipt read above (no extra RPC): gas of the batch's transaction shared by its files.
@@ -284,7 +286,7 @@ export function startAnchorJob(deps: AnchorJobDeps, options: { loop?: boolean } 
  * the pending batch until a chain is configured); production refuses that, and a chain without CHAIN_PRIVATE_KEY.
  */
 export function startAnchoringFromConfig(
-  config: Pick<Config, 'nodeEnv' | 'databaseUrl' | 'chainRpcUrl' | 'chainPrivateKey' | 'chainId' | 'anchor'>,
+  config: Pick<Config, 'nodeEnv' | 'baseUrl' | 'databaseUrl' | 'chainRpcUrl' | 'chainPrivateKey' | 'chainId' | 'anchor'>,
   knex: Knex,
   logger: JobLogger,
 ): AnchorJob | undefined {
@@ -302,5 +304,5 @@ export function startAnchoringFromConfig(
     { rpc: redactRpcUrl(config.chainRpcUrl), chainId: config.chainId ?? 'as reported by the node', account: account.address, ...config.anchor },
     'anchoring scheduled',
   );
-  return startAnchorJob({ knex, chain, account, settings: config.anchor, useLock: config.databaseUrl !== undefined, logger });
+  return startAnchorJob({ knex, chain, account, settings: config.anchor, baseUrl: config.baseUrl, useLock: config.databaseUrl !== undefined, logger });
 }

@@ -5,6 +5,7 @@ import type { PkiDeps } from '../shared/pki/pki-deps.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import { startAnchoringFromConfig } from './anchor-job.js';
 import { startCrlJob, type CrlJob } from './crl-job.js';
+import { startExpiryNoticeJob } from './expiry-notice-job.js';
 import { startIssuanceJob } from './issuance-job.js';
 import { startReconcileJob } from './reconcile-job.js';
 import { registerCrlAgeCollector } from '../shared/pki/crl-age.js';
@@ -16,7 +17,7 @@ import type { SignQueue } from '../shared/queue/types.js';
  * role that issues.
  */
 export async function startSchedulerRole(
-  config: PkiDeps['config'] & Pick<Config, 'crlSchedule' | 'dataDir' | 'nodeEnv' | 'databaseUrl' | 'chainRpcUrl' | 'chainPrivateKey' | 'chainId' | 'anchor' | 'reconcileIntervalMs' | 'workerLockMs'>,
+  config: PkiDeps['config'] & Pick<Config, 'crlSchedule' | 'dataDir' | 'nodeEnv' | 'baseUrl' | 'databaseUrl' | 'chainRpcUrl' | 'chainPrivateKey' | 'chainId' | 'anchor' | 'reconcileIntervalMs' | 'workerLockMs' | 'webhooks'>,
   knex: Knex,
   vault: KeyVault,
   logger: Logger,
@@ -36,10 +37,12 @@ export async function startSchedulerRole(
   const reconcileJob = options.signQueue
     ? startReconcileJob({ knex, queue: options.signQueue, processingGraceMs: config.workerLockMs }, logger.child({ job: 'reconcile' }), config.reconcileIntervalMs)
     : undefined;
+  const expiryJob = startExpiryNoticeJob(knex, config.webhooks.certificateExpiringDays, logger.child({ job: 'expiry-notices' }));
   // The scheduler issues the CRLs: it reports their age, as the CRL host does.
   const unregisterCrlAge = registerCrlAgeCollector(knex);
   return async () => {
     unregisterCrlAge();
+    await expiryJob.stop();
     await reconcileJob?.stop();
     await anchorJob?.stop();
     await crlJob.stop();

@@ -130,6 +130,8 @@ export interface Config {
   trustReloadSeconds: number;
   /** Whether verification fetches a file's remote manifest (REMOTE_MANIFESTS on|off), through the outbound guard. */
   remoteManifests: RemoteManifestsConfig;
+  /** Webhooks (issue 23): delivery, retries, the SSRF guard's development switch and the secrets' key. */
+  webhooks: WebhookConfig;
 }
 
 export interface RemoteManifestsConfig {
@@ -138,6 +140,28 @@ export interface RemoteManifestsConfig {
   allowPrivate: boolean;
   /** Extra TLS roots for the fetch, a PEM file (REMOTE_MANIFESTS_CA_FILE; a test's local HTTPS server). */
   caFile: string | undefined;
+}
+
+export interface WebhookConfig {
+  /** Let endpoints on private, loopback and link-local addresses, and plain http, through (WEBHOOK_ALLOW_PRIVATE; development, tests). */
+  allowPrivate: boolean;
+  /** 32 bytes that encrypt endpoint secrets at rest (WEBHOOK_SECRET_KEY); unset: derived from JWT_SECRET. */
+  secretKey: Buffer | undefined;
+  /** How long the old secret still signs after a rotation (WEBHOOK_SECRET_GRACE_HOURS). */
+  secretGraceHours: number;
+  /** One attempt's limit: connect, send and the answer (WEBHOOK_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Attempts per delivery (WEBHOOK_ATTEMPTS) and the first retry delay, doubling after (WEBHOOK_BACKOFF_MS). */
+  attempts: number;
+  backoffMs: number;
+  /** An endpoint failing every attempt for this long is disabled when a delivery fails for good (WEBHOOK_DISABLE_AFTER_HOURS). */
+  disableAfterHours: number;
+  /** Deliveries one worker makes at once (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  /** How often the relay hands recorded deliveries to the queue (WEBHOOK_RELAY_INTERVAL_MS). */
+  relayIntervalMs: number;
+  /** signing_certificate.expiring is sent this many days before the end (WEBHOOK_CERT_EXPIRING_DAYS). */
+  certificateExpiringDays: number;
 }
 
 export interface PkiSubjectConfig {
@@ -425,6 +449,32 @@ function remoteManifests(env: Env, nodeEnv: Config['nodeEnv']): RemoteManifestsC
   return { enabled, allowPrivate, caFile: caFile === undefined ? undefined : path.resolve(caFile) };
 }
 
+/** WEBHOOK_SECRET_KEY: 32 bytes, as 64 hex digits or base64. */
+function webhookSecretKey(env: Env): Buffer | undefined {
+  const raw = optional(env, 'WEBHOOK_SECRET_KEY');
+  if (raw === undefined) return undefined;
+  const key = /^[0-9a-fA-F]{64}$/.test(raw) ? Buffer.from(raw, 'hex') : Buffer.from(raw, 'base64');
+  // Never echo the value: it is a key.
+  if (key.length !== 32) throw new ConfigError('WEBHOOK_SECRET_KEY', 'must be 32 bytes, as 64 hex digits or base64');
+  return key;
+}
+
+function webhookSettings(env: Env): WebhookConfig {
+  return {
+    allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    secretKey: webhookSecretKey(env),
+    secretGraceHours: int(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24, 0, 24 * 30),
+    timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    // 15 attempts from 5 s, doubling: the last retry comes about 23 hours after the first attempt.
+    attempts: int(env, 'WEBHOOK_ATTEMPTS', 15, 1, 30),
+    backoffMs: int(env, 'WEBHOOK_BACKOFF_MS', 5000, 0, 3600_000),
+    disableAfterHours: int(env, 'WEBHOOK_DISABLE_AFTER_HOURS', 72, 0, 24 * 365),
+    concurrency: int(env, 'WEBHOOK_CONCURRENCY', 8, 1, 256),
+    relayIntervalMs: int(env, 'WEBHOOK_RELAY_INTERVAL_MS', 1000, 50, 600_000),
+    certificateExpiringDays: int(env, 'WEBHOOK_CERT_EXPIRING_DAYS', 30, 1, 365),
+  };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = oneOf(env, 'NODE_ENV', 'development', ['development', 'test', 'production'] as const);
   const port = int(env, 'PORT', 3000, 0, 65535);
@@ -496,5 +546,6 @@ export function loadConfig(env: Env = process.env): Config {
     trustAnchorsFile: trustAnchorsFile(env),
     trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
     remoteManifests: remoteManifests(env, nodeEnv),
+    webhooks: webhookSettings(env),
   };
 }

@@ -20,6 +20,7 @@ export const PERMISSIONS = {
   'org:signing-certificate': { roles: ['admin'], apiKeys: false, description: "see and rotate the organisation's signing certificate" },
   'org:trust-anchors': { roles: ['admin'], apiKeys: false, description: "manage the organisation's own trust anchors (CAs its verifications trust)" },
   'org:settings': { roles: ['admin'], apiKeys: false, description: 'rename the organisation' },
+  'org:webhooks': { roles: ['admin'], apiKeys: false, description: "manage the organisation's webhook endpoints and see their deliveries" },
 } as const satisfies Record<string, { roles: readonly Role[]; apiKeys: boolean; description: string }>;
 
 export type Permission = keyof typeof PERMISSIONS;

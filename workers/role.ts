@@ -6,6 +6,8 @@ import type { KeyVault } from '../shared/vault/types.js';
 import { DRAIN_TIMEOUT_MS, startBullMqSignWorker } from './bullmq-sign-worker.js';
 import { markAbandoned, processSignJob } from './sign-job.js';
 import { signJobDeps, sweepSigningLeftovers } from './sign-job/deps.js';
+import { startWebhookDelivery } from './webhook-delivery.js';
+import { reportWebhookQueueDepth } from '../shared/metrics/metrics.js';
 
 /**
  * Sign jobs run in this process (on its database, vault and event connections) rather than in sandbox processes:
@@ -17,7 +19,7 @@ export function inlineSignProcessor(parts: { config: Config; knex: Knex; vault: 
 }
 
 /**
- * The worker role: signs the jobs BullMQ hands it, in sandbox processes (each with its own connections and vault
+ * The worker role: delivers webhooks (workers/webhook-delivery.ts) and signs the jobs BullMQ hands it, in sandbox processes (each with its own connections and vault
  * client: workers/sign-sandbox.ts) or, given `inline`, in this process. Removes what dead processes' jobs left on
  * disk first. Returns a function that stops taking jobs and waits for running ones (then leaves them to others).
  */
@@ -28,9 +30,14 @@ export async function startWorkerRole(
   options: { events: JobEvents; inline?: SignProcessor },
 ): Promise<() => Promise<void>> {
   await sweepSigningLeftovers(config, logger);
+  const webhooks = await startWebhookDelivery(config, knex, logger, { embedded: false });
+  reportWebhookQueueDepth(() => webhooks.queue.counts());
   const worker = await startBullMqSignWorker(config, logger, {
     inlineProcessor: options.inline,
-    onGaveUp: (jobId) => markAbandoned({ knex, events: options.events }, jobId),
+    onGaveUp: (jobId) => markAbandoned({ knex, events: options.events, baseUrl: config.baseUrl }, jobId),
   });
-  return () => worker.close(DRAIN_TIMEOUT_MS);
+  return async () => {
+    await worker.close(DRAIN_TIMEOUT_MS);
+    await webhooks.stop();
+  };
 }

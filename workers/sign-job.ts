@@ -3,6 +3,7 @@
  * stage timed. Safe to run again for the same job (a retry, or a job re-delivered after a worker was killed): a job
  * already signed is left as it is, and the unique job_id on signed_files keeps exactly one signed file per job.
  */
+import { recordJobEvents } from '../shared/anchoring/job-webhooks.js';
 import { claimSignJob, failPendingSignJob } from '../shared/db/repositories/sign-jobs.js';
 import type { SignAttempt } from '../shared/queue/types.js';
 import { completeSignJob, storeSignedFile } from './sign-job/complete.js';
@@ -45,7 +46,11 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
 }
 
 /** Records a job BullMQ gave up on outside our processor (e.g. its worker died too often). */
-export async function markAbandoned(deps: Pick<SignJobDeps, 'knex' | 'events'>, jobId: string): Promise<void> {
-  const failed = await failPendingSignJob(jobId, { error_code: 'worker_lost', error_message: 'the worker signing this file stopped repeatedly' }, deps.knex);
+export async function markAbandoned(deps: Pick<SignJobDeps, 'knex' | 'events' | 'baseUrl'>, jobId: string): Promise<void> {
+  const failed = await deps.knex.transaction(async (trx) => {
+    const changed = await failPendingSignJob(jobId, { error_code: 'worker_lost', error_message: 'the worker signing this file stopped repeatedly' }, trx);
+    if (changed) await recordJobEvents(trx, deps.baseUrl, 'sign_job.failed', [jobId]);
+    return changed;
+  });
   if (failed) await deps.events.publish(jobId);
 }

@@ -16,6 +16,7 @@ import { organisationTrustAnchorsPaths } from '../schemas/organisation-trust-anc
 import { signJobsPaths } from '../schemas/sign-jobs.js';
 import { uploadsPaths } from '../schemas/uploads.js';
 import { verifyPaths } from '../schemas/verify.js';
+import { webhooksPaths } from '../schemas/webhooks.js';
 
 /** Every operation of the API, each described next to the schemas that validate its requests (api/schemas). */
 export const OPERATIONS: readonly RouteConfig[] = [
@@ -23,6 +24,7 @@ export const OPERATIONS: readonly RouteConfig[] = [
   ...orgUsersPaths,
   ...apiKeysPaths,
   ...organisationTrustAnchorsPaths,
+  ...webhooksPaths,
   ...organisationPaths,
   ...uploadsPaths,
   ...signJobsPaths,

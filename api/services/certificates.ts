@@ -27,19 +27,7 @@ function expiryOf(notAfter: Date, now = new Date()) {
     expiry_warning: days <= EXPIRY_WARNING_DAYS ? `the signing certificate expires on ${notAfter.toISOString().slice(0, 10)} (in ${Math.max(days, 0)} days): renew it before then` : null,
   };
 }
-
-function certificateView(c: Certificate) {
-  return {
-    role: c.role,
-    serial: c.serial,
-    subject: c.subject,
-    issuer: c.issuer,
-    not_before: c.not_before.toISOString(),
-    not_after: c.not_after.toISOString(),
-    fingerprint_sha256: c.fingerprint_sha256,
-    pem: derToPem(c.der),
-  };
-}
+import { certificateView } from '../../shared/pki/certificate-view.js';
 
 /** A signing chain as the API shows it: the leaf's facts, PEMs of leaf and sub-CA, and the root (the trust anchor). */
 async function signingChainView(knex: Knex, chain: SigningChain) {

@@ -26,7 +26,7 @@ import { noCertificateError, orgSigningState } from '../../shared/pki/org-signin
 import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { ApiError, conflict, notFound } from '../errors.js';
-import { jobView, type JobView } from '../media/job-view.js';
+import { jobView, type JobView } from '../../shared/anchoring/job-view.js';
 import { pageResult } from '../pagination.js';
 import { liveTemplate } from './manifest-templates.js';
 import { actorColumns, findUpload } from './uploads.js';

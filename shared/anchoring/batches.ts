@@ -7,7 +7,8 @@ import type { Knex } from 'knex';
 import { feeColumns, type SignedTransaction } from '../chain/anchor-account.js';
 import { buildMerkleTree } from '../chain/merkle.js';
 import { filesOfBatchQuery, insertSealedBatch, insertTransaction, markBatchConfirmed, placeLeaves, takePendingLeaves, type TransactionReason } from '../db/repositories/anchors.js';
-import { advanceJobsOfFiles } from '../db/repositories/sign-jobs.js';
+import { advanceJobsOfFiles, jobIdsOfFiles } from '../db/repositories/sign-jobs.js';
+import { recordJobEvents } from './job-webhooks.js';
 
 /**
  * Seals the oldest pending files (at most `maxLeaves`) into a batch: builds the Merkle tree, gives each leaf its
@@ -54,17 +55,21 @@ export async function recordTransaction(
 }
 
 /**
- * Confirms a batch with the transaction that anchored it and moves its jobs to anchored. The batch row is updated
+ * Confirms a batch with the transaction that anchored it, moves its jobs to anchored and records their file.anchored
+ * webhook events. The batch row is updated
  * first, so a sign job settling its status at the same moment (statusAfterSigning, FOR SHARE) sees one or the other.
  */
 export async function confirmBatch(
   knex: Knex,
   batchId: number,
   anchor: { txHash: string; nonce: number; blockNumber: number; blockHash: string; blockTime: Date },
+  baseUrl: string,
 ): Promise<boolean> {
   return knex.transaction(async (trx) => {
     if (!(await markBatchConfirmed(batchId, anchor, trx))) return false;
     await advanceJobsOfFiles(filesOfBatchQuery(batchId, trx), ['signed', 'anchoring'], 'anchored', trx);
+    // file.anchored for every file of the batch, with its job's view (now holding the complete proof).
+    await recordJobEvents(trx, baseUrl, 'file.anchored', await jobIdsOfFiles(filesOfBatchQuery(batchId, trx), trx));
     return true;
   });
 }

@@ -188,3 +188,39 @@ export const reconciledJobs = new Counter({
   help: 'Sign jobs Postgres held as queued or processing that had no queue entry and were enqueued again',
   registers: [registry],
 });
+
+/** Webhook delivery attempts by outcome: delivered, retried (another attempt follows), failed (for good), skipped (endpoint disabled). */
+export const webhookDeliveries = new Counter({
+  name: 'mss_webhook_deliveries_total',
+  help: 'Webhook delivery attempts by outcome: delivered, retried, failed (for good), skipped (endpoint disabled)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+/** Time of one delivery attempt, until the endpoint answered or the attempt failed. */
+export const webhookDeliverySeconds = new Histogram({
+  name: 'mss_webhook_delivery_seconds',
+  help: 'Time of one webhook delivery attempt by result (success: a 2xx answer; failure: anything else)',
+  labelNames: ['result'] as const,
+  buckets: SECONDS,
+  registers: [registry],
+});
+
+let webhookQueueDepth: (() => Promise<QueueCounts>) | undefined;
+
+/** Where the webhook queue-depth gauge reads from at scrape time. */
+export function reportWebhookQueueDepth(source: (() => Promise<QueueCounts>) | undefined): void {
+  webhookQueueDepth = source;
+}
+
+new Gauge({
+  name: 'mss_webhook_queue_jobs',
+  help: 'Webhook deliveries in the queue by state: waiting, active, delayed, failed',
+  labelNames: ['state'] as const,
+  registers: [registry],
+  async collect() {
+    const counts = await webhookQueueDepth?.().catch(() => undefined);
+    this.reset();
+    if (counts) for (const [state, n] of Object.entries(counts)) this.set({ state }, n);
+  },
+});

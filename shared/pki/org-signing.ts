@@ -11,6 +11,8 @@
 import { countOrgCertificates, currentCa, currentSigningChain, newestOrgLeaf, type Certificate, type Db, type SigningChain } from '../db/repositories/certificates.js';
 import { findOrganisation } from '../db/repositories/organisations.js';
 import type { AcceptedExternalCertificate } from '../db/repositories/external-certificates.js';
+import { recordWebhookEvent } from '../db/repositories/webhooks.js';
+import { certificateEventView } from './certificate-view.js';
 import { certificateLogFields } from './certificate-log.js';
 import { externalCertificateInForce, externalUnusable } from './external-certificates.js';
 import type { SubjectInput } from './certificate-templates.js';
@@ -100,6 +102,7 @@ async function issueForOrg(deps: PkiDeps, orgId: string, mode: 'missing' | 'rota
     const { subCa, subCaKey } = await issuingSubCa(trx, deps.vault, 'an organisation certificate', now);
     const key = await deps.vault.ensureKey(orgKeyName(orgId, (await countOrgCertificates(trx, orgId)) + 1));
     const issued = await issueEndEntity(trx, deps.config, 'leaf', subCa, subCaKey, key, now, { id: orgId, subject: orgSubject(deps.config, org.name) });
+    await recordWebhookEvent(trx, { orgId, type: mode === 'rotate' ? 'signing_certificate.rotated' : 'signing_certificate.issued', data: certificateEventView(issued, now) });
     return { certificate: issued, fresh: true };
   });
   if (fresh) {

@@ -4,6 +4,8 @@
  */
 import { findCertificateBySerialForUpdate, markCertificateRevoked, type Certificate, type CertificateRole } from '../db/repositories/certificates.js';
 import { deleteOcspResponsesOfSerial } from '../db/repositories/ocsp-responses.js';
+import { recordWebhookEvent } from '../db/repositories/webhooks.js';
+import { certificateEventView } from './certificate-view.js';
 import { isCrlReason, type CrlReason } from '../domain/crl-reasons.js';
 import { certificateLogFields } from './certificate-log.js';
 import { publishCrl, type CrlOutcome } from './crl-publisher.js';
@@ -51,6 +53,7 @@ export async function revokeCertificate(
     const updated = await markCertificateRevoked(trx, found.id, revokedAt, reason);
     // Pre-signed "good" responses go with the revocation (ocsp/response-store.ts), before any copy hears of it.
     await deleteOcspResponsesOfSerial(trx, serial);
+    if (updated.org_id) await recordWebhookEvent(trx, { orgId: updated.org_id, type: 'signing_certificate.revoked', data: certificateEventView(updated) });
     return { certificate: updated, alreadyRevoked: false };
   });
   deps.logger?.info({ ...certificateLogFields(certificate), reason: certificate.revocation_reason }, 'certificate revoked');

@@ -10,18 +10,21 @@ export interface SignJobRetryPolicy {
 /** BullMQ waits for a connection before adding; an API request must not wait that long. */
 const ENQUEUE_TIMEOUT_MS = 5000;
 
-/** Sign jobs on BullMQ; the BullMQ job id is the job's own id, so adding twice never queues it twice. */
+/**
+ * Sign jobs on BullMQ (and, under another name, webhook deliveries); the BullMQ job id is the job's own id, so adding
+ * twice never queues it twice.
+ */
 export class BullMqSignQueue implements SignQueue {
   readonly kind = 'bullmq';
   private readonly connection: Redis;
   /** The BullMQ queue itself, for the operators' queue view (Bull Board). */
   readonly queue: Queue;
 
-  constructor(redisUrl: string, prefix: string, private readonly retry: SignJobRetryPolicy) {
+  constructor(redisUrl: string, prefix: string, private readonly retry: SignJobRetryPolicy, private readonly name: string = SIGN_QUEUE_NAME) {
     // A producer should fail fast when Redis is down (the API answers 503) rather than queue commands offline.
     this.connection = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 });
     this.connection.on('error', () => undefined);
-    this.queue = new Queue(SIGN_QUEUE_NAME, { connection: this.connection, prefix });
+    this.queue = new Queue(name, { connection: this.connection, prefix });
     this.queue.on('error', () => undefined); // surfaced to the caller by enqueue()
   }
 
@@ -39,7 +42,7 @@ export class BullMqSignQueue implements SignQueue {
 
   private async add(jobId: string): Promise<void> {
     await this.queue.add(
-      'sign',
+      this.name,
       { jobId },
       {
         jobId,

@@ -29,6 +29,8 @@ export interface JobEvents {
 }
 
 export const SIGN_QUEUE_NAME = 'sign';
+/** Webhook deliveries (job id: the delivery's id). */
+export const WEBHOOK_QUEUE_NAME = 'webhook';
 /** Redis pub/sub channel (after the queue prefix) carrying the ids of jobs whose state changed. */
 export const JOB_EVENTS_CHANNEL = 'sign-jobs:changed';
 

@@ -59,6 +59,7 @@ describe('chain: anchoring through the API', function () {
     acc = await registerAccount(api.app, 'Newsroom');
     deps = {
       knex: api.db.knex,
+      baseUrl: api.config.baseUrl,
       files: createFileStore(api.config),
       events: new LocalJobEvents(),
       signingIdentity: () => loadSigningIdentity({ knex: api.db.knex, vault }),

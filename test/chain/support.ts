@@ -74,6 +74,7 @@ export function anchorJob(
       chain: new ChainConnection({ url, expectedChainId: options.expectedChainId, timeoutMs: 3000 }),
       account,
       settings: { ...TEST_ANCHOR_SETTINGS, ...options.settings },
+      baseUrl: 'http://localhost:3000',
       useLock: options.useLock ?? true,
       logger,
     },

@@ -12,6 +12,7 @@ import { templatesPage } from './templates.js';
 import { trustAnchorsPage } from './trust-anchors.js';
 import { ROLE_LABELS, usersPage } from './users.js';
 import { verifyPage } from './verify.js';
+import { webhooksPage } from './webhooks.js';
 
 const ROUTES = {
   signin: { title: 'Sign in', page: signInPage, public: true },
@@ -22,6 +23,7 @@ const ROUTES = {
   templates: { title: 'Templates', page: templatesPage, roles: ['admin'], nav: 'Templates' },
   keys: { title: 'API keys', page: keysPage, roles: ['admin'], nav: 'API keys' },
   'trust-anchors': { title: 'Trust anchors', page: trustAnchorsPage, roles: ['admin'], nav: 'Trust anchors' },
+  webhooks: { title: 'Webhooks', page: webhooksPage, roles: ['admin'], nav: 'Webhooks' },
   users: { title: 'Users', page: usersPage, roles: ['admin'], nav: 'Users' },
   certificate: { title: 'Signing certificate', page: signingCertificatePage, roles: ['admin'], nav: 'Certificate' },
 };

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
+import { recordJobEvents } from '../../shared/anchoring/job-webhooks.js';
 import { statusAfterSigning } from '../../shared/anchoring/leaves.js';
 import { insertAnchorLeaf } from '../../shared/db/repositories/anchors.js';
 import { insertSignedFile, updateSignJobStatus } from '../../shared/db/repositories/sign-jobs.js';
@@ -30,7 +31,7 @@ export async function storeSignedFile(deps: SignJobDeps, prepared: PreparedJob, 
 
 /**
  * Completes the job in one transaction: its signed file's row, the file's hash in the pending anchor batch (no file
- * is left out), its manifest store and fingerprint in the repository, and the job's status. The stored file is only
+ * is left out), its manifest store and fingerprint in the repository, the job's status and its sign_job.signed webhook event. The stored file is only
  * kept with its row: a failed transaction, or a duplicate run of the job that recorded its file first, removes it.
  * Returns whether this run's file was kept.
  */
@@ -58,6 +59,7 @@ export async function completeSignJob(deps: SignJobDeps, prepared: PreparedJob, 
     // A duplicate run (its insert ignored) must not move a job whose anchoring went on back to signed.
     const status = fileId ? 'signed' : await statusAfterSigning(trx, job.id);
     await updateSignJobStatus(job.id, { status, error_code: null, error_message: null }, trx);
+    if (fileId) await recordJobEvents(trx, deps.baseUrl, 'sign_job.signed', [job.id]);
     return fileId !== undefined;
   });
   const kept = await record().catch(async (err: unknown) => {

@@ -14,6 +14,8 @@ import { httpTimestamper } from '../../shared/tsa/client.js';
 
 export interface SignJobDeps {
   knex: Knex;
+  /** The API's address, for the job views webhook events carry (BASE_URL). */
+  baseUrl: string;
   files: FileStore;
   events: JobEvents;
   /** The organisation's signing identity (its own certificate and key). */
@@ -46,6 +48,7 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
   }
   return {
     knex,
+    baseUrl: config.baseUrl,
     files: createFileStore(config),
     events,
     // An organisation from before per-organisation certificates gets its own with its first signature.

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { recordJobEvents } from '../../shared/anchoring/job-webhooks.js';
 import { updateSignJobStatus } from '../../shared/db/repositories/sign-jobs.js';
 import { kindOf, ServiceError, type ErrorKind } from '../../shared/errors.js';
 import { signJobs, signStageSeconds } from '../../shared/metrics/metrics.js';
@@ -50,5 +51,9 @@ export async function recordFailedAttempt(deps: SignJobDeps, jobId: string, atte
   const final = attempt.final || !JOB_RETRIES[kindOf(err)];
   log.warn({ err }, final ? 'sign job failed for good' : 'sign attempt failed; will retry');
   signJobs.inc({ outcome: final ? 'failed' : 'retried', error_code: errorColumns(err).error_code });
-  await updateSignJobStatus(jobId, final ? { status: 'failed', ...errorColumns(err) } : { status: 'queued' }, deps.knex);
+  if (!final) return updateSignJobStatus(jobId, { status: 'queued' }, deps.knex);
+  await deps.knex.transaction(async (trx) => {
+    await updateSignJobStatus(jobId, { status: 'failed', ...errorColumns(err) }, trx);
+    await recordJobEvents(trx, deps.baseUrl, 'sign_job.failed', [jobId]);
+  });
 }

@@ -148,6 +148,12 @@ export async function newestOrgLeaf(db: Db, orgId: string): Promise<Certificate 
   return Certificate.query(db).where({ org_id: orgId, role: 'leaf' }).orderBy('created_at', 'desc').first();
 }
 
+/** Each organisation's newest leaf when it is unrevoked and expires between `now` and `until` (close to expiry). */
+export async function orgLeavesExpiringBy(db: Db, now: Date, until: Date): Promise<Certificate[]> {
+  const newest = db('certificates').where({ role: 'leaf' }).whereNotNull('org_id').distinctOn('org_id').orderBy([{ column: 'org_id' }, { column: 'created_at', order: 'desc' }]).select('id');
+  return Certificate.query(db).whereIn('id', newest).whereNull('revoked_at').where('not_after', '>', now).where('not_after', '<=', until);
+}
+
 /** How many certificates an organisation was ever issued. */
 export async function countOrgCertificates(db: Db, orgId: string): Promise<number> {
   const [{ n }] = (await db('certificates').where({ org_id: orgId }).count('* as n')) as [{ n: string | number }];

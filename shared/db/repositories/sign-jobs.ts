@@ -255,3 +255,18 @@ export async function manifestDiscoverabilityOfBytes(sha256: string, db: Knex = 
   const rows = (await db('signed_files as f').leftJoin('manifest_stores as m', 'm.signed_file_id', 'f.id').where('f.sha256', sha256).select('m.discoverable')) as { discoverable: boolean | null }[];
   return rows.map((r) => r.discoverable);
 }
+
+// ---- for webhook events (shared/anchoring/job-webhooks.ts): jobs and files by id, whatever their organisation
+
+export async function signJobsByIds(ids: readonly string[], db?: Knex): Promise<SignJob[]> {
+  return ids.length === 0 ? [] : SignJob.query(db).whereIn('id', ids);
+}
+
+/** Ids of the jobs of the given signed files (ids, or a subquery selecting them). */
+export async function jobIdsOfFiles(fileIds: string[] | Knex.QueryBuilder, db: Knex = SignJob.knex()): Promise<string[]> {
+  return ((await db('signed_files').whereIn('id', fileIds).select('job_id')) as { job_id: string }[]).map((r) => r.job_id);
+}
+
+export async function signedFilesOfJobIds(jobIds: readonly string[], db?: Knex): Promise<SignedFile[]> {
+  return jobIds.length === 0 ? [] : SignedFile.query(db).whereIn('job_id', jobIds);
+}

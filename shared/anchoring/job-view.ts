@@ -1,6 +1,6 @@
-import type { AnchorView } from '../../shared/anchoring/views.js';
-import type { SignedFile, SignJob } from '../../shared/db/repositories/sign-jobs.js';
-import { SIGNED_STATUSES } from '../../shared/job-status.js';
+import type { AnchorView } from './views.js';
+import type { SignedFile, SignJob } from '../db/repositories/sign-jobs.js';
+import { SIGNED_STATUSES } from '../job-status.js';
 
 export interface JobView {
   job_id: string;

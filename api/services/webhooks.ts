@@ -1,0 +1,140 @@
+/**
+ * An organisation's webhook endpoints (admins): created with a signing secret shown once, listed and changed without
+ * it, its secret rotated with a grace period, deleted; their delivery logs and redelivery of one event. URLs pass the
+ * SSRF guard (shared/net/guarded-fetch.ts) when given, and again at every delivery.
+ */
+import type { Knex } from 'knex';
+import type { Config } from '../../shared/config.js';
+import {
+  attemptsOfDeliveries,
+  deleteOrgWebhookEndpoint,
+  findOrgDelivery,
+  findOrgWebhookEndpoint,
+  insertWebhookEndpoint,
+  listEndpointDeliveries,
+  listOrgWebhookEndpoints,
+  resetDeliveryForRedelivery,
+  updateOrgWebhookEndpoint,
+  type DeliveryListing,
+  type WebhookAttemptRow,
+  type WebhookEndpointRow,
+} from '../../shared/db/repositories/webhooks.js';
+import type { WebhookEventType } from '../../shared/domain/webhook-events.js';
+import { assertPublicUrl } from '../../shared/net/guarded-fetch.js';
+import { encryptSecret, generateWebhookSecret, webhookKey } from '../../shared/webhooks/secrets.js';
+import { conflict, notFound } from '../errors.js';
+
+type WebhookSettings = Pick<Config, 'webhooks' | 'jwtSecret'>;
+
+export function webhookView(e: WebhookEndpointRow, now = new Date()) {
+  const rotating = e.previous_secret_expires_at && e.previous_secret_expires_at > now ? e.previous_secret_expires_at : null;
+  return {
+    webhook_id: e.id,
+    url: e.url,
+    events: e.events as WebhookEventType[],
+    description: e.description,
+    enabled: e.enabled,
+    disabled_reason: e.disabled_reason,
+    disabled_at: e.disabled_at?.toISOString() ?? null,
+    secret_rotation: rotating ? { previous_secret_expires_at: rotating.toISOString() } : null,
+    created_at: e.created_at.toISOString(),
+    updated_at: e.updated_at.toISOString(),
+  };
+}
+
+function deliveryView(d: DeliveryListing, attempts: WebhookAttemptRow[]) {
+  return {
+    delivery_id: d.id,
+    event_id: d.event_id,
+    event_type: d.event_type as WebhookEventType,
+    status: d.status,
+    attempts: d.attempts,
+    response_status: d.response_status,
+    duration_ms: d.duration_ms,
+    error: d.error,
+    created_at: d.created_at.toISOString(),
+    last_attempt_at: d.last_attempt_at ? new Date(d.last_attempt_at).toISOString() : null,
+    attempt_log: attempts.map((a) => ({ number: a.number, at: a.at.toISOString(), outcome: a.outcome, response_status: a.response_status, duration_ms: a.duration_ms, error: a.error })),
+  };
+}
+
+/** The guard's verdict on a URL an admin gives (422 url_not_allowed); http and private addresses only with WEBHOOK_ALLOW_PRIVATE. */
+async function checkUrl(config: WebhookSettings, url: string): Promise<string> {
+  const policy = { allowPrivate: config.webhooks.allowPrivate, allowHttp: config.webhooks.allowPrivate };
+  return (await assertPublicUrl(url, policy)).toString();
+}
+
+async function existing(knex: Knex, orgId: string, id: string): Promise<WebhookEndpointRow> {
+  const row = await findOrgWebhookEndpoint(orgId, id, knex);
+  if (!row) throw notFound('webhook');
+  return row;
+}
+
+export async function createWebhook(knex: Knex, config: WebhookSettings, orgId: string, input: { url: string; events: string[]; description?: string }) {
+  const url = await checkUrl(config, input.url);
+  const secret = generateWebhookSecret();
+  const row = await insertWebhookEndpoint({ org_id: orgId, url, events: input.events, description: input.description ?? '', secret_enc: encryptSecret(webhookKey(config), secret) }, knex);
+  return { ...webhookView(row), secret };
+}
+
+export async function listWebhooks(knex: Knex, orgId: string) {
+  return (await listOrgWebhookEndpoints(orgId, knex)).map((e) => webhookView(e));
+}
+
+export async function getWebhook(knex: Knex, orgId: string, id: string) {
+  return webhookView(await existing(knex, orgId, id));
+}
+
+export async function updateWebhook(knex: Knex, config: WebhookSettings, orgId: string, id: string, input: { url?: string; events?: string[]; description?: string; enabled?: boolean }) {
+  await existing(knex, orgId, id);
+  const changes: Parameters<typeof updateOrgWebhookEndpoint>[2] = {};
+  if (input.url !== undefined) changes.url = await checkUrl(config, input.url);
+  if (input.events !== undefined) changes.events = input.events;
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.enabled === true) Object.assign(changes, { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null });
+  if (input.enabled === false) Object.assign(changes, { enabled: false, disabled_reason: 'disabled by an admin', disabled_at: new Date() });
+  const row = await updateOrgWebhookEndpoint(orgId, id, changes, knex);
+  if (!row) throw notFound('webhook');
+  return webhookView(row);
+}
+
+export async function deleteWebhook(knex: Knex, orgId: string, id: string): Promise<void> {
+  if (!(await deleteOrgWebhookEndpoint(orgId, id, knex))) throw notFound('webhook');
+}
+
+/** A new secret; the current one becomes the previous one and still signs for the grace period. */
+export async function rotateWebhookSecret(knex: Knex, config: WebhookSettings, orgId: string, id: string) {
+  const row = await existing(knex, orgId, id);
+  const secret = generateWebhookSecret();
+  const updated = await updateOrgWebhookEndpoint(
+    orgId,
+    id,
+    {
+      secret_enc: encryptSecret(webhookKey(config), secret),
+      previous_secret_enc: row.secret_enc,
+      previous_secret_expires_at: new Date(Date.now() + config.webhooks.secretGraceHours * 3600_000),
+    },
+    knex,
+  );
+  if (!updated) throw notFound('webhook');
+  return { ...webhookView(updated), secret };
+}
+
+export async function listDeliveries(knex: Knex, orgId: string, id: string, limit: number) {
+  await existing(knex, orgId, id);
+  const rows = await listEndpointDeliveries(orgId, id, { limit }, knex);
+  const attempts = await attemptsOfDeliveries(rows.map((r) => r.id), knex);
+  return rows.map((r) => deliveryView(r, attempts.get(r.id) ?? []));
+}
+
+/** Sends one delivered or failed event to its endpoint again (same event id); a pending one is still on its way (409). */
+export async function redeliver(knex: Knex, orgId: string, id: string, deliveryId: string) {
+  const endpoint = await existing(knex, orgId, id);
+  const delivery = await findOrgDelivery(orgId, id, deliveryId, knex);
+  if (!delivery) throw notFound('delivery');
+  if (!endpoint.enabled) throw conflict('the endpoint is disabled: enable it first (PATCH with enabled: true)', 'webhook_disabled');
+  if (!(await resetDeliveryForRedelivery(deliveryId, knex))) throw conflict('the delivery is still pending: it is being attempted', 'delivery_pending');
+  const [row] = await listEndpointDeliveries(orgId, id, { limit: 1, id: deliveryId }, knex);
+  const attempts = await attemptsOfDeliveries([deliveryId], knex);
+  return deliveryView(row!, attempts.get(deliveryId) ?? []);
+}
