@@ -790,6 +790,782 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/org/trust-anchors": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organisation's own trust anchors, newest first (admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Anchors */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            trust_anchors: components["schemas"]["OrganisationTrustAnchor"][];
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Trust a CA for the organisation's own verifications (admin): a signer chaining to it reads Trusted, with trust_source organisation_anchor, in POST /v1/media/verify by the organisation's members only (never in the public verify, never for other organisations) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description one CA certificate, PEM (-----BEGIN CERTIFICATE-----) */
+                        pem: string;
+                        /**
+                         * @description a name for it, e.g. the partner's
+                         * @example Partner Agency CA
+                         */
+                        label?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The anchor, trusted from now on */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["OrganisationTrustAnchor"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The organisation already trusts this certificate (trust_anchor_exists), or has the most anchors it may have, 50 (too_many_trust_anchors) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not a CA certificate the service can trust: certificate_unreadable (no PEM certificate, or it does not parse), one_certificate_expected (more than one), not_a_ca_certificate (basicConstraints without cA), certificate_expired, certificate_not_yet_valid */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/trust-anchors/{anchor_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Stop trusting one of the organisation's anchors (admin); it stops applying at once */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    anchor_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the organisation's webhook endpoints, without secrets (admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Endpoints */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            webhooks: components["schemas"]["Webhook"][];
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a webhook endpoint (admin). The signing secret is in this answer only. */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uri
+                         * @example https://example.com/hooks/mss
+                         */
+                        url: string;
+                        events: components["schemas"]["WebhookEventType"][];
+                        description?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description The new endpoint and its secret */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The URL is refused (422, code url_not_allowed): not https, credentials in it, or a private, loopback or link-local address (also after DNS resolution) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook endpoint, without its secret (admin) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The endpoint */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /** Delete a webhook endpoint and its delivery log (admin); pending deliveries stop */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deleted */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        /** Change a webhook endpoint: URL, events, description, enabled (admin) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uri
+                         * @example https://example.com/hooks/mss
+                         */
+                        url?: string;
+                        events?: components["schemas"]["WebhookEventType"][];
+                        description?: string;
+                        /** @description true re-enables a disabled endpoint (clears the reason); false disables it */
+                        enabled?: boolean;
+                    };
+                };
+            };
+            responses: {
+                /** @description The endpoint */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Webhook"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The URL is refused (422, code url_not_allowed): not https, credentials in it, or a private, loopback or link-local address (also after DNS resolution) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/org/webhooks/{webhook_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new signing secret (admin), in this answer only; the old one still signs (a second signature) for WEBHOOK_SECRET_GRACE_HOURS */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The endpoint and its new secret */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookWithSecret"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/webhooks/{webhook_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The endpoint's delivery log, newest first: status, attempts with time, duration and response code (admin) */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                };
+                header?: never;
+                path: {
+                    webhook_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Deliveries */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                        };
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/webhooks/{webhook_id}/deliveries/{delivery_id}/redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send one event to this endpoint again, with the same event id and a fresh round of attempts (admin) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    webhook_id: string;
+                    delivery_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Queued again */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["WebhookDelivery"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state (409) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/org": {
         parameters: {
             query?: never;
@@ -994,7 +1770,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout) */
+                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1397,12 +2173,15 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Validate a file's C2PA manifest against the service's root CA and report the signer's revocation status and on-chain anchor
-         * @description Takes every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
+         * Validate a file's C2PA manifest against the trust in use (the service's roots, the trust lists, the operator's anchors and the organisation's own, /org/trust-anchors) and report the signer's revocation status and on-chain anchor
+         * @description Takes every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
          */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description json (default): the service's verdict. crjson: c2pa-rs's crJSON report, as c2pa-rs writes it under the trust settings verification uses (no permalink is kept); 422 no_credentials without a manifest, unreadable_credentials for a manifest c2pa-rs writes no report of (its status code, e.g. algorithm.unsupported, is in the json verdict), manifest_inaccessible for a remote manifest that could not be fetched */
+                    format?: "json" | "crjson";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -1410,8 +2189,16 @@ export interface paths {
             requestBody: {
                 content: {
                     "multipart/form-data": {
-                        /** Format: binary */
+                        /**
+                         * Format: binary
+                         * @description the file to verify, or a .c2pa manifest store alone (its report; the binding to an asset is then not checked)
+                         */
                         file: string;
+                        /**
+                         * Format: binary
+                         * @description the file's sidecar manifest store (.c2pa): read with the file, its data hash checked against the file
+                         */
+                        manifest?: string;
                     };
                 };
             };
@@ -1470,7 +2257,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout) */
+                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1498,11 +2285,14 @@ export interface paths {
         put?: never;
         /**
          * Verify any file without an account: its embedded Content Credentials, or the ones recovered by its fingerprint
-         * @description Every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), as multipart/form-data (part file) or as the body in its own media type. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}); nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight: 429 too_many_concurrent_requests).
+         * @description Every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}); nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight: 429 too_many_concurrent_requests).
          */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description json (default): the service's verdict. crjson: c2pa-rs's crJSON report, as c2pa-rs writes it under the trust settings verification uses (no permalink is kept); 422 no_credentials without a manifest, unreadable_credentials for a manifest c2pa-rs writes no report of (its status code, e.g. algorithm.unsupported, is in the json verdict), manifest_inaccessible for a remote manifest that could not be fetched */
+                    format?: "json" | "crjson";
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -1510,8 +2300,16 @@ export interface paths {
             requestBody: {
                 content: {
                     "multipart/form-data": {
-                        /** Format: binary */
+                        /**
+                         * Format: binary
+                         * @description the file to verify, or a .c2pa manifest store alone (its report; the binding to an asset is then not checked)
+                         */
                         file: string;
+                        /**
+                         * Format: binary
+                         * @description the file's sidecar manifest store (.c2pa): read with the file, its data hash checked against the file
+                         */
+                        manifest?: string;
                     };
                     "image/jpeg": string;
                     "image/png": string;
@@ -1532,6 +2330,7 @@ export interface paths {
                     "audio/mpeg": string;
                     "audio/wav": string;
                     "audio/flac": string;
+                    "application/c2pa": string;
                 };
             };
             responses: {
@@ -1591,7 +2390,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout) */
+                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2416,7 +3215,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout) */
+                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready) */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2442,7 +3241,7 @@ export interface paths {
         };
         /**
          * A signed file's C2PA manifest store (application/c2pa), or its JSON view with Accept: application/json
-         * @description Public for discoverable files; any other id is 404. The JSON view shows what the manifest says (title, creator, actions, assertions), its signer and the signer's revocation status, its signature (trusted, valid or invalid; the hard binding cannot be checked without the original file, so it is left out), c2pa-rs's status codes, the SHA-256 of the signed file and its on-chain anchor.
+         * @description Public for discoverable files; any other id is 404. The JSON view shows what the manifest says (title, creator, actions, assertions), its signer (with signer.trust_source, judged under the same trust as the public verify) and the signer's revocation status, its signature (trusted, valid or invalid; the hard binding cannot be checked without the original file, so it is left out), c2pa-rs's status codes, the SHA-256 of the signed file and its on-chain anchor.
          */
         get: {
             parameters: {
@@ -2493,6 +3292,15 @@ export interface paths {
                     headers: {
                         /** @description seconds to wait */
                         "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready) */
+                503: {
+                    headers: {
                         [name: string]: unknown;
                     };
                     content: {
@@ -2567,6 +3375,379 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/org/signing-certificate/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's certificate requests to external CAs, pending and past (newest first) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The requests */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            requests: components["schemas"]["ExternalCertificateRequest"][];
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Ask for a certificate from an external CA: a new vault key and a PKCS#10 request (CSR) for it
+         * @description The scheduler creates a new key in the key vault and the CSR, signed by that key, asking for the C2PA claim-signer extensions. Send csr_pem to the CA (one on the C2PA Trust List, for files every validator trusts), then post the chain it issues to .../chain.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ExternalCertificateRequestInput"];
+                };
+            };
+            responses: {
+                /** @description The request with its CSR */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExternalCertificateRequest"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The scheduler has not made the key within 15 s (csr_pending: the request stands), or the key vault failed */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/signing-certificate/requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One certificate request */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    request_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The request */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExternalCertificateRequest"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/signing-certificate/requests/{request_id}/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand over the chain the CA issued for the request; once checked, the organisation signs with it
+         * @description Checked before use: the leaf holds the request's vault key, every certificate is within its validity, the leaf meets the C2PA claim-signer profile, and the chain verifies up to a trust anchor (the C2PA Trust List, or TRUST_ANCHORS_FILE). The previous certificates stay in the history; files signed with them keep them.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    request_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ExternalCertificateChainInput"];
+                };
+            };
+            responses: {
+                /** @description The accepted request, with its certificate */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExternalCertificateRequest"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The request is not waiting for a chain (request_not_pending) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The chain is refused (422), the code naming the check: chain_invalid (not PEM certificates), chain_key_mismatch (the leaf does not hold this request's key), chain_expired (a certificate is outside its validity), chain_profile (the leaf does not meet the C2PA claim-signer profile: keyUsage, EKU, ...), chain_untrusted (it does not verify up to the C2PA Trust List or an anchor in TRUST_ANCHORS_FILE) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/signing-certificate/requests/{request_id}/revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that the external CA revoked the certificate: the organisation stops signing with it at once
+         * @description Revocation is the CA's; this records it here. Sign jobs then fail with no_signing_certificate (the service does not fall back to another certificate) until a new chain is accepted or an admin rotates to the service CA. The service's own OCSP responder and CRLs never answer for external certificates.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    request_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ExternalCertificateRevocationInput"];
+                };
+            };
+            responses: {
+                /** @description The request, its certificate marked revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExternalCertificateRequest"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No accepted certificate (not_accepted), or already recorded (already_revoked) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/certificates/signing": {
         parameters: {
             query?: never;
@@ -2633,7 +3814,7 @@ export interface paths {
         };
         /**
          * The organisation's signing certificate (with its chain) and every certificate it had
-         * @description status: valid (it signs), not_issued (the next signature issues one: an organisation from before per-organisation certificates, or its certificate expired), revoked (rotate to sign again), no_issuing_ca (the operator has to run pki init).
+         * @description status: valid (it signs), not_issued (the next signature issues one: an organisation from before per-organisation certificates, or its certificate expired), revoked (rotate, or accept a new external chain, to sign again), expired (an external CA's certificate expired: the same), no_issuing_ca (the operator has to run pki init). current names who issued it (issued_by, source: the service CA for private deployments, or an external CA) and warns from 30 days before expiry.
          */
         get: {
             parameters: {
@@ -2652,12 +3833,16 @@ export interface paths {
                     content: {
                         "application/json": {
                             /** @enum {string} */
-                            status: "valid" | "not_issued" | "revoked" | "no_issuing_ca";
+                            status: "valid" | "not_issued" | "revoked" | "expired" | "no_issuing_ca";
                             current: components["schemas"]["SigningCertificate"] & unknown;
                             /** @description newest first */
                             certificates: {
                                 serial: string;
                                 subject: string;
+                                issuer: string;
+                                issued_by: string;
+                                /** @enum {string} */
+                                source: "service_ca" | "external_ca";
                                 /** Format: date-time */
                                 not_before: string;
                                 /** Format: date-time */
@@ -2940,6 +4125,90 @@ export interface components {
             /** Format: date-time */
             revoked_at: string | null;
         };
+        OrganisationTrustAnchor: {
+            /** Format: uuid */
+            anchor_id: string;
+            label: string | null;
+            /** @example CN=Partner Agency Root, O=Partner Agency */
+            subject: string;
+            /** @description SHA-256 of the certificate's DER, lowercase hex */
+            fingerprint_sha256: string;
+            /**
+             * Format: date-time
+             * @description when the certificate expires
+             */
+            not_after: string;
+            /**
+             * Format: uuid
+             * @description the admin who added it (null once that user is deleted)
+             */
+            added_by: string | null;
+            /** Format: date-time */
+            added_at: string;
+            pem: string;
+        };
+        WebhookWithSecret: components["schemas"]["Webhook"] & {
+            /**
+             * @description the signing secret (Standard Webhooks form, whsec_ + base64), shown only in this answer
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+        };
+        /** @enum {string} */
+        WebhookEventType: "sign_job.signed" | "sign_job.failed" | "file.anchored" | "signing_certificate.issued" | "signing_certificate.rotated" | "signing_certificate.revoked" | "signing_certificate.expiring";
+        Webhook: {
+            /** Format: uuid */
+            webhook_id: string;
+            /** Format: uri */
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            description: string;
+            enabled: boolean;
+            /** @description why the service disabled it (deliveries failing for long), or null */
+            disabled_reason: string | null;
+            /** Format: date-time */
+            disabled_at: string | null;
+            /** @description during a rotation grace period: when the old secret stops signing */
+            secret_rotation: {
+                /** Format: date-time */
+                previous_secret_expires_at: string;
+            } | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            delivery_id: string;
+            /**
+             * @description the webhook-id header of every attempt
+             * @example evt_5f1c0d9e8a7b6c5d4e3f2a1b0c9d8e7f
+             */
+            event_id: string;
+            event_type: components["schemas"]["WebhookEventType"];
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            /** @description HTTP status of the last attempt (null: no answer) */
+            response_status: number | null;
+            duration_ms: number | null;
+            error: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_attempt_at: string | null;
+            attempt_log: {
+                number: number;
+                /** Format: date-time */
+                at: string;
+                /** @enum {string} */
+                outcome: "delivered" | "failed";
+                response_status: number | null;
+                duration_ms: number;
+                error: string | null;
+            }[];
+        };
         Organisation: {
             /** Format: uuid */
             org_id: string;
@@ -3013,23 +4282,23 @@ export interface components {
         ManifestInput: {
             /** @description the work's title (dc:title of the manifest) */
             title: string;
-            /** @description ISO 8601 date (YYYY-MM-DD) or date-time with a zone (CreativeWork dateCreated) */
+            /** @description ISO 8601 date (YYYY-MM-DD) or date-time with a zone (photoshop:DateCreated in c2pa.metadata) */
             dateCreated?: string;
-            /** @description the author, written as a schema.org Person in a CreativeWork assertion */
+            /** @description the author, written as dc:creator in the cawg.metadata assertion */
             creator: string;
-            /** @description caption or description (CreativeWork description) */
+            /** @description caption or description (dc:description in cawg.metadata) */
             description?: string;
             /** @description IPTC digital source type URL (http://cv.iptc.org/newscodes/digitalsourcetype/<code>) for the c2pa.created action; default http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture. Ignored when the upload already carries a manifest (then c2pa.opened with it as parent ingredient). */
             digitalSourceType?: string;
             publisher?: components["schemas"]["Party"];
             copyrightHolder?: components["schemas"]["Party"] & unknown;
-            /** @description CreativeWork copyrightNotice, e.g. "© 2025 Daily Planet" */
+            /** @description copyright notice (dc:rights in cawg.metadata), e.g. "© 2025 Daily Planet" */
             copyrightNotice?: string;
             trainingMining?: components["schemas"]["TrainingMining"];
             /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image or of a frame of a video (taken by ffmpeg where the worker has it). Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, and video without ffmpeg are signed without one. */
             thumbnail?: boolean;
         };
-        /** @description CreativeWork publisher */
+        /** @description the publisher (dc:publisher in cawg.metadata) */
         Party: {
             /** @description the name */
             name: string;
@@ -3122,17 +4391,17 @@ export interface components {
         ManifestRequest: {
             /** @description the work's title (dc:title of the manifest) */
             title: string;
-            /** @description ISO 8601 date (YYYY-MM-DD) or date-time with a zone (CreativeWork dateCreated) */
+            /** @description ISO 8601 date (YYYY-MM-DD) or date-time with a zone (photoshop:DateCreated in c2pa.metadata) */
             dateCreated?: string;
-            /** @description the author, written as a schema.org Person in a CreativeWork assertion */
+            /** @description the author, written as dc:creator in the cawg.metadata assertion */
             creator?: string;
-            /** @description caption or description (CreativeWork description) */
+            /** @description caption or description (dc:description in cawg.metadata) */
             description?: string;
             /** @description IPTC digital source type URL (http://cv.iptc.org/newscodes/digitalsourcetype/<code>) for the c2pa.created action; default http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture. Ignored when the upload already carries a manifest (then c2pa.opened with it as parent ingredient). */
             digitalSourceType?: string;
             publisher?: components["schemas"]["Party"];
             copyrightHolder?: components["schemas"]["Party"] & unknown;
-            /** @description CreativeWork copyrightNotice, e.g. "© 2025 Daily Planet" */
+            /** @description copyright notice (dc:rights in cawg.metadata), e.g. "© 2025 Daily Planet" */
             copyrightNotice?: string;
             trainingMining?: components["schemas"]["TrainingMining"];
             /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image or of a frame of a video (taken by ffmpeg where the worker has it). Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, and video without ffmpeg are signed without one. */
@@ -3204,7 +4473,7 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             /**
-             * @description the stored manifest signature on its own; the hard binding (data hash of the original) cannot be checked without the original and is left out
+             * @description the stored manifest signature on its own, judged under the same trust as the verdict (signer.trust_source names who vouches for a trusted one); the hard binding (data hash of the original) cannot be checked without the original and is left out
              * @enum {string}
              */
             signature?: "trusted" | "valid" | "invalid";
@@ -3222,7 +4491,7 @@ export interface components {
         };
         Verification: {
             /**
-             * @description c2pa-rs verdict with the service root as the only trust anchor; none = no manifest
+             * @description c2pa-rs verdict under the trust in use (the service's roots, the trust lists, the operator's and, signed in, the organisation's anchors: signer.trust_source names who vouches); none = no manifest
              * @enum {string}
              */
             validation_state: "Trusted" | "Valid" | "Invalid" | "none";
@@ -3241,9 +4510,9 @@ export interface components {
                 }[];
                 /** @description labels of the assertions c2pa-rs lists (not the hash and thumbnail assertions) */
                 assertions?: string[];
-                /** @description CreativeWork publisher name */
+                /** @description publisher name(s): dc:publisher of cawg.metadata, or of a CreativeWork assertion in files signed before */
                 publisher?: string | null;
-                /** @description CreativeWork copyrightHolder name */
+                /** @description copyright holder name(s): plus:CopyrightOwner of cawg.metadata, or CreativeWork copyrightHolder */
                 copyright_holder?: string | null;
                 copyright_notice?: string | null;
                 /** @description entries of the cawg.training-mining (or C2PA 1.x c2pa.training-mining) assertion, e.g. {"cawg.ai_training": {"use": "notAllowed"}} */
@@ -3260,10 +4529,10 @@ export interface components {
                 serial?: string;
                 issuer?: string;
                 /**
-                 * @description who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE); null when the signer is not trusted
+                 * @description who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE), the caller's organisation's own anchors (/org/trust-anchors; POST /v1/media/verify only); null when the signer is not trusted
                  * @enum {string|null}
                  */
-                trust_source?: "c2pa_trust_list" | "interim_trust_list" | "service_ca" | "operator_anchor" | null;
+                trust_source?: "c2pa_trust_list" | "interim_trust_list" | "service_ca" | "operator_anchor" | "organisation_anchor" | null;
                 /** @description the pinned version of the list named by trust_source (trust/lists/pins.json); null for other sources */
                 trust_list_version?: string | null;
             } | null;
@@ -3281,15 +4550,39 @@ export interface components {
                 time: string | null;
                 /** @description timeStamp.validated: the token stamps this signature and its TSA signature verifies */
                 validated: boolean;
-                /** @description the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE), checked by the service from the token's certificates (JPEG) or, for other formats, c2pa-rs's timeStamp.trusted for a v2 claim; a C2PA 1.x claim's timestamp that the service could not check is not trusted (c2pa-rs does not check it) */
+                /** @description the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format; a timestamp the service could not check (its token unreadable) is never trusted */
                 trusted: boolean;
                 /**
                  * @description whose anchor the TSA's chain reaches, when the service checked it; null otherwise
                  * @enum {string|null}
                  */
-                trust_source?: "c2pa_trust_list" | "interim_trust_list" | "service_ca" | "operator_anchor" | null;
+                trust_source?: "c2pa_trust_list" | "interim_trust_list" | "service_ca" | "operator_anchor" | "organisation_anchor" | null;
                 /** @description the timeStamp.* status codes c2pa-rs reported */
                 codes: string[];
+            } | null;
+            /** @description every failure code, with where it sits: the active manifest, or an ingredient (an ingredient's failure can make the file Invalid while status.failure shows only the signer's trust); absent from permalinks kept before it was added */
+            failures?: {
+                code: string;
+                explanation: string | null;
+                /** @enum {string} */
+                in: "manifest" | "ingredient";
+                /** @description the ingredient's title, for a failure in an ingredient */
+                ingredient: string | null;
+                /** @description the JUMBF URI c2pa-rs names */
+                url: string | null;
+            }[];
+            /** @description why the file has its state, in one line, naming the deciding failures and where they sit */
+            summary?: string;
+            /** @description where the manifest was read from; null without one */
+            manifest_source?: {
+                /** @enum {string} */
+                kind: "embedded" | "sidecar" | "remote";
+                /** @description the remote manifest URL the file names (XMP dcterms:provenance) */
+                url: string | null;
+                /** @description whether the manifest's hard binding was checked against the file (false for a store sent alone, or a remote manifest not fetched) */
+                asset_checked: boolean;
+                /** @description why a remote manifest was not fetched (REMOTE_MANIFESTS=off, a URL the guard refuses, a failed fetch): the verdict is then Invalid with manifest.inaccessible */
+                error?: string;
             } | null;
             revocation: {
                 /** @enum {string} */
@@ -3321,15 +4614,15 @@ export interface components {
         };
         /** @description A manifest template's defaults: the sign request's manifest fields, with the same rules, except title and dateCreated (given per request). All optional. */
         ManifestDefaults: {
-            /** @description the author, written as a schema.org Person in a CreativeWork assertion */
+            /** @description the author, written as dc:creator in the cawg.metadata assertion */
             creator?: string;
-            /** @description caption or description (CreativeWork description) */
+            /** @description caption or description (dc:description in cawg.metadata) */
             description?: string;
             /** @description IPTC digital source type URL (http://cv.iptc.org/newscodes/digitalsourcetype/<code>) for the c2pa.created action; default http://cv.iptc.org/newscodes/digitalsourcetype/digitalCapture. Ignored when the upload already carries a manifest (then c2pa.opened with it as parent ingredient). */
             digitalSourceType?: string;
             publisher?: components["schemas"]["Party"];
             copyrightHolder?: components["schemas"]["Party"] & unknown;
-            /** @description CreativeWork copyrightNotice, e.g. "© 2025 Daily Planet" */
+            /** @description copyright notice (dc:rights in cawg.metadata), e.g. "© 2025 Daily Planet" */
             copyrightNotice?: string;
             trainingMining?: components["schemas"]["TrainingMining"];
             /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image or of a frame of a video (taken by ffmpeg where the worker has it). Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, and video without ffmpeg are signed without one. */
@@ -3366,6 +4659,80 @@ export interface components {
                 similarityScore?: number;
             }[];
         };
+        ExternalCertificateRequest: {
+            /** Format: uuid */
+            request_id: string;
+            /**
+             * @description creating_key: the scheduler is making the key and CSR; pending: waiting for the CA chain; accepted: the certificate is stored
+             * @enum {string}
+             */
+            status: "creating_key" | "pending" | "accepted" | "failed";
+            subject: {
+                CN: string;
+                O: string;
+                C: string;
+                OU?: string;
+                L?: string;
+                ST?: string;
+            };
+            /** @description PKCS#10, signed by the new vault key; asks for keyUsage digitalSignature (critical), EKU id-kp-documentSigning and id-kp-emailProtection */
+            csr_pem: string | null;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            certificate: {
+                serial: string;
+                subject: string;
+                issuer: string;
+                /** Format: date-time */
+                not_before: string;
+                /** Format: date-time */
+                not_after: string;
+                fingerprint_sha256: string;
+                chain_pem: string;
+                /** Format: date-time */
+                accepted_at: string;
+                /** Format: date-time */
+                revoked_at: string | null;
+                revocation_reason: string | null;
+            } | null;
+        };
+        ExternalCertificateRequestInput: {
+            /** @description common name */
+            CN: string;
+            /** @description organisation */
+            O: string;
+            /**
+             * @description country, two letters
+             * @example GB
+             */
+            C: string;
+            /** @description organisational unit */
+            OU?: string;
+            /** @description locality */
+            L?: string;
+            /** @description state or province */
+            ST?: string;
+        };
+        ExternalCertificateChainInput: {
+            /** @description PEM certificates: the leaf the CA issued for the request first, then the intermediates it gave */
+            chain_pem: string;
+        };
+        ExternalCertificateRevocationInput: {
+            /**
+             * @description the reason the CA gave (RFC 5280 CRLReason)
+             * @enum {string}
+             */
+            reason: "unspecified" | "keyCompromise" | "cACompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "removeFromCRL" | "privilegeWithdrawn" | "aACompromise";
+            /**
+             * Format: date-time
+             * @description when the CA revoked it (default: now)
+             */
+            revoked_at?: string;
+        };
         SigningCertificate: {
             /**
              * @description lowercase hex
@@ -3388,6 +4755,16 @@ export interface components {
             /** @description leaf, then sub-CA */
             chain: components["schemas"]["TrustCertificate"][];
             root: components["schemas"]["TrustCertificate"] & unknown;
+            /**
+             * @description service_ca: the service's own CA (for private deployments: validators trust it only when given its root); external_ca: a CA the organisation chose, e.g. one on the C2PA Trust List
+             * @enum {string}
+             */
+            source: "service_ca" | "external_ca";
+            /** @example service CA, for private deployments */
+            issued_by: string;
+            expires_in_days: number;
+            /** @description set from 30 days before expiry */
+            expiry_warning: string | null;
         };
         TrustCertificate: {
             /** @enum {string} */
@@ -3421,6 +4798,14 @@ export interface components {
                 storage: string;
                 vault: string;
                 signing_certificate: string;
+            };
+            /** @description Present only when something is wrong with the trust lists verification uses, without failing readiness (signing does not need them): the lists past their next update, or why they cannot be loaded (a file that differs from its pin, an unreadable TRUST_ANCHORS_FILE): verification then answers 503 trust_lists_unavailable until they are mended */
+            trust_lists?: {
+                past_next_update: string[];
+            } | {
+                /** @enum {string} */
+                code: "trust_lists_unavailable";
+                error: string;
             };
         };
     };
