@@ -4,7 +4,8 @@
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../shared/config.js';
-import { findExternalRequest, listExternalRequests, type ExternalCertificateRow, type RequestedSubject } from '../../shared/db/repositories/external-certificates.js';
+import { findExternalRequest, listExternalRequests, type RequestedSubject } from '../../shared/db/repositories/external-certificates.js';
+import { externalRequestView } from '../../shared/pki/certificate-view.js';
 import { acceptExternalChain, recordExternalRevocation, requestExternalCertificate } from '../../shared/pki/external-certificates.js';
 import { processTrustStore } from '../../shared/trust/store.js';
 import type { KeyVault } from '../../shared/vault/types.js';
@@ -12,33 +13,7 @@ import { ApiError, notFound } from '../errors.js';
 
 const LIST_LIMIT = 100;
 
-function requestView(r: ExternalCertificateRow) {
-  return {
-    request_id: r.id,
-    status: r.status === 'creating' ? ('creating_key' as const) : r.status,
-    subject: r.subject,
-    csr_pem: r.csr_pem,
-    created_at: r.created_at.toISOString(),
-    error: r.error_code ? { code: r.error_code, message: r.error_message ?? '' } : null,
-    certificate:
-      r.status === 'accepted'
-        ? {
-            serial: r.serial!,
-            subject: r.certificate_subject!,
-            issuer: r.certificate_issuer!,
-            not_before: r.not_before!.toISOString(),
-            not_after: r.not_after!.toISOString(),
-            fingerprint_sha256: r.fingerprint_sha256!,
-            chain_pem: r.chain_pem!,
-            accepted_at: r.accepted_at!.toISOString(),
-            revoked_at: r.revoked_at?.toISOString() ?? null,
-            revocation_reason: r.revocation_reason,
-          }
-        : null,
-  };
-}
-
-export type ExternalRequestView = ReturnType<typeof requestView>;
+export type ExternalRequestView = ReturnType<typeof externalRequestView>;
 
 /** A new vault key and the CSR for it, made by the scheduler; 503 when it has not answered within the wait. */
 export async function createExternalRequest(knex: Knex, orgId: string, subject: RequestedSubject): Promise<ExternalRequestView> {
@@ -50,25 +25,25 @@ export async function createExternalRequest(knex: Knex, orgId: string, subject: 
     const code = outcome.code === 'vault_unavailable' ? 'vault_unavailable' : 'csr_failed';
     throw new ApiError('unavailable', code, outcome.message, { retryAfterSeconds: 5 });
   }
-  return requestView(outcome.request);
+  return externalRequestView(outcome.request);
 }
 
 export async function listExternalRequestViews(knex: Knex, orgId: string): Promise<ExternalRequestView[]> {
-  return (await listExternalRequests(knex, orgId, LIST_LIMIT)).map(requestView);
+  return (await listExternalRequests(knex, orgId, LIST_LIMIT)).map(externalRequestView);
 }
 
 export async function getExternalRequest(knex: Knex, orgId: string, requestId: string): Promise<ExternalRequestView> {
   const row = await findExternalRequest(knex, orgId, requestId);
   if (!row) throw notFound('certificate request');
-  return requestView(row);
+  return externalRequestView(row);
 }
 
 /** Checks and stores the CA's chain against the anchors this process trusts (C2PA Trust List, TRUST_ANCHORS_FILE). */
 export async function acceptChain(deps: { knex: Knex; vault: KeyVault; config: Config }, orgId: string, requestId: string, chainPem: string): Promise<ExternalRequestView> {
   const anchors = processTrustStore(deps.config).claimAnchors;
-  return requestView(await acceptExternalChain(deps, orgId, requestId, chainPem, anchors));
+  return externalRequestView(await acceptExternalChain(deps, orgId, requestId, chainPem, anchors));
 }
 
 export async function recordRevocation(knex: Knex, orgId: string, requestId: string, reason: string, revokedAt: Date | undefined): Promise<ExternalRequestView> {
-  return requestView(await recordExternalRevocation(knex, orgId, requestId, reason, revokedAt));
+  return externalRequestView(await recordExternalRevocation(knex, orgId, requestId, reason, revokedAt));
 }

@@ -30,12 +30,14 @@ import {
   type ExternalCertificateRow,
   type RequestedSubject,
 } from '../db/repositories/external-certificates.js';
+import { recordWebhookEvent } from '../db/repositories/webhooks.js';
 import { ServiceError } from '../errors.js';
 import { anchorReached } from '../trust/chain.js';
 import type { Anchor } from '../trust/store.js';
 import type { KeyVault } from '../vault/types.js';
 import { c2paProfileProblems } from './c2pa-profile.js';
 import { readCertificate, type CertificateParts } from './certificate.js';
+import { externalRequestView } from './certificate-view.js';
 import { buildCsr } from './csr.js';
 import { derToPem, pemBlocks } from './pem.js';
 import type { PkiDeps } from './pki-deps.js';
@@ -164,17 +166,22 @@ export async function acceptExternalChain(
   if (!anchor) throw new ChainRefusedError('chain_untrusted', 'the chain does not verify up to a trust anchor of this service (the C2PA Trust List or TRUST_ANCHORS_FILE)');
   // What signs embeds leaf and intermediates; a root the CA sent along is the validator's to hold, not the file's.
   const embedded = chain.filter((c, i) => i === 0 || c.facts.subject !== c.facts.issuer);
-  const stored = await markRequestAccepted(deps.knex, orgId, requestId, {
-    chainPem: embedded.map((c) => derToPem(c.der)).join(''),
-    serial: leaf.facts.serialHex,
-    subject: leaf.facts.subject,
-    issuer: leaf.facts.issuer,
-    notBefore: leaf.facts.notBefore,
-    notAfter: leaf.facts.notAfter,
-    fingerprintSha256: leaf.facts.fingerprintSha256,
+  // The new certificate and its webhook event (it now signs: a rotation) in one transaction.
+  return deps.knex.transaction(async (trx) => {
+    const stored = await markRequestAccepted(trx, orgId, requestId, {
+      chainPem: embedded.map((c) => derToPem(c.der)).join(''),
+      serial: leaf.facts.serialHex,
+      subject: leaf.facts.subject,
+      issuer: leaf.facts.issuer,
+      notBefore: leaf.facts.notBefore,
+      notAfter: leaf.facts.notAfter,
+      fingerprintSha256: leaf.facts.fingerprintSha256,
+    });
+    if (!stored) throw new ServiceError('conflict', 'request_not_pending', 'the request was accepted meanwhile');
+    const accepted = (await findExternalRequest(trx, orgId, requestId)) as AcceptedExternalCertificate;
+    await recordWebhookEvent(trx, { orgId, type: 'signing_certificate.rotated', data: externalRequestView(accepted) });
+    return accepted;
   });
-  if (!stored) throw new ServiceError('conflict', 'request_not_pending', 'the request was accepted meanwhile');
-  return (await findExternalRequest(deps.knex, orgId, requestId)) as AcceptedExternalCertificate;
 }
 
 /** Records that the CA revoked an accepted certificate; the organisation stops signing with it at once. */
@@ -183,8 +190,12 @@ export async function recordExternalRevocation(knex: Knex, orgId: string, reques
   if (!request) throw new ServiceError('not_found', 'not_found', 'certificate request not found');
   if (request.status !== 'accepted') throw new ServiceError('conflict', 'not_accepted', 'the request has no accepted certificate to revoke');
   if (request.revoked_at) throw new ServiceError('conflict', 'already_revoked', `the certificate was recorded as revoked on ${request.revoked_at.toISOString()}`);
-  await markExternalRevoked(knex, orgId, requestId, revokedAt, reason);
-  return (await findExternalRequest(knex, orgId, requestId))!;
+  return knex.transaction(async (trx) => {
+    if (!(await markExternalRevoked(trx, orgId, requestId, revokedAt, reason))) throw new ServiceError('conflict', 'already_revoked', 'the certificate was recorded as revoked meanwhile');
+    const revoked = (await findExternalRequest(trx, orgId, requestId))!;
+    await recordWebhookEvent(trx, { orgId, type: 'signing_certificate.revoked', data: externalRequestView(revoked) });
+    return revoked;
+  });
 }
 
 /**

@@ -46,7 +46,7 @@ describe('trust: an organisation signs with a certificate from an external CA', 
     stranger = makeOpensslCa('Stranger');
     const anchors = path.join(dir, 'anchors.pem');
     writeFileSync(anchors, ca.rootPem);
-    api = await startTestApi({ TRUST_ANCHORS_FILE: anchors });
+    api = await startTestApi({ TRUST_ANCHORS_FILE: anchors, WEBHOOK_ALLOW_PRIVATE: 'true' });
     await initPki({ knex: api.db.knex, vault: createKeyVault(api.config), config: api.config });
     events = new RedisJobEvents(api.config.redisUrl, api.config.queuePrefix, { listen: false });
     // The worker's own code path. Timestamps are another test's (test/tsa/external-tsa.test.ts): here only the
@@ -54,7 +54,14 @@ describe('trust: an organisation signs with a certificate from an external CA', 
     worker = { ...signJobDeps({ config: api.config, knex: api.db.knex, vault: createKeyVault(api.config), events, logger: createLogger('silent', 'worker') }), timestamper: undefined };
     planet = await registerAccount(api.app, 'Daily Planet');
     bugle = await registerAccount(api.app, 'The Daily Bugle');
+    // Nothing delivers here (no worker): the events recorded with each change are what is checked.
+    await request(api.app).post('/org/webhooks').set(bearer(planet.access)).send({ url: 'http://127.0.0.1:9/hooks', events: ['signing_certificate.rotated', 'signing_certificate.revoked'] }).expect(201);
   });
+
+  async function certificateEvents(type: string) {
+    const rows = (await api.db.knex('webhook_events').where({ org_id: planet.orgId, type }).select('body')) as { body: string }[];
+    return rows.map((r) => JSON.parse(r.body) as { type: string; data: { request_id: string; certificate: { serial: string; revoked_at: string | null } | null } });
+  }
   after(async () => {
     const queue = new Queue(SIGN_QUEUE_NAME, { connection: { url: api.config.redisUrl }, prefix: api.config.queuePrefix });
     await queue.obliterate({ force: true });
@@ -149,6 +156,9 @@ describe('trust: an organisation signs with a certificate from an external CA', 
     expect(accepted.body.status).to.equal('accepted');
     expect(accepted.body.certificate.issuer).to.equal('CN=Outside Issuing CA,O=Outside CA,C=GB');
     expect((await postChain(planet, requestId, leafPem + ca.intermediatePem)).status).to.equal(409);
+    // Recorded with the acceptance, for the organisation's webhooks: the certificate that now signs.
+    const rotated = await certificateEvents('signing_certificate.rotated');
+    expect(rotated.map((e) => [e.data.request_id, e.data.certificate?.serial])).to.deep.equal([[requestId, accepted.body.certificate.serial]]);
 
     const status = (await request(api.app).get('/org/signing-certificate').set(bearer(planet.access)).expect(200)).body;
     expect(status.status).to.equal('valid');
@@ -188,6 +198,8 @@ describe('trust: an organisation signs with a certificate from an external CA', 
     expect(revoked.status, JSON.stringify(revoked.body)).to.equal(200);
     expect(revoked.body.certificate).to.include({ revoked_at: '2026-01-02T03:04:05.000Z', revocation_reason: 'keyCompromise' });
     await request(api.app).post(`/org/signing-certificate/requests/${requestId}/revoked`).set(bearer(planet.access)).send({ reason: 'keyCompromise' }).expect(409);
+    const revokedEvents = await certificateEvents('signing_certificate.revoked');
+    expect(revokedEvents.map((e) => [e.data.request_id, e.data.certificate?.revoked_at])).to.deep.equal([[requestId, '2026-01-02T03:04:05.000Z']]);
 
     const refused = await signJpeg(planet);
     expect(refused.status).to.equal(503);
