@@ -46,7 +46,8 @@ describe('media: formats recognised by content, structure walks', function () {
       expect([...extensions].sort()).to.deep.equal(MEDIA_FORMATS.flatMap((f) => f.extensions).sort());
       const verifyJs = readFileSync(new URL('../../web/app/verify.js', import.meta.url), 'utf8');
       expect(verifyJs).to.match(/import \{ MEDIA_FORMATS \} from '\.\/formats\.js';/);
-      expect(verifyJs).to.match(/VERIFY_ACCEPT = acceptList\(MEDIA_FORMATS\)/);
+      // Every media format, and manifest stores (.c2pa sidecars) besides.
+      expect(verifyJs).to.match(/VERIFY_ACCEPT = `\$\{acceptList\(MEDIA_FORMATS\)\},\.c2pa,application\/c2pa`/);
       expect(verifyJs).to.match(/accept: VERIFY_ACCEPT/);
       const publicJs = readFileSync(new URL('../../web/app/public-verify.js', import.meta.url), 'utf8');
       expect(publicJs).to.match(/accept: VERIFY_ACCEPT/);
