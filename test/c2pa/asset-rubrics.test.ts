@@ -20,16 +20,12 @@ import { trustSettings } from '../../shared/c2pa/settings.js';
 import { signAsset } from '../../shared/c2pa/sign-asset.js';
 import { c2paWasm } from '../../shared/c2pa/wasm.js';
 import { DEFAULT_DIGITAL_SOURCE_TYPE, type ManifestInput } from '../../shared/domain/manifest-input.js';
-import { createLogger } from '../../shared/logger.js';
 import { MEDIA_FORMATS } from '../../shared/media/formats.js';
-import { initPki } from '../../shared/pki/init.js';
-import { derToPem } from '../../shared/pki/pem.js';
-import { LocalJobEvents } from '../../shared/queue/job-events.js';
-import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob } from '../../workers/sign-job.js';
-import { signJobDeps, type SignJobDeps } from '../../workers/sign-job/deps.js';
-import { makeSamples, type Samples } from '../media/samples.js';
-import { downloadFile, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
+import type { SignJobDeps } from '../../workers/sign-job/deps.js';
+import type { Samples } from '../media/samples.js';
+import { openSigningDesk } from '../media/signing-desk.js';
+import { downloadFile, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
 import { loadRubric, unmet, type Rubric } from '../support/asset-rubric.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
 import { fixture } from './helpers.js';
@@ -107,12 +103,7 @@ describe('c2pa: asset rubrics of the C2PA conformance program', function () {
     const signedJpeg: { bytes?: Buffer } = {};
 
     before(async () => {
-      ({ dir, samples } = await makeSamples());
-      api = await startTestApi({ SIGN_WITHOUT_TIMESTAMP: 'true', SIGN_ATTEMPTS: '1' });
-      const vault = createKeyVault(api.config);
-      rootPem = derToPem((await initPki({ knex: api.db.knex, vault, config: api.config })).root.der);
-      acc = await registerAccount(api.app, 'Rubric Desk');
-      deps = { ...signJobDeps({ config: api.config, knex: api.db.knex, vault, events: new LocalJobEvents(), logger: createLogger('silent', 'test') }), tempDir: path.join(dir, 'work') };
+      ({ api, acc, rootPem, deps, samples, dir } = await openSigningDesk('Rubric Desk'));
     });
     after(async () => {
       await api?.close();

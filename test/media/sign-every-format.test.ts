@@ -5,19 +5,14 @@
  */
 import { expect } from 'chai';
 import { rmSync } from 'node:fs';
-import path from 'node:path';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
-import { createLogger } from '../../shared/logger.js';
 import { MEDIA_FORMATS } from '../../shared/media/formats.js';
-import { initPki } from '../../shared/pki/init.js';
-import { derToPem } from '../../shared/pki/pem.js';
-import { LocalJobEvents } from '../../shared/queue/job-events.js';
-import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob } from '../../workers/sign-job.js';
-import { signJobDeps, type SignJobDeps } from '../../workers/sign-job/deps.js';
-import { downloadFile, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
-import { makeSamples, type Samples } from './samples.js';
+import type { SignJobDeps } from '../../workers/sign-job/deps.js';
+import { downloadFile, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
+import type { Samples } from './samples.js';
+import { openSigningDesk } from './signing-desk.js';
 import { noisePng } from '../support/noise-png.js';
 import sharp from 'sharp';
 import request from 'supertest';
@@ -58,12 +53,7 @@ describe('media: every format signed through the worker, Trusted; a flipped medi
   let dir: string;
 
   before(async () => {
-    ({ dir, samples } = await makeSamples());
-    api = await startTestApi({ SIGN_WITHOUT_TIMESTAMP: 'true', SIGN_ATTEMPTS: '1' });
-    const vault = createKeyVault(api.config);
-    rootPem = derToPem((await initPki({ knex: api.db.knex, vault, config: api.config })).root.der);
-    acc = await registerAccount(api.app, 'Every Format Desk');
-    deps = { ...signJobDeps({ config: api.config, knex: api.db.knex, vault, events: new LocalJobEvents(), logger: createLogger('silent', 'test') }), tempDir: path.join(dir, 'work') };
+    ({ api, acc, rootPem, deps, samples, dir } = await openSigningDesk('Every Format Desk'));
   });
   after(async () => {
     await api?.close();

@@ -61,9 +61,9 @@ export async function startRole(script: string, env: Record<string, string>, rea
 
 /**
  * A worker process (workers/main.ts) on a test API's database, Redis queue and file store, timestamping at
- * `tsaUrl`; `extra` adds or overrides variables. Resolves once it takes jobs.
+ * `tsaUrl`; `extra` adds or overrides variables. Resolves once it takes jobs (within `timeoutMs`).
  */
-export function startTestWorker(api: Pick<TestApi, 'db' | 'config'>, tsaUrl: string, extra: Record<string, string> = {}): Promise<RoleProcess> {
+export function startTestWorker(api: Pick<TestApi, 'db' | 'config'>, tsaUrl: string, extra: Record<string, string> = {}, timeoutMs?: number): Promise<RoleProcess> {
   return startRole(
     'workers/main.ts',
     {
@@ -79,5 +79,6 @@ export function startTestWorker(api: Pick<TestApi, 'db' | 'config'>, tsaUrl: str
       ...extra,
     },
     /sign worker started/,
+    timeoutMs,
   );
 }

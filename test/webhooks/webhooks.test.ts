@@ -9,7 +9,7 @@ import { initPki } from '../../shared/pki/init.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
 import { noisePng } from '../support/noise-png.js';
-import { startRole, type RoleProcess } from '../support/processes.js';
+import { startTestWorker, type RoleProcess } from '../support/processes.js';
 import { rejection } from '../support/rejection.js';
 import { createWebhook } from '../../api/services/webhooks.js';
 import { ServiceError } from '../../shared/errors.js';
@@ -83,19 +83,12 @@ describe('webhooks: Standard Webhooks deliveries from the worker role', function
   let worker: RoleProcess | undefined;
   const receiver = new Receiver();
 
-  // As startTestWorker, with more time to start (a loaded machine) and one sandbox.
+  // More time to start (a loaded machine) and one sandbox.
   const startWorker = () =>
-    startRole(
-      'workers/main.ts',
+    startTestWorker(
+      api,
+      `http://127.0.0.1:${tsa.port}`,
       {
-        NODE_ENV: 'test',
-        DATABASE_URL: api.db.url,
-        REDIS_URL: api.config.redisUrl,
-        QUEUE_PREFIX: api.config.queuePrefix,
-        DATA_DIR: api.config.dataDir,
-        LOG_LEVEL: 'info',
-        TSA_URL: `http://127.0.0.1:${tsa.port}`,
-        OPS_PORT: '0',
         WORKER_CONCURRENCY: '1',
         ...WEBHOOK_ENV,
         JWT_SECRET: api.config.jwtSecret,
@@ -104,7 +97,6 @@ describe('webhooks: Standard Webhooks deliveries from the worker role', function
         // Disabled at the first delivery that fails for good (production: 72 hours of failures).
         WEBHOOK_DISABLE_AFTER_HOURS: '0',
       },
-      /sign worker started/,
       150_000,
     );
   const create = (acc: Account, path: string, events: string[]) =>
