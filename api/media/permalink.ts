@@ -17,7 +17,7 @@ import { recoverByFingerprint, RECOVERY_NOTE } from './recovery.js';
 import { revocationOf } from './verification.js';
 import type { VerifyPool } from './verify-pool.js';
 
-type StoredResult = Record<string, unknown> & { validation_state?: string; fingerprint?: string | null; signer?: { serial?: string } | null };
+type StoredResult = Record<string, unknown> & { validation_state?: string; fingerprint?: string | null; signer?: { serial?: string | null; issuer?: string | null } | null };
 
 /** Whether the service signed these bytes for a file that is now hidden from public lookups. */
 async function hiddenSignedFile(knex: Knex, sha256: string): Promise<boolean> {
@@ -29,7 +29,7 @@ async function hiddenSignedFile(knex: Knex, sha256: string): Promise<boolean> {
 export async function currentPublicResult(knex: Knex, pool: VerifyPool, config: Config, sha256: string, stored: StoredResult): Promise<Record<string, unknown> | undefined> {
   if (stored.validation_state !== 'none') {
     if (await hiddenSignedFile(knex, sha256)) return undefined;
-    const [revocation, anchor] = await Promise.all([revocationOf(knex, stored.signer?.serial), verifyAnchor(knex, config.baseUrl, sha256, chainReaderFor(config))]);
+    const [revocation, anchor] = await Promise.all([revocationOf(knex, stored.signer), verifyAnchor(knex, config.baseUrl, sha256, chainReaderFor(config))]);
     return { ...stored, revocation, anchor, recovered: [], recovered_note: null };
   }
   const recovered = stored.fingerprint ? await recoverByFingerprint({ knex, verifyPool: pool, config }, decodeImageCode(stored.fingerprint)) : [];

@@ -94,7 +94,7 @@ export async function describeStoredManifests(ctx: StoreContext, stores: Uint8Ar
     read.map(async ({ report, trust_source }) => ({
       report,
       signer: report.signer && { ...report.signer, ...signerTrust(store, trust_source) },
-      revocation: await revocationOf(ctx.knex, report.signer?.serial),
+      revocation: await revocationOf(ctx.knex, report.signer),
     })),
   );
 }

@@ -1,10 +1,11 @@
 import type { Knex } from 'knex';
-import { inaccessibleReport, type MANIFEST_STORE_TYPE, type ReadOptions, type VerificationReport } from '../../shared/c2pa/read-asset.js';
+import { inaccessibleReport, type MANIFEST_STORE_TYPE, type ReadOptions, type SignerInfo, type VerificationReport } from '../../shared/c2pa/read-asset.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import type { Config } from '../../shared/config.js';
 import { findCertificateBySerial, unrevokedRoots } from '../../shared/db/repositories/certificates.js';
 import { organisationTrustAnchorPems } from '../../shared/db/repositories/organisation-trust-anchors.js';
 import { formatFor } from '../../shared/media/formats.js';
+import { nameInCertificateOrder, readCertificate } from '../../shared/pki/certificate.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { normalizeSerialHex } from '../../shared/pki/serial.js';
 import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
@@ -123,10 +124,15 @@ export function signerTrust(store: TrustStore, source: TrustSource | null): Sign
   return { trust_source: source, trust_list_version: source === 'c2pa_trust_list' || source === 'interim_trust_list' ? listVersion(store, LIST_OF[source]) : null };
 }
 
-export async function revocationOf(knex: Knex, serial: string | null | undefined): Promise<RevocationView> {
-  if (!serial) return { status: 'no_signer' };
-  const cert = await findCertificateBySerial(knex, normalizeSerialHex(serial));
-  if (!cert) return { status: 'not_issued_by_service' };
+/**
+ * The revocation status the service knows for the file's signer. A certificate is the service's only when both its
+ * serial and its issuer match one the service issued: serials are unique per issuer only, so a foreign certificate
+ * with the same serial is not_issued_by_service.
+ */
+export async function revocationOf(knex: Knex, signer: Partial<Pick<SignerInfo, 'serial' | 'issuer'>> | null | undefined): Promise<RevocationView> {
+  if (!signer?.serial) return { status: 'no_signer' };
+  const cert = await findCertificateBySerial(knex, normalizeSerialHex(signer.serial));
+  if (!cert || nameInCertificateOrder(readCertificate(cert.der).issuerNameDer) !== signer.issuer) return { status: 'not_issued_by_service' };
   if (cert.revoked_at) {
     return { status: 'revoked', revoked_at: cert.revoked_at.toISOString(), reason: cert.revocation_reason ?? 'unspecified', checked_against: 'service_revocation_data' };
   }
@@ -186,7 +192,7 @@ export async function verifyStagedFile(
       ({ report, fingerprint } = await read(manifest));
     }
   }
-  const revocation = await revocationOf(knex, report.signer?.serial);
+  const revocation = await revocationOf(knex, report.signer);
   let source: TrustSource | null = null;
   if (report.status.success.includes('signingCredential.trusted')) {
     // A certificate the service issued (its serial in the service's records) vouched for by the service's roots

@@ -190,6 +190,17 @@ export function nameToString(nameDer: Uint8Array): string {
 }
 
 /**
+ * A DER Name as verification reports write it (read-asset.ts, from c2pa-rs's crJSON): "KEY=value" pairs in
+ * certificate order (least specific first), joined with ", ", values unescaped.
+ */
+export function nameInCertificateOrder(nameDer: Uint8Array): string {
+  return readNameAttributes(nameDer)
+    .flat()
+    .map((a) => `${SHORT_NAMES[a.oid] ?? a.oid}=${decodeDirectoryString(nameDer, a.valueTlv) ?? `#${toHex(a.valueDer)}`}`)
+    .join(', ');
+}
+
+/**
  * An asn1-schema Name whose serialization is byte-for-byte `nameDer` (attribute values are carried as raw
  * DER, so string types and encodings of the original are kept). Used for issuer fields of certificates and
  * CRLs, which must match the issuer certificate's subject exactly.
