@@ -26,6 +26,7 @@ import { webAppRouter } from './web-app.js';
 import { webhooksRouter } from './routes/webhooks.js';
 import { rejectUnsafeText } from './validation.js';
 import { UploadStaging } from '../shared/storage/index.js';
+import { RemoteManifests } from './media/remote-manifest.js';
 import { VerifyPool, verifyPoolOptions } from './media/verify-pool.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
@@ -34,7 +35,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
  * `verifyPool`: the caller's, which it closes when it stops the API (startApi does); without one the app starts its
  * own, whose idle processes end on their own after a minute.
  */
-export type AppDeps = Omit<AppContext, 'passport' | 'staging' | 'verifyPool'> & { verifyPool?: VerifyPool };
+export type AppDeps = Omit<AppContext, 'passport' | 'staging' | 'verifyPool' | 'remoteManifests'> & { verifyPool?: VerifyPool };
 
 export function createApp(deps: AppDeps): Express {
   const ctx: AppContext = {
@@ -42,6 +43,7 @@ export function createApp(deps: AppDeps): Express {
     staging: new UploadStaging(deps.config.dataDir),
     passport: createPassport(deps.config.jwtSecret),
     verifyPool: deps.verifyPool ?? new VerifyPool(verifyPoolOptions(deps.config, deps.logger)),
+    remoteManifests: new RemoteManifests(deps.config.remoteManifests),
   };
   const app = express();
   app.disable('x-powered-by');

@@ -5,6 +5,7 @@ import type { Logger } from '../shared/logger.js';
 import type { JobEvents, SignQueue } from '../shared/queue/types.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import type { FileStore, UploadStaging } from '../shared/storage/index.js';
+import type { RemoteManifests } from './media/remote-manifest.js';
 import type { VerifyPool } from './media/verify-pool.js';
 
 /** What route modules need from the running process; built once in api/app.ts. */
@@ -20,6 +21,8 @@ export interface AppContext {
   staging: UploadStaging;
   /** Processes that decode, fingerprint and read C2PA data off the event loop (media/verify-pool.ts). */
   verifyPool: VerifyPool;
+  /** Remote manifests fetched for verification, kept a while and fetched a few at a time (media/remote-manifest.ts). */
+  remoteManifests: RemoteManifests;
   signQueue: SignQueue;
   /** Readiness asks it for the signing key; the API itself never signs. */
   vault: KeyVault;

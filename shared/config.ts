@@ -140,6 +140,14 @@ export interface RemoteManifestsConfig {
   allowPrivate: boolean;
   /** Extra TLS roots for the fetch, a PEM file (REMOTE_MANIFESTS_CA_FILE; a test's local HTTPS server). */
   caFile: string | undefined;
+  /** Largest manifest store fetched (REMOTE_MANIFESTS_MAX_BYTES). */
+  maxBytes: number;
+  /** Fetches running at once in one API process (REMOTE_MANIFESTS_CONCURRENCY); beyond, 503 remote_fetch_busy. */
+  concurrency: number;
+  /** How long a fetched manifest is kept and reused (REMOTE_MANIFESTS_CACHE_SECONDS; 0: not kept). */
+  cacheSeconds: number;
+  /** At most this many bytes of fetched manifests kept (REMOTE_MANIFESTS_CACHE_BYTES). */
+  cacheBytes: number;
 }
 
 export interface WebhookConfig {
@@ -446,7 +454,15 @@ function remoteManifests(env: Env, nodeEnv: Config['nodeEnv']): RemoteManifestsC
   }
   const caFile = optional(env, 'REMOTE_MANIFESTS_CA_FILE');
   if (caFile !== undefined && !existsSync(caFile)) throw new ConfigError('REMOTE_MANIFESTS_CA_FILE', `${caFile} does not exist`);
-  return { enabled, allowPrivate, caFile: caFile === undefined ? undefined : path.resolve(caFile) };
+  return {
+    enabled,
+    allowPrivate,
+    caFile: caFile === undefined ? undefined : path.resolve(caFile),
+    maxBytes: int(env, 'REMOTE_MANIFESTS_MAX_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+    concurrency: int(env, 'REMOTE_MANIFESTS_CONCURRENCY', 8, 1, 1000),
+    cacheSeconds: int(env, 'REMOTE_MANIFESTS_CACHE_SECONDS', 600, 0, 86_400),
+    cacheBytes: int(env, 'REMOTE_MANIFESTS_CACHE_BYTES', 64 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
+  };
 }
 
 /** WEBHOOK_SECRET_KEY: 32 bytes, as 64 hex digits or base64. */

@@ -11,7 +11,7 @@ import { normalizeSerialHex } from '../../shared/pki/serial.js';
 import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { StagedFile } from '../../shared/storage/index.js';
 import { listVersion, processTrustStore, type Anchor, type TrustSource, type TrustStore } from '../../shared/trust/store.js';
-import { fetchRemoteManifest } from './remote-manifest.js';
+import type { RemoteManifests } from './remote-manifest.js';
 import type { DetachedManifest } from './verify-tasks.js';
 import type { VerifyPool } from './verify-pool.js';
 
@@ -152,6 +152,14 @@ export interface VerifiedFile {
   fingerprint: ImageCode | undefined;
 }
 
+/** What reading a staged file needs of the process: its database, pool, settings and remote-manifest fetcher. */
+interface Readers {
+  knex: Knex;
+  verifyPool: VerifyPool;
+  config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels' | 'fingerprintMode' | 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds'>;
+  remoteManifests: RemoteManifests;
+}
+
 /**
  * c2pa-rs's verdict on a staged file under the trust in use (trustInUse: the service's roots, the trust lists, the
  * operator's anchors and, with `orgId`, the signed-in caller's organisation's), naming who vouches for the signer and
@@ -160,9 +168,7 @@ export interface VerifiedFile {
  * whole: c2pa-rs reads the ranges it needs from disk.
  */
 export async function verifyStagedFile(
-  knex: Knex,
-  pool: VerifyPool,
-  config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels' | 'fingerprintMode' | 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds' | 'remoteManifests'>,
+  { knex, verifyPool: pool, config, remoteManifests }: Readers,
   staged: Pick<StagedFile, 'tempPath' | 'size' | 'sha256'>,
   mimeType: VerifiedType,
   options: { sidecar?: Uint8Array | undefined; orgId?: string | undefined } = {},
@@ -185,7 +191,7 @@ export async function verifyStagedFile(
   let { report, fingerprint, remote_url: remoteUrl } = await read(manifest);
   if (remoteUrl) {
     // The file's manifest is at a URL: fetched here, under the guard, and read with the file in the pool.
-    const fetched = await fetchRemoteManifest(config, remoteUrl);
+    const fetched = await remoteManifests.fetch(remoteUrl);
     if ('error' in fetched) report = inaccessibleReport(remoteUrl, fetched.error);
     else {
       manifest = { bytes: fetched.bytes, kind: 'remote', url: remoteUrl };
@@ -213,9 +219,7 @@ export async function verifyStagedFile(
  * manifest could not be fetched.
  */
 export async function crJsonOfStaged(
-  knex: Knex,
-  pool: VerifyPool,
-  config: Pick<Config, 'maxUploadBytes' | 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds' | 'remoteManifests'>,
+  { knex, verifyPool: pool, config, remoteManifests }: Readers,
   staged: Pick<StagedFile, 'tempPath' | 'size'>,
   mimeType: VerifiedType,
   options: { sidecar?: Uint8Array | undefined; orgId?: string | undefined } = {},
@@ -224,7 +228,7 @@ export async function crJsonOfStaged(
   const input = { filePath: staged.tempPath, mimeType, readWhole: staged.size <= config.maxUploadBytes, trust };
   const result = await pool.run('crjson', { ...input, manifest: options.sidecar });
   if (result === undefined || typeof result === 'string' || !('remote_url' in result)) return result;
-  const fetched = await fetchRemoteManifest(config, result.remote_url);
+  const fetched = await remoteManifests.fetch(result.remote_url);
   if ('error' in fetched) return { inaccessible: `the remote manifest at ${result.remote_url} was not fetched: ${fetched.error}` };
   const fromRemote = await pool.run('crjson', { ...input, manifest: fetched.bytes });
   return fromRemote !== undefined && typeof fromRemote !== 'string' && 'remote_url' in fromRemote ? undefined : fromRemote;

@@ -18,7 +18,7 @@ import { currentPublicResult } from '../media/permalink.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
 import { crJsonOfStaged, verifyStagedFile, type VerifiedType } from '../media/verification.js';
 
-type VerificationContext = Pick<AppContext, 'knex' | 'config' | 'verifyPool'>;
+type VerificationContext = Pick<AppContext, 'knex' | 'config' | 'verifyPool' | 'remoteManifests'>;
 
 /**
  * c2pa-rs could not read the file at all (it reports a hash or signature mismatch as Invalid, but throws on a file it
@@ -74,7 +74,7 @@ export async function verifyMedia(ctx: VerificationContext, upload: VerifyUpload
   const { tempPath, sha256 } = staged;
   const { mimeType, sidecar } = await uploadParts(ctx, upload);
   const [verified, anchor] = await Promise.all([
-    verifyStagedFile(ctx.knex, ctx.verifyPool, ctx.config, staged, mimeType, { sidecar, orgId: ownOrgId }).catch((err: unknown) => unreadable(err, tempPath, mimeType)),
+    verifyStagedFile(ctx, staged, mimeType, { sidecar, orgId: ownOrgId }).catch((err: unknown) => unreadable(err, tempPath, mimeType)),
     verifyAnchor(ctx.knex, ctx.config.baseUrl, sha256, chainReaderFor(ctx.config)),
   ]);
   // An image without credentials comes back with its fingerprint: the manifests it recovers.
@@ -97,7 +97,7 @@ export async function verifyMedia(ctx: VerificationContext, upload: VerifyUpload
  */
 export async function crJsonReport(ctx: VerificationContext, upload: VerifyUpload, ownOrgId?: string): Promise<string> {
   const { mimeType, sidecar } = await uploadParts(ctx, upload);
-  const result = await crJsonOfStaged(ctx.knex, ctx.verifyPool, ctx.config, upload.staged, mimeType, { sidecar, orgId: ownOrgId }).catch((err: unknown) => unreadable(err, upload.staged.tempPath, mimeType));
+  const result = await crJsonOfStaged(ctx, upload.staged, mimeType, { sidecar, orgId: ownOrgId }).catch((err: unknown) => unreadable(err, upload.staged.tempPath, mimeType));
   if (typeof result === 'string') return result;
   if (result === undefined) throw new ApiError('unprocessable', 'no_credentials', 'the file carries no C2PA manifest: there is no crJSON report of it');
   if ('refused' in result) throw new ApiError('unprocessable', 'unreadable_credentials', `c2pa-rs writes no crJSON for this manifest (${result.refused})`);

@@ -67,7 +67,7 @@ describe('revocationOf: issuer and serial, not serial alone', function () {
     const own = await record(partner.der.leaf, leaf.facts.serialHex);
     expect(await revocationOf(db.knex, partnerSigner)).to.deep.equal({ status: 'good', checked_against: 'service_revocation_data' });
     const revokedAt = new Date('2026-01-02T03:04:05Z');
-    await markCertificateRevoked(db.knex, own.id, revokedAt, 'keyCompromise');
+    await db.knex.transaction((trx) => markCertificateRevoked(trx, own.id, revokedAt, 'keyCompromise'));
     expect(await revocationOf(db.knex, partnerSigner)).to.deep.equal({
       status: 'revoked',
       revoked_at: revokedAt.toISOString(),
@@ -77,7 +77,7 @@ describe('revocationOf: issuer and serial, not serial alone', function () {
 
     // The service holds a certificate of another CA under the other signer's serial, revoked: not that signer's.
     const collision = await record(partner.der.tsa, otherSigner!.serial!);
-    await markCertificateRevoked(db.knex, collision.id, revokedAt, 'keyCompromise');
+    await db.knex.transaction((trx) => markCertificateRevoked(trx, collision.id, revokedAt, 'keyCompromise'));
     expect(await revocationOf(db.knex, otherSigner)).to.deep.equal({ status: 'not_issued_by_service' });
     expect(await revocationOf(db.knex, { serial: otherSigner!.serial, issuer: null })).to.deep.equal({ status: 'not_issued_by_service' });
     expect(await revocationOf(db.knex, null)).to.deep.equal({ status: 'no_signer' });

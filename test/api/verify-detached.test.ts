@@ -35,17 +35,21 @@ async function remoteManifestFile(chain: OpensslChain, url: string): Promise<{ a
   }
 }
 
-/** A local HTTPS server (its certificate made with openssl, for 127.0.0.1) that serves one body and counts requests. */
-async function httpsServer(dir: string): Promise<{ server: https.Server; port: number; caFile: string; requests: string[]; body: { bytes: Uint8Array } }> {
+/**
+ * A local HTTPS server (its certificate made with openssl, for 127.0.0.1) that serves one body and counts requests;
+ * it answers once `gate.open` resolves (a test holds it to keep fetches in flight).
+ */
+async function httpsServer(dir: string): Promise<{ server: https.Server; port: number; caFile: string; requests: string[]; body: { bytes: Uint8Array }; gate: { open: Promise<void> } }> {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { cwd: dir, stdio: 'ignore' });
   const requests: string[] = [];
   const body = { bytes: new Uint8Array() };
+  const gate = { open: Promise.resolve() };
   const server = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
     requests.push(req.url ?? '');
-    res.writeHead(200, { 'content-type': 'application/c2pa' }).end(body.bytes);
+    void gate.open.then(() => res.writeHead(200, { 'content-type': 'application/c2pa' }).end(body.bytes));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port, caFile: path.join(dir, 'cert.pem'), requests, body };
+  return { server, port: (server.address() as AddressInfo).port, caFile: path.join(dir, 'cert.pem'), requests, body, gate };
 }
 
 describe('verify: verdicts, not errors (unsupported algorithm, sidecars, remote manifests)', function () {
@@ -121,6 +125,39 @@ describe('verify: verdicts, not errors (unsupported algorithm, sidecars, remote 
     expect(body.status.success).to.include('assertion.dataHash.match');
     expect(body.signer).to.deep.include({ trust_source: 'operator_anchor' });
     expect(body.manifest.title).to.equal('remote.jpg');
+  });
+
+  it('keeps a fetched manifest, shares a fetch in flight, refuses beyond REMOTE_MANIFESTS_CONCURRENCY with 503, and bounds its size', async () => {
+    const a = await api({ REMOTE_MANIFESTS_ALLOW_PRIVATE: 'true', REMOTE_MANIFESTS_CA_FILE: local.caFile, REMOTE_MANIFESTS_CONCURRENCY: '1', PUBLIC_RATE_LIMIT: '1000', PUBLIC_CONCURRENCY_PER_ADDRESS: '10' });
+    const other = await remoteManifestFile(chain, `https://127.0.0.1:${local.port}/manifests/other.c2pa`);
+    const verify = (asset: Uint8Array) => request(a.app).post('/v1/verify').attach('file', Buffer.from(asset), 'remote.jpg');
+    const before = local.requests.length;
+    let open = () => {};
+    local.gate.open = new Promise<void>((resolve) => (open = resolve));
+    try {
+      const first = verify(remote.asset).then((r) => r);
+      while (local.requests.length === before) await new Promise((resolve) => setTimeout(resolve, 20));
+      const second = verify(remote.asset).then((r) => r);
+      const busy = await verify(other.asset).expect(503);
+      expect(busy.body.error.code).to.equal('remote_fetch_busy');
+      expect(busy.headers['retry-after']).to.equal('2');
+      open();
+      for (const res of await Promise.all([first, second])) {
+        expect(res.status).to.equal(200);
+        expect(res.body.validation_state).to.equal('Trusted');
+      }
+    } finally {
+      open();
+      local.gate.open = Promise.resolve();
+    }
+    expect(local.requests.length, 'two verifications, one fetch').to.equal(before + 1);
+    expect((await verify(remote.asset).expect(200)).body.validation_state).to.equal('Trusted');
+    expect(local.requests.length, 'kept: not fetched again').to.equal(before + 1);
+
+    const small = await api({ REMOTE_MANIFESTS_ALLOW_PRIVATE: 'true', REMOTE_MANIFESTS_CA_FILE: local.caFile, REMOTE_MANIFESTS_MAX_BYTES: '1024' });
+    const body = (await request(small.app).post('/v1/verify').attach('file', Buffer.from(remote.asset), 'remote.jpg').expect(200)).body;
+    expect(body.status.failure).to.deep.equal(['manifest.inaccessible']);
+    expect(body.manifest_source.error).to.match(/1024/);
   });
 
   it('with the guard on, a private address is refused: a 200 verdict saying the manifest could not be fetched', async () => {
