@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { C2PA_SPEC_VERSIONS, DEFAULT_C2PA_SPEC_VERSION, type C2paSpecVersion } from './c2pa/spec-version.js';
 import { FINGERPRINT_MODES, type FingerprintMode } from './softbinding/fingerprint-mode.js';
 import { PINS_FILE, TRUST_LIST_NAMES, type TrustListName } from './trust/lists.js';
 
@@ -96,6 +97,12 @@ export interface Config {
    * README (Soft bindings) for what differs.
    */
   fingerprintMode: FingerprintMode;
+  /**
+   * The C2PA specification version the manifests declare (C2PA_SPEC_VERSION, claim_generator_info.specVersion): `2.4`
+   * (default) or `2.2`, for taking the service through the conformance program's spec 2.2 profile (see
+   * shared/c2pa/spec-version.ts).
+   */
+  c2paSpecVersion: C2paSpecVersion;
   /** Attempts per sign job before it is marked failed, and the first retry delay (doubling after). */
   signAttempts: number;
   signBackoffMs: number;
@@ -541,6 +548,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerRecycleIdleMs: int(env, 'WORKER_RECYCLE_IDLE_MS', 30_000, 0, 24 * 3600_000),
     ffmpegPath: str(env, 'FFMPEG_PATH', 'ffmpeg') === 'off' ? undefined : str(env, 'FFMPEG_PATH', 'ffmpeg'),
     fingerprintMode: oneOf(env, 'FINGERPRINT_MODE', 'fast', FINGERPRINT_MODES),
+    c2paSpecVersion: oneOf(env, 'C2PA_SPEC_VERSION', DEFAULT_C2PA_SPEC_VERSION, C2PA_SPEC_VERSIONS),
     signAttempts: int(env, 'SIGN_ATTEMPTS', 5, 1, 50),
     signBackoffMs: int(env, 'SIGN_BACKOFF_MS', 2000, 0, 600_000),
     workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 2000, 600_000),

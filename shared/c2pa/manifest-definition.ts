@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_DIGITAL_SOURCE_TYPE, type ManifestInput, type Party } from '../domain/manifest-input.js';
 import { parseManifestInput } from './parse-manifest.js';
+import { DEFAULT_C2PA_SPEC_VERSION, type C2paSpecVersion } from './spec-version.js';
 
 /**
  * The c2pa-rs ManifestDefinition (JSON) for one signing request.
@@ -21,7 +22,8 @@ import { parseManifestInput } from './parse-manifest.js';
  *   store. So those sources get `c2pa.opened` referencing the source as parentOf ingredient; signAsset adds
  *   that ingredient from the source bytes (c2pa-wasm `addIngredientFromBlob`), which keeps the old manifest.
  *
- * What the manifest conforms to: C2PA 2.4 (SPEC_VERSION), as the C2PA conformance program's asset rubrics check it
+ * What the manifest conforms to: C2PA 2.4 by default, or 2.2 (ManifestContext.specVersion, from C2PA_SPEC_VERSION:
+ * only the declared specVersion differs, see spec-version.ts), as the C2PA conformance program's asset rubrics check it
  * (test/c2pa/asset-rubrics.test.ts):
  * - the actions assertion is a created assertion (2.2 §10.2.2: a standard manifest's created assertions hold at least
  *   the hard binding and an actions assertion), with `allActionsIncluded: true`: the service's one action (created,
@@ -35,8 +37,6 @@ import { parseManifestInput } from './parse-manifest.js';
  */
 
 export const SERVICE_NAME = 'media-signing-service';
-/** The C2PA specification version the manifests are written to (claim_generator_info.specVersion). */
-export const SPEC_VERSION = '2.4';
 /** The service's package version, for claim_generator_info. */
 export const SERVICE_VERSION: string = (
   JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
@@ -94,6 +94,8 @@ export interface ManifestContext {
   contentAssertions?: { label: string; data: Record<string, unknown> }[];
   /** The medium, from the content: the playing time of video and audio (ISO 8601) where the format carries one. */
   medium?: { duration?: string };
+  /** The C2PA specification version declared in claim_generator_info (C2PA_SPEC_VERSION); default 2.4. */
+  specVersion?: C2paSpecVersion;
 }
 
 /**
@@ -117,7 +119,7 @@ export function buildManifestDefinition(input: ManifestInput, context: ManifestC
   if (valid.trainingMining !== undefined) assertions.push({ label: TRAINING_MINING_LABEL, data: { entries: valid.trainingMining } });
   assertions.push(...(context.contentAssertions ?? []));
   const definition: ManifestDefinition = {
-    claim_generator_info: [{ name: SERVICE_NAME, version: SERVICE_VERSION, specVersion: SPEC_VERSION }],
+    claim_generator_info: [{ name: SERVICE_NAME, version: SERVICE_VERSION, specVersion: context.specVersion ?? DEFAULT_C2PA_SPEC_VERSION }],
     title: valid.title,
     assertions,
   };

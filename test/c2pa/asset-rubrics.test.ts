@@ -4,6 +4,8 @@
  * - every signable format, signed with default settings through the API and the worker's signing code, and a signed
  *   file signed again (c2pa.opened on its parent), read Trusted with the service root and pass every trait of the
  *   spec 2.4 and integrity profiles, and every trait of the spec 2.2 profile but one (see SPEC_2_2_CONFLICT);
+ * - the same, signed again by the same desk's worker code with C2PA_SPEC_VERSION=2.2, declare 2.2 and pass every trait
+ *   of the spec 2.2 profile as it comes (expected version 2.2) and of the integrity profile;
  * - a manifest built as the service built it before (stds.schema-org.CreativeWork, actions gathered, no
  *   allActionsIncluded, no specVersion) fails the traits it should, and still shows the same creator, publisher and
  *   copyright when read;
@@ -13,16 +15,20 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildManifestDefinition, PARENT_INGREDIENT_ID, SERVICE_NAME, SERVICE_VERSION, SPEC_VERSION, type ManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
+import { buildManifestDefinition, PARENT_INGREDIENT_ID, SERVICE_NAME, SERVICE_VERSION, type ManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { trustSettings } from '../../shared/c2pa/settings.js';
 import { signAsset } from '../../shared/c2pa/sign-asset.js';
+import { DEFAULT_C2PA_SPEC_VERSION } from '../../shared/c2pa/spec-version.js';
 import { c2paWasm } from '../../shared/c2pa/wasm.js';
 import { DEFAULT_DIGITAL_SOURCE_TYPE, type ManifestInput } from '../../shared/domain/manifest-input.js';
+import { createLogger } from '../../shared/logger.js';
 import { MEDIA_FORMATS } from '../../shared/media/formats.js';
+import { LocalJobEvents } from '../../shared/queue/job-events.js';
+import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob } from '../../workers/sign-job.js';
-import type { SignJobDeps } from '../../workers/sign-job/deps.js';
+import { signJobDeps, type SignJobDeps } from '../../workers/sign-job/deps.js';
 import type { Samples } from '../media/samples.js';
 import { openSigningDesk } from '../media/signing-desk.js';
 import { downloadFile, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
@@ -38,11 +44,13 @@ const INTEGRITY = 'asset-rubric-integrity.yml';
 /**
  * The one trait of the spec 2.2 profile no file can pass together with the spec 2.4 profile: both profiles hold
  * `validation:mandatory_spec_version`, which requires claim_generator_info.specVersion to be absent or of the
- * profile's own major.minor under 2.2, and present and 2.4 under 2.4. The manifests declare 2.4 (SPEC_VERSION), so
+ * profile's own major.minor under 2.2, and present and 2.4 under 2.4. The manifests declare 2.4 by default, so
  * the 2.2 profile finds ["2.4"]. Evaluated with the version the file declares (the reference evaluator's
- * --spec-version), the 2.2 profile passes whole.
+ * --spec-version), the 2.2 profile passes whole. With C2PA_SPEC_VERSION=2.2 it is the other way round
+ * (SPEC_2_4_CONFLICT).
  */
 const SPEC_2_2_CONFLICT = 'C2PA Asset Conformance 0.2 Spec 2.2 Rubric: validation:mandatory_spec_version false ["2.4"]';
+const SPEC_2_4_CONFLICT = 'C2PA Asset Conformance 0.2 Spec 2.4 Rubric: validation:mandatory_spec_version false ["2.2"]';
 
 /** c2pa-rs's crJSON report of the file, validated against `anchors` only. */
 async function crJsonOf(bytes: Uint8Array, mimeType: string, anchors: string): Promise<unknown> {
@@ -56,10 +64,30 @@ async function crJsonOf(bytes: Uint8Array, mimeType: string, anchors: string): P
 
 /** What every file the service signs must meet: the traits of all three profiles (bar the 2.2 / 2.4 conflict). */
 function expectConformant(rubrics: Record<string, Rubric>, crJson: unknown, what: string): void {
+  expect(declaredSpecVersion(crJson), what).to.equal(DEFAULT_C2PA_SPEC_VERSION);
   expect(unmet(rubrics[SPEC_2_4]!.evaluate(crJson)), `${what}: spec 2.4`).to.deep.equal([]);
   expect(unmet(rubrics[INTEGRITY]!.evaluate(crJson)), `${what}: integrity`).to.deep.equal([]);
   expect(unmet(rubrics[SPEC_2_2]!.evaluate(crJson)), `${what}: spec 2.2`).to.deep.equal([SPEC_2_2_CONFLICT]);
-  expect(unmet(rubrics[SPEC_2_2]!.evaluate(crJson, { specVersion: SPEC_VERSION })), `${what}: spec 2.2 profile, declared version`).to.deep.equal([]);
+  expect(unmet(rubrics[SPEC_2_2]!.evaluate(crJson, { specVersion: DEFAULT_C2PA_SPEC_VERSION })), `${what}: spec 2.2 profile, declared version`).to.deep.equal([]);
+}
+
+/**
+ * What a file signed with C2PA_SPEC_VERSION=2.2 must meet: every trait of the spec 2.2 profile, evaluated as it comes
+ * (expected version 2.2, no override), and of the integrity profile. The 2.4 profile fails it on the declared version
+ * alone: nothing else the service writes is 2.4-only.
+ */
+function expectConformant22(rubrics: Record<string, Rubric>, crJson: unknown, what: string): void {
+  expect(declaredSpecVersion(crJson), what).to.equal('2.2');
+  const spec22 = rubrics[SPEC_2_2]!.evaluate(crJson);
+  expect(spec22.expectedSpecVersion).to.equal('2.2');
+  expect(unmet(spec22), `${what}: spec 2.2`).to.deep.equal([]);
+  expect(unmet(rubrics[INTEGRITY]!.evaluate(crJson)), `${what}: integrity`).to.deep.equal([]);
+  expect(unmet(rubrics[SPEC_2_4]!.evaluate(crJson)), `${what}: spec 2.4`).to.deep.equal([SPEC_2_4_CONFLICT]);
+}
+
+/** The specVersion of the active manifest's claim_generator_info (crJSON gives the claim's one entry as an object). */
+function declaredSpecVersion(crJson: unknown): unknown {
+  return (crJson as { manifests: { 'claim.v2'?: { claim_generator_info?: { specVersion?: unknown } } }[] }).manifests[0]?.['claim.v2']?.claim_generator_info?.specVersion;
 }
 
 /** The definition as the service built it before C2PA 2.2 conformance (commit ad35e54), for the negative cases. */
@@ -98,21 +126,25 @@ describe('c2pa: asset rubrics of the C2PA conformance program', function () {
     let acc: Account;
     let rootPem: string;
     let deps: SignJobDeps;
+    /** The same worker code, its deps made by signJobDeps from the desk's configuration with C2PA_SPEC_VERSION=2.2. */
+    let deps22: SignJobDeps;
     let samples: Samples;
     let dir: string;
     const signedJpeg: { bytes?: Buffer } = {};
 
     before(async () => {
       ({ api, acc, rootPem, deps, samples, dir } = await openSigningDesk('Rubric Desk'));
+      const config = { ...api.config, c2paSpecVersion: '2.2' as const };
+      deps22 = { ...signJobDeps({ config, knex: api.db.knex, vault: createKeyVault(config), events: new LocalJobEvents(), logger: createLogger('silent', 'test') }), tempDir: deps.tempDir };
     });
     after(async () => {
       await api?.close();
       if (dir) rmSync(dir, { recursive: true, force: true });
     });
 
-    async function signThroughService(bytes: Buffer, manifest: Record<string, unknown>): Promise<{ signed: Buffer; mimeType: SignableMimeType }> {
+    async function signThroughService(bytes: Buffer, manifest: Record<string, unknown>, worker = deps): Promise<{ signed: Buffer; mimeType: SignableMimeType }> {
       const jobId = await submitSign(api.app, acc, bytes, 'upload.bin', manifest);
-      await processSignJob(deps, jobId, { number: 1, final: true });
+      await processSignJob(worker, jobId, { number: 1, final: true });
       const job = await waitForJob(api.app, acc, jobId);
       expect(job.status, JSON.stringify(job.error)).to.equal('signed');
       return { signed: await downloadFile(api.app, acc, job.signed_file.download_url), mimeType: job.signed_file.mime_type as SignableMimeType };
@@ -145,6 +177,30 @@ describe('c2pa: asset rubrics of the C2PA conformance program', function () {
       expect(crJson.manifests).to.have.length(2);
       expect(crJson.manifests[0]!.assertions['c2pa.actions.v2']!.allActionsIncluded).to.equal(true);
       expectConformant(rubrics, crJson, 're-signed JPEG');
+    });
+
+    describe('signed with C2PA_SPEC_VERSION=2.2 (the same desk: one more signing pass)', function () {
+      const signedJpeg22: { bytes?: Buffer } = {};
+
+      for (const format of MEDIA_FORMATS) {
+        it(`${format.label} (${format.mimeType})`, async () => {
+          const { signed, mimeType } = await signThroughService(samples[format.mimeType], { title: format.label, creator: 'Desk' }, deps22);
+          expect(mimeType).to.equal(format.mimeType);
+          if (mimeType === 'image/jpeg') signedJpeg22.bytes = signed;
+          const report = await readAsset(signed, mimeType, { trustAnchorsPem: rootPem });
+          expect(report.validation_state, JSON.stringify(report.status.failure)).to.equal('Trusted');
+          expectConformant22(rubrics, await crJsonOf(signed, mimeType, rootPem), format.label);
+        });
+      }
+
+      it('a signed file signed again (c2pa.opened)', async () => {
+        const parent = signedJpeg22.bytes ?? (await signThroughService(samples['image/jpeg'], { title: 'Parent', creator: 'Desk' }, deps22)).signed;
+        const { signed } = await signThroughService(parent, { title: 'Re-signed', creator: 'Second Desk' }, deps22);
+        const report = await readAsset(signed, 'image/jpeg', { trustAnchorsPem: rootPem });
+        expect(report.validation_state, JSON.stringify(report.status.failure)).to.equal('Trusted');
+        expect(report.manifest?.actions).to.deep.equal(['c2pa.opened']);
+        expectConformant22(rubrics, await crJsonOf(signed, 'image/jpeg', rootPem), 're-signed JPEG');
+      });
     });
   });
 

@@ -8,7 +8,6 @@ import {
   PARENT_INGREDIENT_ID,
   SERVICE_NAME,
   SERVICE_VERSION,
-  SPEC_VERSION,
   TRAINING_MINING_LABEL,
 } from '../../shared/c2pa/manifest-definition.js';
 import { ManifestInputError, mergeManifest, parseManifestDefaults, parseManifestInput, parseManifestRequest, TEMPLATE_FIELDS } from '../../shared/c2pa/parse-manifest.js';
@@ -36,8 +35,7 @@ describe('c2pa: manifest definition', function () {
   it('records c2pa.created (a created assertion, all actions included) with the default IPTC digitalCapture source type, the creator as dc:creator, the service and spec version as generator', function () {
     const def = buildManifestDefinition({ title: ' Sunrise ', creator: 'Ada Lovelace' }, { sourceHasManifest: false });
     expect(def.title).to.equal('Sunrise');
-    expect(def.claim_generator_info).to.deep.equal([{ name: SERVICE_NAME, version: SERVICE_VERSION, specVersion: SPEC_VERSION }]);
-    expect(SPEC_VERSION).to.equal('2.4');
+    expect(def.claim_generator_info).to.deep.equal([{ name: SERVICE_NAME, version: SERVICE_VERSION, specVersion: '2.4' }]);
     expect(SERVICE_NAME).to.equal('media-signing-service');
     expect(SERVICE_VERSION).to.match(/^\d+\.\d+\.\d+/);
     expect(def.assertions).to.deep.equal([
@@ -103,6 +101,18 @@ describe('c2pa: manifest definition', function () {
     });
     expect(def.assertions[0]!.created).to.equal(true);
     expect(opensParentIngredient(def)).to.equal(true);
+  });
+
+  it('declares the spec version it is given (C2PA_SPEC_VERSION): 2.2 changes claim_generator_info and nothing else', function () {
+    for (const sourceHasManifest of [false, true]) {
+      const input = { title: 'T', creator: 'C', dateCreated: '2024-02-29', trainingMining: { 'cawg.data_mining': { use: 'notAllowed' as const } }, thumbnail: true };
+      const byDefault = buildManifestDefinition(input, { sourceHasManifest });
+      const asked24 = buildManifestDefinition(input, { sourceHasManifest, specVersion: '2.4' });
+      const asked22 = buildManifestDefinition(input, { sourceHasManifest, specVersion: '2.2' });
+      expect(asked24).to.deep.equal(byDefault);
+      expect(asked22.claim_generator_info).to.deep.equal([{ name: SERVICE_NAME, version: SERVICE_VERSION, specVersion: '2.2' }]);
+      expect({ ...asked22, claim_generator_info: byDefault.claim_generator_info }).to.deep.equal(byDefault);
+    }
   });
 
   const bad: [string, unknown, string][] = [

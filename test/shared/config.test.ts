@@ -56,6 +56,14 @@ describe('configuration', () => {
     expect(c.nodeEnv).to.equal('production');
   });
 
+  it('C2PA_SPEC_VERSION: 2.4 by default, 2.2 when asked, any other version refused at start', () => {
+    expect(loadConfig({ DATA_DIR: dataDir() }).c2paSpecVersion).to.equal('2.4');
+    expect(loadConfig({ DATA_DIR: dataDir(), C2PA_SPEC_VERSION: '2.2' }).c2paSpecVersion).to.equal('2.2');
+    for (const value of ['2.3', '2', 'v2.2', '2.2.0']) {
+      expect(() => loadConfig({ DATA_DIR: dataDir(), C2PA_SPEC_VERSION: value })).to.throw(ConfigError, `configuration: C2PA_SPEC_VERSION must be one of 2.4, 2.2, got "${value}"`);
+    }
+  });
+
   for (const [name, value] of [
     ['PORT', 'eighty'],
     ['PORT', '70000'],

@@ -3,7 +3,8 @@
  * TRUST_ANCHORS_FILE): the service makes a key in the vault and a CSR that OpenSSL verifies, the CA issues from
  * it, the chain is checked and accepted, and a file signed afterwards reads Trusted with c2pa-rs given only that
  * CA's root. Chains that fail a check are refused with the check's code; another organisation sees and uses none of
- * it; a revocation recorded by an admin stops signing at once.
+ * it; a revocation recorded by an admin stops signing at once. signing_certificate.expiring covers the external
+ * certificate an organisation signs with, once, and none it rotated away from or was told is revoked.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,7 @@ import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { createLogger } from '../../shared/logger.js';
 import { initPki } from '../../shared/pki/init.js';
+import { recordExpiryNotices } from '../../shared/pki/expiry-notices.js';
 import { loadOrgSigningIdentity } from '../../shared/pki/org-signing-identity.js';
 import { NoSigningCertificateError } from '../../shared/pki/signing-identity.js';
 import { RedisJobEvents } from '../../shared/queue/job-events.js';
@@ -222,5 +224,65 @@ describe('trust: an organisation signs with a certificate from an external CA', 
     expect(again.body.signed_file.certificate_subject).to.equal('CN=Daily Planet,O=Daily Planet');
     const history = (await request(api.app).get('/org/signing-certificate').set(bearer(planet.access)).expect(200)).body.certificates;
     expect(history.map((c: { source: string }) => c.source)).to.deep.equal(['service_ca', 'external_ca', 'service_ca']);
+  });
+  it('signing_certificate.expiring: once for the external certificate an organisation signs with, none for a revoked or superseded one, none for a service CA leaf it no longer signs with', async () => {
+    const expiringEvents = async () => {
+      const rows = (await api.db.knex('webhook_events').where({ type: 'signing_certificate.expiring' }).orderBy('created_at').select('org_id', 'body')) as { org_id: string; body: string }[];
+      return rows.map((r) => ({ orgId: r.org_id, data: (JSON.parse(r.body) as { data: Record<string, unknown> }).data }));
+    };
+    const otherEvents = async () => (await api.db.knex('webhook_events').whereNot({ type: 'signing_certificate.expiring' }).orderBy('id').select('id', 'org_id', 'body')) as unknown[];
+    const listen = (acc: Account) => request(api.app).post('/org/webhooks').set(bearer(acc.access)).send({ url: 'http://127.0.0.1:9/expiring', events: ['signing_certificate.expiring'] }).expect(201);
+    /** A new organisation (its service CA leaf issued at registration) and `days`-long external certificates accepted in turn. */
+    const organisation = async (name: string, ...days: number[]) => {
+      const acc = await registerAccount(api.app, name);
+      expect((await request(api.app).get('/org/signing-certificate').set(bearer(acc.access)).expect(200)).body.current.source).to.equal('service_ca');
+      await listen(acc);
+      const requests: { id: string; serial: string }[] = [];
+      for (const d of days) {
+        const req = await newRequest(acc, { CN: `${name} Signing`, O: name, C: 'GB' });
+        const accepted = await postChain(acc, req.request_id, ca.issue(req.csr_pem, { days: d }) + ca.intermediatePem);
+        expect(accepted.status, JSON.stringify(accepted.body)).to.equal(200);
+        requests.push({ id: req.request_id, serial: accepted.body.certificate.serial as string });
+      }
+      return { acc, requests };
+    };
+    // Signs with a 10-day external certificate: the one notice.
+    const gazette = await organisation('Gazette', 10);
+    // Its 10-day certificate recorded as revoked by the CA.
+    const sentinel = await organisation('Sentinel', 10);
+    await request(api.app).post(`/org/signing-certificate/requests/${sentinel.requests[0]!.id}/revoked`).set(bearer(sentinel.acc.access)).send({ reason: 'keyCompromise' }).expect(200);
+    // Rotated back to the service CA after a 10-day external certificate.
+    const herald = await organisation('Herald', 10);
+    await request(api.app).post('/org/signing-certificate/rotate').set(bearer(herald.acc.access)).expect(201);
+    // A 10-day external certificate replaced by a 90-day one.
+    const courier = await organisation('Courier', 10, 90);
+    // Planet (back on the service CA since the revocation) and Bugle (always on it) listen too.
+    await Promise.all([listen(planet), listen(bugle)]);
+    const others = await otherEvents();
+
+    // Two scheduler passes with the configured window (30 days): one event, for Gazette's certificate, as its request shows it.
+    const days = api.config.webhooks.certificateExpiringDays;
+    expect(days).to.equal(30);
+    expect(await recordExpiryNotices(api.db.knex, days)).to.equal(1);
+    expect(await recordExpiryNotices(api.db.knex, days)).to.equal(0);
+    const shown = (await request(api.app).get(`/org/signing-certificate/requests/${gazette.requests[0]!.id}`).set(bearer(gazette.acc.access)).expect(200)).body;
+    expect(await expiringEvents()).to.deep.equal([{ orgId: gazette.acc.orgId, data: shown }]);
+    expect(shown.certificate.serial).to.equal(gazette.requests[0]!.serial);
+
+    // A window past every certificate's end: each organisation's certificate in force, once (Gazette's already was); a
+    // service CA leaf is only one for the organisations that sign with it.
+    expect(await recordExpiryNotices(api.db.knex, 400)).to.equal(4);
+    expect(await recordExpiryNotices(api.db.knex, 400)).to.equal(0);
+    const leafSerial = async (acc: Account) => (await request(api.app).get('/org/signing-certificate').set(bearer(acc.access)).expect(200)).body.current.serial as string;
+    const recorded = (await expiringEvents()).map((e) => [e.orgId, (e.data.request_id as string | undefined) ?? null, (e.data.certificate as { serial?: string } | undefined)?.serial ?? e.data.serial]);
+    expect(recorded).to.have.deep.members([
+      [gazette.acc.orgId, gazette.requests[0]!.id, gazette.requests[0]!.serial],
+      [courier.acc.orgId, courier.requests[1]!.id, courier.requests[1]!.serial],
+      [planet.orgId, null, await leafSerial(planet)],
+      [bugle.orgId, null, await leafSerial(bugle)],
+      [herald.acc.orgId, null, await leafSerial(herald.acc)],
+    ]);
+    // The other events (certificates accepted, revoked, rotated) are as they were.
+    expect(await otherEvents()).to.deep.equal(others);
   });
 });

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Knex } from 'knex';
 import type { Timestamper } from '../../shared/tsa/client.js';
+import type { C2paSpecVersion } from '../../shared/c2pa/spec-version.js';
 import type { Config } from '../../shared/config.js';
 import type { Logger } from '../../shared/logger.js';
 import { loadOrgSigningIdentity } from '../../shared/pki/org-signing-identity.js';
@@ -32,6 +33,8 @@ export interface SignJobDeps {
   ffmpegPath?: string;
   /** How image fingerprints are computed (FINGERPRINT_MODE). */
   fingerprintMode: FingerprintMode;
+  /** The C2PA specification version the manifests declare (C2PA_SPEC_VERSION); default 2.4. */
+  specVersion?: C2paSpecVersion;
   /** Largest image (width x height from its header) signed at all (MAX_IMAGE_PIXELS). */
   maxImagePixels: number;
 }
@@ -61,6 +64,7 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     tempDir: signTempDir(config),
     ffmpegPath: config.ffmpegPath,
     fingerprintMode: config.fingerprintMode,
+    specVersion: config.c2paSpecVersion,
     maxImagePixels: config.maxImagePixels,
   };
 }

@@ -53,6 +53,7 @@ export async function signMedia(deps: SignJobDeps, prepared: PreparedJob, conten
       sourceHasManifest,
       contentAssertions: fingerprint ? [softBindingAssertion(fingerprint.iscc)] : [],
       medium,
+      specVersion: deps.specVersion,
     }),
     key: identity.key,
     chainDer: identity.chainDer,

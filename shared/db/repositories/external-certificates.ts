@@ -115,6 +115,24 @@ export async function newestAcceptedExternal(db: Db, orgId: string): Promise<Acc
   return (await db('external_certificate_requests').where({ org_id: orgId, status: 'accepted' }).orderBy('accepted_at', 'desc').first()) as AcceptedExternalCertificate | undefined;
 }
 
+/**
+ * Each organisation's newest accepted external certificate when it is unrevoked and expires between `now` and `until`
+ * (every organisation: for the scheduler's expiry notices). Whether it is still the one the organisation signs with
+ * (no service CA certificate since) is the caller's to check (externalCertificateInForce).
+ */
+export async function newestExternalExpiringBy(db: Db, now: Date, until: Date): Promise<AcceptedExternalCertificate[]> {
+  const newest = db('external_certificate_requests')
+    .where({ status: 'accepted' })
+    .distinctOn('org_id')
+    .orderBy([{ column: 'org_id' }, { column: 'accepted_at', order: 'desc' }])
+    .select('id');
+  return (await db('external_certificate_requests')
+    .whereIn('id', newest)
+    .whereNull('revoked_at')
+    .where('not_after', '>', now)
+    .where('not_after', '<=', until)) as AcceptedExternalCertificate[];
+}
+
 /** Records the CA's revocation of an accepted certificate (the first record stands); false when there is none to revoke. */
 export async function markExternalRevoked(db: Db, orgId: string, id: string, revokedAt: Date, reason: string): Promise<boolean> {
   const n = await db('external_certificate_requests')
