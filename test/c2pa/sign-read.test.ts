@@ -125,6 +125,31 @@ describe('c2pa: signAsset and readAsset', function () {
       expect(fromTampered.manifest?.ingredients[0]?.failure).to.deep.equal(['assertion.dataHash.mismatch']);
     });
 
+    it("a defect only in the parent's manifest makes the file Invalid, and the summary says so and where", async function () {
+      const parent = await signAsset({
+        bytes: photo,
+        mimeType: 'image/jpeg',
+        manifest: buildManifestDefinition({ title: 'parent.jpg', creator: 'Parent Creator Unique' }, { sourceHasManifest: false }),
+        key: chain.keys.leaf,
+        chainDer: [chain.der.leaf, chain.der.subCa],
+      });
+      const child = Buffer.from(await sign(parent, 'image/jpeg', true));
+      // One letter of the parent's creator, inside the parent's metadata assertion in the child's store: the child's
+      // own claim, signature and data hash (which excludes the store) stay intact.
+      const at = child.indexOf('Parent Creator Unique');
+      expect(at).to.be.greaterThan(0);
+      expect(child.indexOf('Parent Creator Unique', at + 1)).to.equal(-1);
+      child[at] = 'Q'.charCodeAt(0);
+      const report = await read(new Uint8Array(child), 'image/jpeg');
+      expect(report.validation_state).to.equal('Invalid');
+      // c2pa-rs's codes for the active manifest show nothing wrong: the cause sits in the ingredient.
+      expect(report.status.failure).to.deep.equal([]);
+      expect(report.failures.map((f) => [f.code, f.in, f.ingredient])).to.deep.include(['assertion.hashedURI.mismatch', 'ingredient', 'parent.jpg']);
+      expect(report.failures.every((f) => f.in === 'ingredient')).to.equal(true);
+      expect(report.summary).to.match(/^Invalid: /);
+      expect(report.summary).to.include('assertion.hashedURI.mismatch in ingredient "parent.jpg"');
+    });
+
     it('refuses a c2pa.created definition, which would silently drop the existing manifest', async function () {
       const err = await sign(signed.get('image/png')!, 'image/png', false).catch((e: unknown) => e);
       expect(err).to.be.instanceOf(SourceManifestConflictError);
