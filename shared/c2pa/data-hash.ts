@@ -5,6 +5,7 @@ import { createReadStream } from 'node:fs';
  * The c2pa.hash.data check c2pa-rs makes on an embedded manifest, made here for a manifest that is not in the file (a
  * sidecar, a remote manifest): c2pa-wasm can read a manifest store alone or a file with its manifest inside, but has
  * no reader for a store together with its asset (c2pa-rs's Reader::from_manifest_data_and_stream is not exported).
+ * BMFF files (MP4, MOV, M4A, HEIC, AVIF) are bound by c2pa.hash.bmff instead: bmff-hash.ts.
  */
 
 /** A c2pa.hash.data assertion as c2pa-rs's crJSON writes it. */
@@ -15,10 +16,13 @@ export interface DataHashAssertion {
   exclusions?: { start: number; length: number }[];
 }
 
-const ALGORITHMS: Record<string, string> = { sha256: 'sha256', sha384: 'sha384', sha512: 'sha512' };
+const HASH_ALGORITHMS = new Set(['sha256', 'sha384', 'sha512']);
+
+/** The hash algorithm of a hard binding when c2pa-rs knows it (C2PA's names are Node's), else undefined. */
+export const hashAlgorithm = (name: string): string | undefined => (HASH_ALGORITHMS.has(name) ? name : undefined);
 
 /** The digest crJSON writes as "b64'...'", as bytes (undefined when it is not in that form). */
-function digestOf(value: string | undefined): Buffer | undefined {
+export function digestOf(value: string | undefined): Buffer | undefined {
   const b64 = value && /^b64'([A-Za-z0-9+/=]*)'$/.exec(value)?.[1];
   return b64 ? Buffer.from(b64, 'base64') : undefined;
 }
@@ -28,7 +32,7 @@ function digestOf(value: string | undefined): Buffer | undefined {
  * cannot be judged (an algorithm or a digest this check does not know).
  */
 export async function dataHashMatches(filePath: string, assertion: DataHashAssertion): Promise<boolean | undefined> {
-  const alg = ALGORITHMS[assertion.alg ?? 'sha256'];
+  const alg = hashAlgorithm(assertion.alg ?? 'sha256');
   const expected = digestOf(assertion.hash);
   if (!alg || !expected) return undefined;
   const exclusions = [...(assertion.exclusions ?? [])].sort((a, b) => a.start - b.start);

@@ -1,3 +1,4 @@
+import { bmffHashMatches, type BmffHashAssertion } from './bmff-hash.js';
 import { dataHashMatches, type DataHashAssertion } from './data-hash.js';
 import { C2paError, describeWasmError, wasmErrorKind } from './errors.js';
 import { isoDuration } from '../media/duration.js';
@@ -504,44 +505,93 @@ export async function crJsonOf(source: Uint8Array | Blob, mimeType: SignableMime
   }
 }
 
+/** A hard binding checked here against the file, with the status codes c2pa-rs gives its own verdict on it. */
+interface BindingCheck {
+  /** The assertion's label in the manifest, e.g. c2pa.hash.bmff.v3. */
+  label: string;
+  match: string;
+  mismatch: string;
+  explanation: string;
+  matches: () => Promise<boolean | undefined>;
+}
+
+/**
+ * The active manifest's hard binding, when it is one checked here: c2pa.hash.data (data-hash.ts) or c2pa.hash.bmff,
+ * .v2, .v3 (bmff-hash.ts). Undefined for any other (c2pa.hash.boxes, collections) or a crJSON without one.
+ */
+function bindingCheckOf(reader: Reader, assetPath: string): BindingCheck | undefined {
+  type CrJsonManifest = { label?: string; assertions?: Record<string, unknown>; claim?: { alg?: string }; 'claim.v2'?: { alg?: string } };
+  let manifest: CrJsonManifest | undefined;
+  try {
+    const label = reader.activeLabel();
+    manifest = (JSON.parse(reader.crJson()) as { manifests?: CrJsonManifest[] }).manifests?.find((m) => m.label === label);
+  } catch {
+    return undefined;
+  }
+  const assertions = manifest?.assertions ?? {};
+  for (const label of Object.keys(assertions)) {
+    const data = assertions[label];
+    if (/^c2pa\.hash\.data(__\d+)?$/.test(label)) {
+      return {
+        label,
+        match: 'assertion.dataHash.match',
+        mismatch: 'assertion.dataHash.mismatch',
+        explanation: "the file does not hash to the manifest's c2pa.hash.data",
+        matches: () => dataHashMatches(assetPath, data as DataHashAssertion),
+      };
+    }
+    const bmff = /^c2pa\.hash\.bmff(?:\.v(\d+))?(__\d+)?$/.exec(label);
+    if (bmff) {
+      const claimAlg = (manifest?.['claim.v2'] ?? manifest?.claim)?.alg;
+      return {
+        label,
+        match: 'assertion.bmffHash.match',
+        mismatch: 'assertion.bmffHash.mismatch',
+        explanation: `the file does not hash to the manifest's ${label}`,
+        matches: () => bmffHashMatches(assetPath, data as BmffHashAssertion, { version: Number(bmff[1] ?? 1), claimAlg }),
+      };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The report with c2pa-rs's verdict on the binding (from hashing the store itself, which means nothing) replaced by
+ * the check against the file, and the state judged again without c2pa-rs's, as c2pa-rs would judge it.
+ */
+function withBindingVerdict(report: VerificationReport, check: BindingCheck, matches: boolean, deltaFailures: boolean, source: ManifestSource): VerificationReport {
+  const isBinding = (code: string) => code === check.match || code === check.mismatch;
+  const status = {
+    success: [...report.status.success.filter((c) => !isBinding(c)), ...(matches ? [check.match] : [])],
+    informational: report.status.informational,
+    failure: [...report.status.failure.filter((c) => !isBinding(c)), ...(matches ? [] : [check.mismatch])],
+  };
+  const failures = report.failures.filter((f) => !(f.in === 'manifest' && isBinding(f.code)));
+  const url = report.active_manifest ? `self#jumbf=/c2pa/${report.active_manifest}/c2pa.assertions/${check.label}` : null;
+  if (!matches) failures.push({ code: check.mismatch, explanation: check.explanation, in: 'manifest', ingredient: null, url });
+  const checked = { ...source, asset_checked: true };
+  const deciding = deltaFailures || status.failure.some((c) => c !== 'signingCredential.untrusted');
+  const state: ValidationState = deciding ? 'Invalid' : status.failure.length ? 'Valid' : status.success.includes('signingCredential.trusted') ? 'Trusted' : 'Valid';
+  return { ...report, validation_state: state, status, failures, summary: summaryLine(state, failures, checked), manifest_source: checked };
+}
+
 /**
  * Reads a manifest that is not in the file (a sidecar sent with it, or the remote manifest it names) against the
  * file: c2pa-rs judges the store (signature, trust, assertions, ingredients) and, since c2pa-wasm cannot read a store
- * with its asset, the hard binding (c2pa.hash.data) is checked here against the file (data-hash.ts). c2pa-rs's own
- * data hash code, from hashing the store itself, is replaced by that check; other bindings (BMFF, boxes) are left as
- * c2pa-rs judged them against the store, so such a file stays Invalid here.
+ * with its asset, the hard binding is checked here against the file: c2pa.hash.data (data-hash.ts) or c2pa.hash.bmff
+ * (bmff-hash.ts, for MP4, MOV, M4A, HEIC, AVIF). c2pa-rs's own code for it, from hashing the store itself, is replaced
+ * by that check. A binding not judged here (c2pa.hash.boxes, or a BMFF hash with Merkle trees whose file-level hash
+ * matches) is left as c2pa-rs judged it against the store, so such a file stays Invalid here.
  */
 export async function readDetachedManifest(store: Uint8Array, assetPath: string, options: ReadOptions, source: ManifestSource): Promise<VerificationReport> {
   const opened = await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem, options));
   if (!opened || isRefused(opened)) return { ...reportOf(opened), manifest_source: source };
-  let binding: DataHashAssertion | undefined;
   const json = JSON.parse(opened.json()) as ReaderJson;
   const deltaFailures = (json.validation_results?.ingredientDeltas ?? []).some((d) => d.validationDeltas?.failure?.some((f) => f.code !== 'signingCredential.untrusted'));
-  try {
-    const cr = JSON.parse(opened.crJson()) as { manifests?: { label?: string; assertions?: Record<string, unknown> }[] };
-    const label = opened.activeLabel();
-    const assertions = cr.manifests?.find((m) => m.label === label)?.assertions ?? {};
-    const key = Object.keys(assertions).find((k) => /^c2pa\.hash\.data(__\d+)?$/.test(k));
-    binding = key ? (assertions[key] as DataHashAssertion) : undefined;
-  } catch {
-    binding = undefined;
-  }
+  const check = bindingCheckOf(opened, assetPath);
   const report = reportOf(opened, source);
-  const matches = binding && (await dataHashMatches(assetPath, binding));
-  if (matches === undefined) return report;
-  const isDataHash = (code: string) => code === 'assertion.dataHash.mismatch' || code === 'assertion.dataHash.match';
-  const status = {
-    success: [...report.status.success.filter((c) => !isDataHash(c)), ...(matches ? ['assertion.dataHash.match'] : [])],
-    informational: report.status.informational,
-    failure: [...report.status.failure.filter((c) => !isDataHash(c)), ...(matches ? [] : ['assertion.dataHash.mismatch'])],
-  };
-  const failures = report.failures.filter((f) => !(f.in === 'manifest' && isDataHash(f.code)));
-  if (!matches) failures.push({ code: 'assertion.dataHash.mismatch', explanation: 'the file does not hash to the manifest\'s c2pa.hash.data', in: 'manifest', ingredient: null, url: null });
-  const checked = { ...source, asset_checked: true };
-  // c2pa-rs's state came from the store's own (meaningless) data hash: judged again without it, as c2pa-rs would.
-  const deciding = deltaFailures || status.failure.some((c) => c !== 'signingCredential.untrusted');
-  const state: ValidationState = deciding ? 'Invalid' : status.failure.length ? 'Valid' : status.success.includes('signingCredential.trusted') ? 'Trusted' : 'Valid';
-  return { ...report, validation_state: state, status, failures, summary: summaryLine(state, failures, checked), manifest_source: checked };
+  const matches = await check?.matches();
+  return check && matches !== undefined ? withBindingVerdict(report, check, matches, deltaFailures, source) : report;
 }
 
 /** The active manifest's claim thumbnail (its bytes and format) from a manifest store, or undefined without one. */

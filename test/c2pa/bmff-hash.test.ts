@@ -1,0 +1,270 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import request from 'supertest';
+import { bmffHashMatches, type BmffHashAssertion } from '../../shared/c2pa/bmff-hash.js';
+import { coseSigner } from '../../shared/c2pa/cose-sign1.js';
+import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
+import { readDetachedManifest, type VerificationReport } from '../../shared/c2pa/read-asset.js';
+import { trustSettings } from '../../shared/c2pa/settings.js';
+import { BytesBlob, c2paWasm } from '../../shared/c2pa/wasm.js';
+import { DAMAGE, makeSamples, topLevelBoxes, type Samples } from '../media/samples.js';
+import { startTestApi } from '../support/api.js';
+import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
+
+type BmffType = 'video/mp4' | 'video/quicktime' | 'audio/mp4' | 'image/avif' | 'image/heic';
+const BMFF_TYPES: BmffType[] = ['video/mp4', 'video/quicktime', 'audio/mp4', 'image/avif', 'image/heic'];
+
+/** An ISO BMFF box of `type` around `body`. */
+function box(type: string, body: Buffer, large = false): Buffer {
+  const header = Buffer.alloc(large ? 16 : 8);
+  header.write(type, 4, 'latin1');
+  if (large) {
+    header.writeUInt32BE(1);
+    header.writeBigUInt64BE(BigInt(16 + body.length), 8);
+  } else header.writeUInt32BE(8 + body.length);
+  return Buffer.concat([header, body]);
+}
+
+/** The file with `inserted` put before its top-level box number `index` (or at the end). */
+function insertBox(file: Buffer, index: number, inserted: Buffer): Buffer {
+  const at = topLevelBoxes(file)[index]?.at ?? file.length;
+  return Buffer.concat([file.subarray(0, at), inserted, file.subarray(at)]);
+}
+
+/** One bit of the first mdat's payload flipped (for HEIC/AVIF: the image data). */
+function flipMdatByte(file: Buffer): Buffer {
+  const mdat = topLevelBoxes(file).find((b) => b.type === 'mdat')!;
+  const copy = Buffer.from(file);
+  copy[mdat.at + 8 + Math.floor((mdat.size - 8) / 2)]! ^= 0x01;
+  return copy;
+}
+
+/** The file with its top-level boxes `a` and `b` (indexes) swapped: the same bytes, at other offsets. */
+function swapBoxes(file: Buffer, a: number, b: number): Buffer {
+  const boxes = topLevelBoxes(file);
+  const parts = boxes.map((x) => file.subarray(x.at, x.at + x.size));
+  [parts[a], parts[b]] = [parts[b]!, parts[a]!];
+  return Buffer.concat(parts);
+}
+
+describe('c2pa: BMFF hard bindings (c2pa.hash.bmff.v2/v3) of a manifest that is not in the file', function () {
+  let chain: OpensslChain;
+  let rootPem: string;
+  let dir: string;
+  let samples: Samples;
+  let sidecars: Record<BmffType, Uint8Array>;
+  let written = 0;
+
+  const signer = () => coseSigner({ key: chain.keys.leaf, chainDer: [chain.der.leaf, chain.der.subCa] });
+  const builderFor = (type: BmffType) => {
+    const { thumbnail: _none, ...definition } = buildManifestDefinition({ title: `clip.${type.split('/')[1]}`, creator: 'BMFF Desk' }, { sourceHasManifest: false });
+    return c2paWasm().WasmBuilder.fromJson(JSON.stringify({ ...definition, format: type }), JSON.stringify({ verify: { verify_after_sign: false, remote_manifest_fetch: false } }));
+  };
+
+  /** c2pa-rs's sidecar for the file: no_embed, so the asset it hands back is the file unchanged. */
+  async function sidecarFor(type: BmffType, file: Buffer): Promise<Uint8Array> {
+    const builder = builderFor(type);
+    try {
+      builder.setNoEmbed(true);
+      const signed = (await builder.signAndGetManifestBytes(signer(), [], type, new BytesBlob(new Uint8Array(file), type))) as { asset: Uint8Array; manifest: Uint8Array };
+      expect(Buffer.from(signed.asset).equals(file), 'a no_embed asset is the file itself').to.equal(true);
+      return signed.manifest;
+    } finally {
+      builder.free();
+    }
+  }
+
+  /** The file signed by c2pa-rs with the manifest embedded. */
+  async function embedded(type: BmffType, file: Buffer): Promise<Buffer> {
+    const builder = builderFor(type);
+    try {
+      return Buffer.from(await builder.sign(signer(), [], type, new BytesBlob(new Uint8Array(file), type)));
+    } finally {
+      builder.free();
+    }
+  }
+
+  const onDisk = (bytes: Buffer): string => {
+    written += 1;
+    const file = path.join(dir, `asset-${written}`);
+    writeFileSync(file, bytes);
+    return file;
+  };
+
+  const readWith = (file: Buffer, sidecar: Uint8Array): Promise<VerificationReport> =>
+    readDetachedManifest(sidecar, onDisk(file), { trustAnchorsPem: rootPem }, { kind: 'sidecar', url: null, asset_checked: false });
+
+  /**
+   * c2pa-rs's own verdict on an embedded file's BMFF hash, with the assertion it holds (from crJSON); `unreadable`
+   * when c2pa-rs refuses the file outright (a box past the end of the file: its hash check fails on the same walk).
+   */
+  async function c2paRsVerdict(type: BmffType, file: Buffer): Promise<{ matches: boolean; assertion: BmffHashAssertion; label: string } | 'unreadable'> {
+    const reader = await c2paWasm()
+      .WasmReader.fromBytes(type, new Uint8Array(file), trustSettings(rootPem))
+      .catch((err: unknown) => {
+        if (/InvalidAsset/.test(String(err))) return undefined;
+        throw err;
+      });
+    if (!reader) return 'unreadable';
+    try {
+      const label = reader.activeLabel();
+      const manifest = (JSON.parse(reader.crJson()) as { manifests: { label: string; assertions: Record<string, unknown> }[] }).manifests.find((m) => m.label === label)!;
+      const key = Object.keys(manifest.assertions).find((k) => k.startsWith('c2pa.hash.bmff'))!;
+      const codes = (JSON.parse(reader.json()) as { validation_results: { activeManifest: { success: { code: string }[]; failure: { code: string }[] } } }).validation_results.activeManifest;
+      const match = codes.success.some((s) => s.code === 'assertion.bmffHash.match');
+      const mismatch = codes.failure.some((s) => s.code === 'assertion.bmffHash.mismatch');
+      expect(match !== mismatch, `c2pa-rs gives one verdict on ${type}`).to.equal(true);
+      return { matches: match, assertion: manifest.assertions[key] as BmffHashAssertion, label: key };
+    } finally {
+      reader.free();
+    }
+  }
+
+  /** c2pa-rs's verdict on a file it signed, as it was signed (its assertion is the one every tampered copy carries). */
+  async function readable(type: BmffType, file: Buffer) {
+    const verdict = await c2paRsVerdict(type, file);
+    if (verdict === 'unreadable') throw new Error('c2pa-rs cannot read the file it signed');
+    return verdict;
+  }
+
+  before(async () => {
+    chain = await makeOpensslChain({ cn: 'BMFF Publisher' });
+    rootPem = readFileSync(chain.files.root, 'utf8');
+    ({ dir, samples } = await makeSamples());
+    const entries = await Promise.all(BMFF_TYPES.map(async (type) => [type, await sidecarFor(type, samples[type])] as const));
+    sidecars = Object.fromEntries(entries) as Record<BmffType, Uint8Array>;
+  });
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(chain.dir, { recursive: true, force: true });
+  });
+
+  for (const type of BMFF_TYPES) {
+    it(`${type}: the file with its sidecar is Trusted with assertion.bmffHash.match; a flipped mdat byte is a mismatch`, async () => {
+      const report = await readWith(samples[type], sidecars[type]);
+      expect(report.validation_state, report.summary).to.equal('Trusted');
+      expect(report.status.success).to.include('assertion.bmffHash.match');
+      expect(report.status.failure).to.deep.equal([]);
+      expect(report.manifest_source).to.deep.include({ kind: 'sidecar', asset_checked: true });
+
+      const tampered = await readWith(flipMdatByte(samples[type]), sidecars[type]);
+      expect(tampered.validation_state).to.equal('Invalid');
+      expect(tampered.status.failure).to.deep.equal(['assertion.bmffHash.mismatch']);
+      expect(tampered.status.success).to.not.include('assertion.bmffHash.match');
+      expect(tampered.failures).to.deep.equal([
+        {
+          code: 'assertion.bmffHash.mismatch',
+          explanation: "the file does not hash to the manifest's c2pa.hash.bmff.v3",
+          in: 'manifest',
+          ingredient: null,
+          url: `self#jumbf=/c2pa/${tampered.active_manifest}/c2pa.assertions/c2pa.hash.bmff.v3`,
+        },
+      ]);
+      expect(tampered.summary).to.match(/^Invalid: assertion\.bmffHash\.mismatch in the manifest/);
+    });
+  }
+
+  it('a box inserted or moved is a mismatch (offsets are hashed); a free box added at the end is not (free is excluded)', async () => {
+    const mp4 = samples['video/mp4'];
+    const sidecar = sidecars['video/mp4'];
+    const boxes = topLevelBoxes(mp4).map((b) => b.type);
+    expect(boxes).to.include.members(['ftyp', 'moov', 'mdat']);
+
+    const inserted = await readWith(insertBox(mp4, 1, box('abcd', Buffer.alloc(16, 7))), sidecar);
+    expect(inserted.status.failure).to.deep.equal(['assertion.bmffHash.mismatch']);
+    // An excluded box still moves the boxes after it, and their offsets are part of the v2/v3 hash.
+    const freeInserted = await readWith(insertBox(mp4, 1, box('free', Buffer.alloc(16))), sidecar);
+    expect(freeInserted.status.failure).to.deep.equal(['assertion.bmffHash.mismatch']);
+    const moved = await readWith(swapBoxes(mp4, boxes.indexOf('moov'), boxes.indexOf('mdat')), sidecar);
+    expect(moved.status.failure).to.deep.equal(['assertion.bmffHash.mismatch']);
+
+    const freeAppended = await readWith(Buffer.concat([mp4, box('free', Buffer.alloc(32))]), sidecar);
+    expect(freeAppended.validation_state).to.equal('Trusted');
+    expect(freeAppended.status.success).to.include('assertion.bmffHash.match');
+  });
+
+  it('a truncated, damaged, empty or garbage file does not throw: it is Invalid with assertion.bmffHash.mismatch', async () => {
+    const mp4 = samples['video/mp4'];
+    const files = [mp4.subarray(0, Math.floor(mp4.length / 2)), mp4.subarray(0, 12), DAMAGE['video/mp4'][1](mp4), Buffer.alloc(0), randomBytes(4096), Buffer.alloc(4096)];
+    for (const file of files) {
+      const report = await readWith(file, sidecars['video/mp4']);
+      expect(report.validation_state).to.equal('Invalid');
+      expect(report.status.failure).to.deep.equal(['assertion.bmffHash.mismatch']);
+    }
+  });
+
+  it('bmffHashMatches agrees with c2pa-rs on files it signed with the manifest embedded, original and tampered', async () => {
+    const mp4 = samples['video/mp4'];
+    const last = topLevelBoxes(mp4).at(-1)!;
+    const mdat = topLevelBoxes(mp4).find((b) => b.type === 'mdat')!;
+    // The last box's size written as 0 ("to the end of the file"), and mdat's as a 64-bit largesize.
+    const toEnd = Buffer.from(mp4);
+    toEnd.writeUInt32BE(0, last.at);
+    const largeMdat = Buffer.concat([mp4.subarray(0, mdat.at), box('mdat', mp4.subarray(mdat.at + 8, mdat.at + mdat.size), true), mp4.subarray(mdat.at + mdat.size)]);
+    const sources: [string, BmffType, Buffer][] = [
+      ...BMFF_TYPES.map((t): [string, BmffType, Buffer] => [t, t, samples[t]]),
+      ['MP4, last box of size 0', 'video/mp4', toEnd],
+      ['MP4, mdat with a 64-bit size', 'video/mp4', largeMdat],
+    ];
+    for (const [what, type, source] of sources) {
+      const signed = await embedded(type, source);
+      const boxes = topLevelBoxes(signed).map((b) => b.type);
+      const variants: [string, Buffer][] = [
+        ['as signed', signed],
+        ['an mdat byte flipped', flipMdatByte(signed)],
+        ['a free box inserted after ftyp', insertBox(signed, 1, box('free', Buffer.alloc(8)))],
+        ['a free box appended', Buffer.concat([signed, box('free', Buffer.alloc(8))])],
+        ['an unknown box appended', Buffer.concat([signed, box('junk', Buffer.alloc(8))])],
+        ['the last box cut short', signed.subarray(0, signed.length - 4)],
+        ['two boxes swapped', swapBoxes(signed, boxes.length - 2, boxes.length - 1)],
+      ];
+      const { assertion, label } = await readable(type, signed);
+      const version = Number(/\.v(\d)$/.exec(label)?.[1] ?? 1);
+      for (const [how, file] of variants) {
+        const verdict = await c2paRsVerdict(type, file);
+        const theirs = verdict === 'unreadable' ? false : verdict.matches;
+        expect(await bmffHashMatches(onDisk(file), assertion, { version }), `${what}, ${how}: c2pa-rs says ${verdict === 'unreadable' ? 'unreadable' : theirs}`).to.equal(theirs);
+      }
+      expect((await readable(type, signed)).matches, `${what} as signed`).to.equal(true);
+    }
+  });
+
+  it('bmffHashMatches cannot judge an unknown algorithm, a missing hash or Merkle trees; without an alg it takes the claim\'s', async () => {
+    const signed = await embedded('video/mp4', samples['video/mp4']);
+    const file = onDisk(signed);
+    const { assertion } = await readable('video/mp4', signed);
+    expect(await bmffHashMatches(file, assertion, { version: 3 })).to.equal(true);
+    expect(await bmffHashMatches(file, { ...assertion, alg: 'md5' }, { version: 3 })).to.equal(undefined);
+    expect(await bmffHashMatches(file, { ...assertion, alg: 'constructor' }, { version: 3 })).to.equal(undefined);
+    expect(await bmffHashMatches(file, { ...assertion, hash: undefined }, { version: 3 })).to.equal(undefined);
+    expect(await bmffHashMatches(file, { ...assertion, merkle: [] }, { version: 3 })).to.equal(undefined);
+    // Exclusions c2pa-rs would not deserialize (a sidecar is anyone's bytes): not judged, and nothing thrown.
+    for (const exclusions of ['/uuid', [{ xpath: '/uuid', subset: 5 }], [{ xpath: 7 }], [{ xpath: '/uuid', data: [{ offset: -1, value: [1] }] }], [{ xpath: '/ftyp', flags: 'b64\'!\'' }]]) {
+      expect(await bmffHashMatches(file, { ...assertion, exclusions } as unknown as BmffHashAssertion, { version: 3 })).to.equal(undefined);
+    }
+    const { alg: _sha256, ...noAlg } = assertion;
+    expect(await bmffHashMatches(file, noAlg, { version: 3, claimAlg: 'sha256' })).to.equal(true);
+    expect(await bmffHashMatches(file, noAlg, { version: 3, claimAlg: 'sha512' })).to.equal(false);
+    // Version 1 hashes no offsets: the same digest does not match.
+    expect(await bmffHashMatches(file, assertion, { version: 1 })).to.equal(false);
+  });
+
+  it('POST /v1/verify: an MP4 with its .c2pa sidecar is Trusted with assertion.bmffHash.match, a tampered copy Invalid', async () => {
+    const api = await startTestApi({ TRUST_ANCHORS_FILE: chain.files.root }, { issuer: false });
+    try {
+      const ok = (await request(api.app).post('/v1/verify').attach('file', samples['video/mp4'], 'clip.mp4').attach('manifest', Buffer.from(sidecars['video/mp4']), 'clip.c2pa').expect(200)).body;
+      expect(ok.validation_state).to.equal('Trusted');
+      expect(ok.status.success).to.include('assertion.bmffHash.match');
+      expect(ok.manifest_source).to.deep.include({ kind: 'sidecar', asset_checked: true });
+      expect(ok.manifest.title).to.equal('clip.mp4');
+
+      const bad = (await request(api.app).post('/v1/verify').attach('file', flipMdatByte(samples['video/mp4']), 'clip.mp4').attach('manifest', Buffer.from(sidecars['video/mp4']), 'clip.c2pa').expect(200)).body;
+      expect(bad.validation_state).to.equal('Invalid');
+      expect(bad.status.failure).to.include('assertion.bmffHash.mismatch');
+    } finally {
+      await api.close();
+    }
+  });
+});
