@@ -27,15 +27,21 @@ export function digestOf(value: string | undefined): Buffer | undefined {
   return b64 ? Buffer.from(b64, 'base64') : undefined;
 }
 
+const isRange = (e: unknown): e is { start: number; length: number } =>
+  typeof e === 'object' && e !== null && [(e as { start?: unknown }).start, (e as { length?: unknown }).length].every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+
 /**
  * Whether the file's bytes, the exclusions left out, hash to the assertion's digest; undefined when the assertion
- * cannot be judged (an algorithm or a digest this check does not know).
+ * cannot be judged (an algorithm or a digest this check does not know). Exclusions that are not a list of byte ranges
+ * (a sidecar is anyone's) cannot describe the file: a mismatch.
  */
 export async function dataHashMatches(filePath: string, assertion: DataHashAssertion): Promise<boolean | undefined> {
   const alg = hashAlgorithm(assertion.alg ?? 'sha256');
   const expected = digestOf(assertion.hash);
   if (!alg || !expected) return undefined;
-  const exclusions = [...(assertion.exclusions ?? [])].sort((a, b) => a.start - b.start);
+  const given: unknown = assertion.exclusions ?? [];
+  if (!Array.isArray(given) || !given.every(isRange)) return false;
+  const exclusions = [...given].sort((a, b) => a.start - b.start);
   const hash = createHash(alg);
   let position = 0;
   for await (const chunk of createReadStream(filePath) as AsyncIterable<Buffer>) {

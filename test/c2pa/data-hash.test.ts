@@ -1,0 +1,44 @@
+/** dataHashMatches: the c2pa.hash.data check made for a detached manifest, on a file written here. */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { dataHashMatches } from '../../shared/c2pa/data-hash.js';
+
+describe('c2pa: dataHashMatches', function () {
+  let dir: string;
+  let file: string;
+  const bytes = Buffer.from(Array.from({ length: 200_000 }, (_, i) => i % 251));
+  // The digest of the file without bytes 1000..1999, as c2pa-rs writes it in crJSON.
+  const digest = `b64'${createHash('sha256').update(Buffer.concat([bytes.subarray(0, 1000), bytes.subarray(2000)])).digest('base64')}'`;
+
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'data-hash-'));
+    file = path.join(dir, 'asset.bin');
+    writeFileSync(file, bytes);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('matches with the exclusion left out; a changed byte outside it does not, one inside it does', async () => {
+    const assertion = { alg: 'sha256', hash: digest, exclusions: [{ start: 1000, length: 1000 }] };
+    expect(await dataHashMatches(file, assertion)).to.equal(true);
+    const changed = Buffer.from(bytes);
+    changed[1500] ^= 0xff;
+    writeFileSync(file, changed);
+    expect(await dataHashMatches(file, assertion)).to.equal(true);
+    changed[150_000] ^= 0xff;
+    writeFileSync(file, changed);
+    expect(await dataHashMatches(file, assertion)).to.equal(false);
+    writeFileSync(file, bytes);
+  });
+
+  it('an algorithm or digest it does not know: undefined; exclusions that are not byte ranges: a mismatch, never a throw', async () => {
+    expect(await dataHashMatches(file, { alg: 'md5', hash: digest })).to.equal(undefined);
+    expect(await dataHashMatches(file, { alg: 'constructor', hash: digest })).to.equal(undefined);
+    expect(await dataHashMatches(file, { hash: 'not b64' })).to.equal(undefined);
+    for (const exclusions of ['1000', { start: 1000, length: 1000 }, [{ start: -1, length: 5 }], [{ start: 1000 }], [null], [{ start: 1.5, length: 2 }], [{ start: '1000', length: 1000 }]]) {
+      expect(await dataHashMatches(file, { hash: digest, exclusions } as never), JSON.stringify(exclusions)).to.equal(false);
+    }
+  });
+});
