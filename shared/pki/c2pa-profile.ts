@@ -88,6 +88,19 @@ export const CLAIM_SIGNER_EKUS: readonly string[] = [
   C2PA_ACCEPTED_EKUS.c2paSigning,
 ];
 
+/**
+ * The EKUs a claim signer must carry one of here: a purpose of signing documents (C2PA 2.2 §14.5.1 names
+ * documentSigning and emailProtection; the C2PA and Microsoft C2PA signing OIDs). c2pa-rs's list also takes
+ * timeStamping or OCSPSigning alone, but a certificate for those purposes is no organisation's claim signer: the
+ * service does not sign with one.
+ */
+const SIGNING_PURPOSE_EKUS: readonly string[] = [
+  C2PA_ACCEPTED_EKUS.emailProtection,
+  C2PA_ACCEPTED_EKUS.documentSigning,
+  C2PA_ACCEPTED_EKUS.microsoftC2paSigning,
+  C2PA_ACCEPTED_EKUS.c2paSigning,
+];
+
 /** c2pa-rs certificate_profile.rs: RSASSA-PSS parameters name both hashes, equal, and SHA-256/384/512. */
 function pssProblems(parameters: ArrayBuffer | null | undefined): string[] {
   if (!parameters) return ['RSASSA-PSS signature without parameters'];
@@ -215,6 +228,9 @@ export function c2paProfileProblems(der: Uint8Array | CertificateParts, kind: Pr
   // keyCertSign only with cA (C2PA 2.2 §14.5.1): refused by c2pa-rs's profile beside digitalSignature, and on any
   // non-CA by its OpenSSL chain check. A claim signer asserts digitalSignature (§14.5.1, the manifest's signature);
   // for a TSA c2pa-rs's key_usage_good takes nonRepudiation as well.
+  if (kind === 'claim_signer' && ekuExtension && !ekus.has(ANY_EKU) && [...ekus].some((e) => CLAIM_SIGNER_EKUS.includes(e)) && ![...ekus].some((e) => SIGNING_PURPOSE_EKUS.includes(e))) {
+    problems.push(`extendedKeyUsage has no signing purpose (one of ${SIGNING_PURPOSE_EKUS.join(', ')})`);
+  }
   if (ext(EXT.keyUsage)) {
     if (facts.keyUsage.includes('keyCertSign')) problems.push('keyUsage keyCertSign on an end entity');
     if (kind === 'claim_signer' && !facts.keyUsage.includes('digitalSignature')) problems.push('keyUsage lacks digitalSignature');

@@ -99,12 +99,12 @@ describe('pki/c2pa-profile: the C2PA 2.2 certificate profile', function () {
       expect(c2paProfileProblems(certificate, kind, { at: issued }), `${name} at issuance`).to.deep.equal([]);
       expect(c2paProfileProblems(certificate, kind), `${name} now`).to.deep.equal([]);
     }
-    // Each in its role: a CA is no end entity, a claim signer no TSA. The TSA's certificate would pass as a claim
-    // signer: c2pa-rs's has_allowed_eku takes id-kp-timeStamping alone for any signer.
+    // Each in its role: a CA is no end entity, a claim signer no TSA, a TSA no claim signer (c2pa-rs's has_allowed_eku
+    // would take id-kp-timeStamping alone; the service asks a claim signer for a signing purpose).
     expect(c2paProfileProblems(pki.subCa.der, 'claim_signer')).to.include('an end-entity certificate with basicConstraints cA TRUE');
     expect(c2paProfileProblems(pki.leaf.der, 'tsa')).to.include('extendedKeyUsage lacks id-kp-timeStamping');
     expect(c2paProfileProblems(pki.leaf.der, 'ca')).to.include('basicConstraints cA is not TRUE');
-    expect(c2paProfileProblems(pki.tsa.der, 'claim_signer')).to.deep.equal([]);
+    expect(c2paProfileProblems(pki.tsa.der, 'claim_signer')).to.deep.equal([`extendedKeyUsage has no signing purpose (one of 1.3.6.1.5.5.7.3.4, 1.3.6.1.5.5.7.3.36, 1.3.6.1.4.1.311.76.59.1.9, 1.3.6.1.4.1.62558.2.1)`]);
   });
 
   it('passes conforming certificates issued by OpenSSL', async () => {
@@ -113,7 +113,6 @@ describe('pki/c2pa-profile: the C2PA 2.2 certificate profile', function () {
       ['emailProtection, keyUsage not critical', await issue('ok-ku', ['keyUsage=digitalSignature', 'authorityKeyIdentifier=keyid', 'extendedKeyUsage=emailProtection']), 'claim_signer'],
       ['C2PA claim signing EKU', await issue('ok-c2pa', [...SIGNER, 'extendedKeyUsage=1.3.6.1.4.1.62558.2.1']), 'claim_signer'],
       ['MS C2PA signing EKU', await issue('ok-ms', [...SIGNER, 'extendedKeyUsage=1.3.6.1.4.1.311.76.59.1.9']), 'claim_signer'],
-      ['id-kp-timeStamping alone, as a claim signer', await issue('ok-ts-signer', [...SIGNER, 'extendedKeyUsage=timeStamping']), 'claim_signer'],
       ['no basicConstraints, P-384 key, ecdsa-with-SHA512', await issue('ok-nobc', ['keyUsage=critical,digitalSignature', 'authorityKeyIdentifier=keyid', 'extendedKeyUsage=emailProtection'], { key: ['-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-384'], sign: ['-sha512'] }), 'claim_signer'],
       ['Ed25519 key', await issue('ok-ed-key', [...SIGNER, 'extendedKeyUsage=emailProtection'], { key: KEYS.ed25519 }), 'claim_signer'],
       ['signed Ed25519', await issue('ok-ed-sig', [...SIGNER, 'extendedKeyUsage=emailProtection'], { issuer: 'ed-root', sign: [] }), 'claim_signer'],
@@ -133,7 +132,7 @@ describe('pki/c2pa-profile: the C2PA 2.2 certificate profile', function () {
     const email = 'extendedKeyUsage=emailProtection';
     const pss = (...more: string[]) => ({ issuer: 'rsa-root', sign: ['-sha256', '-sigopt', 'rsa_padding_mode:pss', ...more] });
     const good = await issue('good', [...SIGNER, email]);
-    const cases: [string, Uint8Array, ProfileKind, string | RegExp | string[]][] = [
+    const cases: [string, Uint8Array, ProfileKind, string | RegExp | (string | RegExp)[]][] = [
       // version, validity, algorithms, keys, unique ids (c2pa-rs certificate_profile.rs)
       ['version 1', await issue('v1', []), 'claim_signer', ['not an X.509 v3 certificate', 'extendedKeyUsage is absent', 'keyUsage is absent', 'authorityKeyIdentifier is absent']],
       ['expired (judged now when no time is given)', resigned(good, (c) => (c.tbsCertificate.validity.notAfter = new Time(new Date(Date.now() - 60_000)))), 'claim_signer', /^not valid at /],
@@ -153,7 +152,9 @@ describe('pki/c2pa-profile: the C2PA 2.2 certificate profile', function () {
       ['anyExtendedKeyUsage', await issue('any', [...SIGNER, 'extendedKeyUsage=anyExtendedKeyUsage,emailProtection']), 'claim_signer', 'extendedKeyUsage contains anyExtendedKeyUsage'],
       ['timeStamping beside emailProtection', await issue('ts-mix', [...SIGNER, 'extendedKeyUsage=timeStamping,emailProtection']), 'claim_signer', 'extendedKeyUsage 1.3.6.1.5.5.7.3.8 is not alone'],
       ['OCSPSigning beside documentSigning', await issue('ocsp-mix', [...SIGNER, 'extendedKeyUsage=OCSPSigning,1.3.6.1.5.5.7.3.36']), 'claim_signer', 'extendedKeyUsage 1.3.6.1.5.5.7.3.9 is not alone'],
-      ['timeStamping with OCSPSigning', await issue('ts-ocsp', [...SIGNER, 'extendedKeyUsage=timeStamping,OCSPSigning']), 'claim_signer', 'extendedKeyUsage has both id-kp-timeStamping and id-kp-OCSPSigning'],
+      ['timeStamping with OCSPSigning', await issue('ts-ocsp', [...SIGNER, 'extendedKeyUsage=timeStamping,OCSPSigning']), 'claim_signer', ['extendedKeyUsage has both id-kp-timeStamping and id-kp-OCSPSigning', /^extendedKeyUsage has no signing purpose/]],
+      ['id-kp-timeStamping alone, as a claim signer', await issue('ts-signer', [...SIGNER, 'extendedKeyUsage=timeStamping']), 'claim_signer', /^extendedKeyUsage has no signing purpose/],
+      ['id-kp-OCSPSigning alone, as a claim signer', await issue('ocsp-signer', [...SIGNER, 'extendedKeyUsage=OCSPSigning']), 'claim_signer', /^extendedKeyUsage has no signing purpose/],
       ['CA with anyExtendedKeyUsage', await issue('ca-any', [...CA, 'extendedKeyUsage=anyExtendedKeyUsage']), 'ca', 'extendedKeyUsage contains anyExtendedKeyUsage'],
       // keyUsage, basicConstraints, key identifiers on an end entity
       ['no keyUsage', await issue('no-ku', ['basicConstraints=critical,CA:FALSE', 'authorityKeyIdentifier=keyid', email]), 'claim_signer', 'keyUsage is absent'],
