@@ -3,6 +3,8 @@
  *
  * - Temp directories: the run gets a private TMPDIR, so whatever a test makes with os.tmpdir() lands there; whatever is
  *   still in it at the end is reported (and then removed). Other runs on the same machine use other directories.
+ *   Under `mocha --parallel` every worker process has its own, and `afterAll` runs after each file: the check is
+ *   then per file, and the directory itself is removed when the process exits.
  * - Processes: every child of this run is marked with MSS_TEST_RUN=<id> in its environment (inherited, and passed on by
  *   test/support/processes.ts), so one that outlived its test is found even after its parent died and it was
  *   re-parented; children of this process that do not carry the mark are found by walking the process tree.
@@ -17,9 +19,13 @@ import { RUN_MARK } from './run-mark.js';
 
 const runId = `${process.pid}-${Date.now()}`;
 process.env[RUN_MARK] = runId;
-const systemTmp = tmpdir();
+// A parallel worker inherits the main process's TMPDIR: its own directory goes beside that one, not inside it.
+const SYSTEM_TMP = 'MSS_TEST_SYSTEM_TMPDIR';
+const systemTmp = process.env[SYSTEM_TMP] ?? tmpdir();
+process.env[SYSTEM_TMP] = systemTmp;
 const runTmp = mkdtempSync(path.join(systemTmp, 'mss-test-run-'));
 process.env.TMPDIR = runTmp;
+process.on('exit', () => rmSync(runTmp, { recursive: true, force: true }));
 // Child processes that inherit TMPDIR keep using the machine's tsx compile cache (a cold one costs seconds a start).
 const TSX_CACHE = `tsx-${process.getuid?.() ?? 0}`;
 mkdirSync(path.join(systemTmp, TSX_CACHE), { recursive: true, mode: 0o700 });
@@ -103,7 +109,7 @@ export const mochaHooks = {
         // gone meanwhile
       }
     }
-    rmSync(runTmp, { recursive: true, force: true });
+    for (const d of dirs) rmSync(path.join(runTmp, d), { recursive: true, force: true });
     if (problems.length) throw new Error(`the test run left things behind:\n${problems.join('\n')}`);
   },
 };
