@@ -1,4 +1,5 @@
 import { bmffHashMatches, type BmffHashAssertion } from './bmff-hash.js';
+import { boxHashMatches, type BoxHashAssertion } from './box-hash.js';
 import { dataHashMatches, type DataHashAssertion } from './data-hash.js';
 import { C2paError, describeWasmError, wasmErrorKind } from './errors.js';
 import { isoDuration } from '../media/duration.js';
@@ -516,8 +517,9 @@ interface BindingCheck {
 }
 
 /**
- * The active manifest's hard binding, when it is one checked here: c2pa.hash.data (data-hash.ts) or c2pa.hash.bmff,
- * .v2, .v3 (bmff-hash.ts). Undefined for any other (c2pa.hash.boxes, collections) or a crJSON without one.
+ * The active manifest's hard binding, when it is one checked here: c2pa.hash.data (data-hash.ts), c2pa.hash.bmff,
+ * .v2, .v3 (bmff-hash.ts) or c2pa.hash.boxes (box-hash.ts). Undefined for any other (collections) or a crJSON
+ * without one.
  */
 function bindingCheckOf(reader: Reader, assetPath: string): BindingCheck | undefined {
   type CrJsonManifest = { label?: string; assertions?: Record<string, unknown>; claim?: { alg?: string }; 'claim.v2'?: { alg?: string } };
@@ -540,9 +542,18 @@ function bindingCheckOf(reader: Reader, assetPath: string): BindingCheck | undef
         matches: () => dataHashMatches(assetPath, data as DataHashAssertion),
       };
     }
+    const claimAlg = (manifest?.['claim.v2'] ?? manifest?.claim)?.alg;
+    if (/^c2pa\.hash\.boxes(__\d+)?$/.test(label)) {
+      return {
+        label,
+        match: 'assertion.boxesHash.match',
+        mismatch: 'assertion.boxesHash.mismatch',
+        explanation: "the file does not hash to the manifest's c2pa.hash.boxes",
+        matches: () => boxHashMatches(assetPath, data as BoxHashAssertion, { claimAlg }),
+      };
+    }
     const bmff = /^c2pa\.hash\.bmff(?:\.v(\d+))?(__\d+)?$/.exec(label);
     if (bmff) {
-      const claimAlg = (manifest?.['claim.v2'] ?? manifest?.claim)?.alg;
       return {
         label,
         match: 'assertion.bmffHash.match',
@@ -578,10 +589,11 @@ function withBindingVerdict(report: VerificationReport, check: BindingCheck, mat
 /**
  * Reads a manifest that is not in the file (a sidecar sent with it, or the remote manifest it names) against the
  * file: c2pa-rs judges the store (signature, trust, assertions, ingredients) and, since c2pa-wasm cannot read a store
- * with its asset, the hard binding is checked here against the file: c2pa.hash.data (data-hash.ts) or c2pa.hash.bmff
- * (bmff-hash.ts, for MP4, MOV, M4A, HEIC, AVIF). c2pa-rs's own code for it, from hashing the store itself, is replaced
- * by that check. A binding not judged here (c2pa.hash.boxes, or a BMFF hash with Merkle trees whose file-level hash
- * matches) is left as c2pa-rs judged it against the store, so such a file stays Invalid here.
+ * with its asset, the hard binding is checked here against the file: c2pa.hash.data (data-hash.ts), c2pa.hash.bmff
+ * (bmff-hash.ts, for MP4, MOV, M4A, HEIC, AVIF) or c2pa.hash.boxes (box-hash.ts, for JPEG and PNG). c2pa-rs's own code
+ * for it, from hashing the store itself, is replaced by that check. A binding not judged here (a box hash of another
+ * format or with exclusions, or a BMFF hash with Merkle trees whose file-level hash matches) is left as c2pa-rs judged
+ * it against the store, so such a file stays Invalid here.
  */
 export async function readDetachedManifest(store: Uint8Array, assetPath: string, options: ReadOptions, source: ManifestSource): Promise<VerificationReport> {
   const opened = await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem, options));
