@@ -113,15 +113,19 @@ class Cursor {
 
   constructor(public pos: number) {}
 
+  /** Where `pos` is in the window, read afresh from `pos` when it is outside; undefined at the end of the file. */
+  private *windowIndex(): Walk<number | undefined> {
+    const at = this.pos - this.windowPos;
+    if (at >= 0 && at < this.window.length) return at;
+    this.window = yield* readAt(this.pos, SCAN_WINDOW);
+    this.windowPos = this.pos;
+    return this.window.length === 0 ? undefined : 0;
+  }
+
   /** The next byte, or undefined at the end of the file. */
   *byte(): Walk<number | undefined> {
-    let at = this.pos - this.windowPos;
-    if (at < 0 || at >= this.window.length) {
-      this.window = yield* readAt(this.pos, SCAN_WINDOW);
-      this.windowPos = this.pos;
-      at = 0;
-      if (this.window.length === 0) return undefined;
-    }
+    const at = yield* this.windowIndex();
+    if (at === undefined) return undefined;
     this.pos += 1;
     return this.window[at];
   }
@@ -151,13 +155,8 @@ class Cursor {
   *toNextFF(): Walk<number | undefined> {
     let skipped = 0;
     for (;;) {
-      let at = this.pos - this.windowPos;
-      if (at < 0 || at >= this.window.length) {
-        this.window = yield* readAt(this.pos, SCAN_WINDOW);
-        this.windowPos = this.pos;
-        at = 0;
-        if (this.window.length === 0) return undefined;
-      }
+      const at = yield* this.windowIndex();
+      if (at === undefined) return undefined;
       const ff = this.window.indexOf(0xff, at);
       if (ff >= 0) {
         this.pos = this.windowPos + ff + 1;

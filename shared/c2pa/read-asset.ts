@@ -512,9 +512,18 @@ interface BindingCheck {
   label: string;
   match: string;
   mismatch: string;
-  explanation: string;
   matches: () => Promise<boolean | undefined>;
 }
+
+/**
+ * The hard bindings checked here: the label's pattern, c2pa-rs's status code stem (assertion.<stem>.match/.mismatch)
+ * and the check against the file (`version`: the BMFF hash's, from its label).
+ */
+const BINDINGS: { pattern: RegExp; stem: string; check: (file: string, data: unknown, claimAlg: string | undefined, version: number) => Promise<boolean | undefined> }[] = [
+  { pattern: /^c2pa\.hash\.data(?:__\d+)?$/, stem: 'dataHash', check: (file, data) => dataHashMatches(file, data as DataHashAssertion) },
+  { pattern: /^c2pa\.hash\.boxes(?:__\d+)?$/, stem: 'boxesHash', check: (file, data, claimAlg) => boxHashMatches(file, data as BoxHashAssertion, { claimAlg }) },
+  { pattern: /^c2pa\.hash\.bmff(?:\.v(\d+))?(?:__\d+)?$/, stem: 'bmffHash', check: (file, data, claimAlg, version) => bmffHashMatches(file, data as BmffHashAssertion, { version, claimAlg }) },
+];
 
 /**
  * The active manifest's hard binding, when it is one checked here: c2pa.hash.data (data-hash.ts), c2pa.hash.bmff,
@@ -530,37 +539,13 @@ function bindingCheckOf(reader: Reader, assetPath: string): BindingCheck | undef
   } catch {
     return undefined;
   }
-  const assertions = manifest?.assertions ?? {};
-  for (const label of Object.keys(assertions)) {
-    const data = assertions[label];
-    if (/^c2pa\.hash\.data(__\d+)?$/.test(label)) {
-      return {
-        label,
-        match: 'assertion.dataHash.match',
-        mismatch: 'assertion.dataHash.mismatch',
-        explanation: "the file does not hash to the manifest's c2pa.hash.data",
-        matches: () => dataHashMatches(assetPath, data as DataHashAssertion),
-      };
-    }
-    const claimAlg = (manifest?.['claim.v2'] ?? manifest?.claim)?.alg;
-    if (/^c2pa\.hash\.boxes(__\d+)?$/.test(label)) {
-      return {
-        label,
-        match: 'assertion.boxesHash.match',
-        mismatch: 'assertion.boxesHash.mismatch',
-        explanation: "the file does not hash to the manifest's c2pa.hash.boxes",
-        matches: () => boxHashMatches(assetPath, data as BoxHashAssertion, { claimAlg }),
-      };
-    }
-    const bmff = /^c2pa\.hash\.bmff(?:\.v(\d+))?(__\d+)?$/.exec(label);
-    if (bmff) {
-      return {
-        label,
-        match: 'assertion.bmffHash.match',
-        mismatch: 'assertion.bmffHash.mismatch',
-        explanation: `the file does not hash to the manifest's ${label}`,
-        matches: () => bmffHashMatches(assetPath, data as BmffHashAssertion, { version: Number(bmff[1] ?? 1), claimAlg }),
-      };
+  const claimAlg = (manifest?.['claim.v2'] ?? manifest?.claim)?.alg;
+  for (const [label, data] of Object.entries(manifest?.assertions ?? {})) {
+    for (const { pattern, stem, check } of BINDINGS) {
+      const found = pattern.exec(label);
+      if (!found) continue;
+      const version = Number(found[1] ?? 1);
+      return { label, match: `assertion.${stem}.match`, mismatch: `assertion.${stem}.mismatch`, matches: () => check(assetPath, data, claimAlg, version) };
     }
   }
   return undefined;
@@ -579,7 +564,7 @@ function withBindingVerdict(report: VerificationReport, check: BindingCheck, mat
   };
   const failures = report.failures.filter((f) => !(f.in === 'manifest' && isBinding(f.code)));
   const url = report.active_manifest ? `self#jumbf=/c2pa/${report.active_manifest}/c2pa.assertions/${check.label}` : null;
-  if (!matches) failures.push({ code: check.mismatch, explanation: check.explanation, in: 'manifest', ingredient: null, url });
+  if (!matches) failures.push({ code: check.mismatch, explanation: `the file does not hash to the manifest's ${check.label}`, in: 'manifest', ingredient: null, url });
   const checked = { ...source, asset_checked: true };
   const deciding = deltaFailures || status.failure.some((c) => c !== 'signingCredential.untrusted');
   const state: ValidationState = deciding ? 'Invalid' : status.failure.length ? 'Valid' : status.success.includes('signingCredential.trusted') ? 'Trusted' : 'Valid';
