@@ -1,17 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { expect } from 'chai';
 import request from 'supertest';
 import { bmffHashMatches, type BmffHashAssertion } from '../../shared/c2pa/bmff-hash.js';
-import { coseSigner } from '../../shared/c2pa/cose-sign1.js';
-import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
-import { readDetachedManifest, type VerificationReport } from '../../shared/c2pa/read-asset.js';
-import { trustSettings } from '../../shared/c2pa/settings.js';
-import { BytesBlob, c2paWasm } from '../../shared/c2pa/wasm.js';
 import { DAMAGE, makeSamples, topLevelBoxes, type Samples } from '../media/samples.js';
 import { startTestApi } from '../support/api.js';
-import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
+import { openBindingDesk, type BindingDesk } from './binding-desk.js';
 
 type BmffType = 'video/mp4' | 'video/quicktime' | 'audio/mp4' | 'image/avif' | 'image/heic';
 const BMFF_TYPES: BmffType[] = ['video/mp4', 'video/quicktime', 'audio/mp4', 'image/avif', 'image/heic'];
@@ -50,95 +44,23 @@ function swapBoxes(file: Buffer, a: number, b: number): Buffer {
 }
 
 describe('c2pa: BMFF hard bindings (c2pa.hash.bmff.v2/v3) of a manifest that is not in the file', function () {
-  let chain: OpensslChain;
-  let rootPem: string;
+  let desk: BindingDesk;
   let dir: string;
   let samples: Samples;
   let sidecars: Record<BmffType, Uint8Array>;
-  let written = 0;
-
-  const signer = () => coseSigner({ key: chain.keys.leaf, chainDer: [chain.der.leaf, chain.der.subCa] });
-  const builderFor = (type: BmffType) => {
-    const { thumbnail: _none, ...definition } = buildManifestDefinition({ title: `clip.${type.split('/')[1]}`, creator: 'BMFF Desk' }, { sourceHasManifest: false });
-    return c2paWasm().WasmBuilder.fromJson(JSON.stringify({ ...definition, format: type }), JSON.stringify({ verify: { verify_after_sign: false, remote_manifest_fetch: false } }));
-  };
-
-  /** c2pa-rs's sidecar for the file: no_embed, so the asset it hands back is the file unchanged. */
-  async function sidecarFor(type: BmffType, file: Buffer): Promise<Uint8Array> {
-    const builder = builderFor(type);
-    try {
-      builder.setNoEmbed(true);
-      const signed = (await builder.signAndGetManifestBytes(signer(), [], type, new BytesBlob(new Uint8Array(file), type))) as { asset: Uint8Array; manifest: Uint8Array };
-      expect(Buffer.from(signed.asset).equals(file), 'a no_embed asset is the file itself').to.equal(true);
-      return signed.manifest;
-    } finally {
-      builder.free();
-    }
-  }
-
-  /** The file signed by c2pa-rs with the manifest embedded. */
-  async function embedded(type: BmffType, file: Buffer): Promise<Buffer> {
-    const builder = builderFor(type);
-    try {
-      return Buffer.from(await builder.sign(signer(), [], type, new BytesBlob(new Uint8Array(file), type)));
-    } finally {
-      builder.free();
-    }
-  }
-
-  const onDisk = (bytes: Buffer): string => {
-    written += 1;
-    const file = path.join(dir, `asset-${written}`);
-    writeFileSync(file, bytes);
-    return file;
-  };
-
-  const readWith = (file: Buffer, sidecar: Uint8Array): Promise<VerificationReport> =>
-    readDetachedManifest(sidecar, onDisk(file), { trustAnchorsPem: rootPem }, { kind: 'sidecar', url: null, asset_checked: false });
-
-  /**
-   * c2pa-rs's own verdict on an embedded file's BMFF hash, with the assertion it holds (from crJSON); `unreadable`
-   * when c2pa-rs refuses the file outright (a box past the end of the file: its hash check fails on the same walk).
-   */
-  async function c2paRsVerdict(type: BmffType, file: Buffer): Promise<{ matches: boolean; assertion: BmffHashAssertion; label: string } | 'unreadable'> {
-    const reader = await c2paWasm()
-      .WasmReader.fromBytes(type, new Uint8Array(file), trustSettings(rootPem))
-      .catch((err: unknown) => {
-        if (/InvalidAsset/.test(String(err))) return undefined;
-        throw err;
-      });
-    if (!reader) return 'unreadable';
-    try {
-      const label = reader.activeLabel();
-      const manifest = (JSON.parse(reader.crJson()) as { manifests: { label: string; assertions: Record<string, unknown> }[] }).manifests.find((m) => m.label === label)!;
-      const key = Object.keys(manifest.assertions).find((k) => k.startsWith('c2pa.hash.bmff'))!;
-      const codes = (JSON.parse(reader.json()) as { validation_results: { activeManifest: { success: { code: string }[]; failure: { code: string }[] } } }).validation_results.activeManifest;
-      const match = codes.success.some((s) => s.code === 'assertion.bmffHash.match');
-      const mismatch = codes.failure.some((s) => s.code === 'assertion.bmffHash.mismatch');
-      expect(match !== mismatch, `c2pa-rs gives one verdict on ${type}`).to.equal(true);
-      return { matches: match, assertion: manifest.assertions[key] as BmffHashAssertion, label: key };
-    } finally {
-      reader.free();
-    }
-  }
-
-  /** c2pa-rs's verdict on a file it signed, as it was signed (its assertion is the one every tampered copy carries). */
-  async function readable(type: BmffType, file: Buffer) {
-    const verdict = await c2paRsVerdict(type, file);
-    if (verdict === 'unreadable') throw new Error('c2pa-rs cannot read the file it signed');
-    return verdict;
-  }
+  const readWith = (file: Buffer, sidecar: Uint8Array) => desk.readWith(file, sidecar);
+  const c2paRsVerdict = (type: BmffType, file: Buffer) => desk.c2paRsVerdict<BmffHashAssertion>(type, file, 'c2pa.hash.bmff', 'bmffHash');
+  const readable = (type: BmffType, file: Buffer) => desk.readable<BmffHashAssertion>(type, file, 'c2pa.hash.bmff', 'bmffHash');
 
   before(async () => {
-    chain = await makeOpensslChain({ cn: 'BMFF Publisher' });
-    rootPem = readFileSync(chain.files.root, 'utf8');
+    desk = await openBindingDesk({ cn: 'BMFF Publisher', creator: 'BMFF Desk', title: 'clip' });
     ({ dir, samples } = await makeSamples());
-    const entries = await Promise.all(BMFF_TYPES.map(async (type) => [type, await sidecarFor(type, samples[type])] as const));
+    const entries = await Promise.all(BMFF_TYPES.map(async (type) => [type, await desk.sidecarFor(type, samples[type])] as const));
     sidecars = Object.fromEntries(entries) as Record<BmffType, Uint8Array>;
   });
   after(() => {
     rmSync(dir, { recursive: true, force: true });
-    rmSync(chain.dir, { recursive: true, force: true });
+    desk?.close();
   });
 
   for (const type of BMFF_TYPES) {
@@ -209,7 +131,7 @@ describe('c2pa: BMFF hard bindings (c2pa.hash.bmff.v2/v3) of a manifest that is 
       ['MP4, mdat with a 64-bit size', 'video/mp4', largeMdat],
     ];
     for (const [what, type, source] of sources) {
-      const signed = await embedded(type, source);
+      const signed = await desk.embedded(type, source);
       const boxes = topLevelBoxes(signed).map((b) => b.type);
       const variants: [string, Buffer][] = [
         ['as signed', signed],
@@ -225,15 +147,15 @@ describe('c2pa: BMFF hard bindings (c2pa.hash.bmff.v2/v3) of a manifest that is 
       for (const [how, file] of variants) {
         const verdict = await c2paRsVerdict(type, file);
         const theirs = verdict === 'unreadable' ? false : verdict.matches;
-        expect(await bmffHashMatches(onDisk(file), assertion, { version }), `${what}, ${how}: c2pa-rs says ${verdict === 'unreadable' ? 'unreadable' : theirs}`).to.equal(theirs);
+        expect(await bmffHashMatches(desk.onDisk(file), assertion, { version }), `${what}, ${how}: c2pa-rs says ${verdict === 'unreadable' ? 'unreadable' : theirs}`).to.equal(theirs);
       }
       expect((await readable(type, signed)).matches, `${what} as signed`).to.equal(true);
     }
   });
 
   it('bmffHashMatches cannot judge an unknown algorithm, a missing hash or Merkle trees; without an alg it takes the claim\'s', async () => {
-    const signed = await embedded('video/mp4', samples['video/mp4']);
-    const file = onDisk(signed);
+    const signed = await desk.embedded('video/mp4', samples['video/mp4']);
+    const file = desk.onDisk(signed);
     const { assertion } = await readable('video/mp4', signed);
     expect(await bmffHashMatches(file, assertion, { version: 3 })).to.equal(true);
     expect(await bmffHashMatches(file, { ...assertion, alg: 'md5' }, { version: 3 })).to.equal(undefined);
@@ -252,7 +174,7 @@ describe('c2pa: BMFF hard bindings (c2pa.hash.bmff.v2/v3) of a manifest that is 
   });
 
   it('POST /v1/verify: an MP4 with its .c2pa sidecar is Trusted with assertion.bmffHash.match, a tampered copy Invalid', async () => {
-    const api = await startTestApi({ TRUST_ANCHORS_FILE: chain.files.root }, { issuer: false });
+    const api = await startTestApi({ TRUST_ANCHORS_FILE: desk.chain.files.root }, { issuer: false });
     try {
       const ok = (await request(api.app).post('/v1/verify').attach('file', samples['video/mp4'], 'clip.mp4').attach('manifest', Buffer.from(sidecars['video/mp4']), 'clip.c2pa').expect(200)).body;
       expect(ok.validation_state).to.equal('Trusted');

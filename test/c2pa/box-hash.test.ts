@@ -1,18 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import request from 'supertest';
 import { boxHashMatches, type BoxHashAssertion } from '../../shared/c2pa/box-hash.js';
-import { coseSigner } from '../../shared/c2pa/cose-sign1.js';
-import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
-import { readDetachedManifest, type VerificationReport } from '../../shared/c2pa/read-asset.js';
 import { trustSettings } from '../../shared/c2pa/settings.js';
-import { BytesBlob, c2paWasm } from '../../shared/c2pa/wasm.js';
+import { c2paWasm } from '../../shared/c2pa/wasm.js';
 import { startTestApi } from '../support/api.js';
-import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
+import { openBindingDesk, type BindingDesk } from './binding-desk.js';
 
 /**
  * c2pa-wasm (c2pa-rs 0.91) signs JPEG and PNG with a c2pa.hash.data only: its builder.prefer_box_hash setting does not
@@ -138,99 +132,26 @@ function insertBox(type: BoxType, file: Buffer): Buffer {
 }
 
 describe('c2pa: box hash hard bindings (c2pa.hash.boxes) of a manifest that is not in the file', function () {
-  let chain: OpensslChain;
-  let rootPem: string;
-  let dir: string;
+  let desk: BindingDesk;
   let samples: Record<BoxType, Buffer>;
   let sidecars: Record<BoxType, Uint8Array>;
-  let written = 0;
-
-  const signer = () => coseSigner({ key: chain.keys.leaf, chainDer: [chain.der.leaf, chain.der.subCa] });
-  const builderFor = (type: BoxType, boxHash: { boxes: unknown[] }) => {
-    const { thumbnail: _none, ...definition } = buildManifestDefinition({ title: `picture.${type.split('/')[1]}`, creator: 'Box Desk' }, { sourceHasManifest: false });
-    const builder = c2paWasm().WasmBuilder.fromJson(JSON.stringify({ ...definition, format: type }), JSON.stringify({ verify: { verify_after_sign: false, remote_manifest_fetch: false } }));
-    builder.addAssertion('c2pa.hash.boxes', boxHash);
-    return builder;
-  };
-
-  /** c2pa-rs's sidecar for the file, its hard binding the box hash given: no_embed, so the file is unchanged. */
-  async function sidecarFor(type: BoxType, file: Buffer): Promise<Uint8Array> {
-    const builder = builderFor(type, boxHashFor(type, file, { embedded: false }));
-    try {
-      builder.setNoEmbed(true);
-      const signed = (await builder.signAndGetManifestBytes(signer(), [], type, new BytesBlob(new Uint8Array(file), type))) as { asset: Uint8Array; manifest: Uint8Array };
-      expect(Buffer.from(signed.asset).equals(file), 'a no_embed asset is the file itself').to.equal(true);
-      return signed.manifest;
-    } finally {
-      builder.free();
-    }
-  }
-
-  /** The file signed by c2pa-rs with the manifest (and its box hash) embedded. */
-  async function embedded(type: BoxType, file: Buffer, minimal = false): Promise<Buffer> {
-    const builder = builderFor(type, boxHashFor(type, file, { embedded: true, minimal }));
-    try {
-      return Buffer.from(await builder.sign(signer(), [], type, new BytesBlob(new Uint8Array(file), type)));
-    } finally {
-      builder.free();
-    }
-  }
-
-  const onDisk = (bytes: Buffer): string => {
-    written += 1;
-    const file = path.join(dir, `asset-${written}`);
-    writeFileSync(file, bytes);
-    return file;
-  };
-
-  const readWith = (file: Buffer, sidecar: Uint8Array): Promise<VerificationReport> =>
-    readDetachedManifest(sidecar, onDisk(file), { trustAnchorsPem: rootPem }, { kind: 'sidecar', url: null, asset_checked: false });
-
-  /**
-   * c2pa-rs's own verdict on an embedded file's box hash, with the assertion as crJSON has it; `unreadable` when it
-   * refuses the file outright (a JPEG or PNG it cannot parse: its box map fails on the same file).
-   */
-  async function c2paRsVerdict(type: BoxType, file: Buffer): Promise<{ matches: boolean; assertion: BoxHashAssertion } | 'unreadable'> {
-    const reader = await c2paWasm()
-      .WasmReader.fromBytes(type, new Uint8Array(file), trustSettings(rootPem))
-      .catch((err: unknown) => {
-        if (/InvalidAsset/.test(String(err))) return undefined;
-        throw err;
-      });
-    if (!reader) return 'unreadable';
-    try {
-      const label = reader.activeLabel();
-      const manifest = (JSON.parse(reader.crJson()) as { manifests: { label: string; assertions: Record<string, unknown> }[] }).manifests.find((m) => m.label === label)!;
-      const codes = (JSON.parse(reader.json()) as { validation_results: { activeManifest: { success: { code: string }[]; failure: { code: string }[] } } }).validation_results.activeManifest;
-      const match = codes.success.some((s) => s.code === 'assertion.boxesHash.match');
-      const mismatch = codes.failure.some((s) => s.code === 'assertion.boxesHash.mismatch');
-      expect(match !== mismatch, `c2pa-rs gives one verdict on ${type}`).to.equal(true);
-      return { matches: match, assertion: manifest.assertions['c2pa.hash.boxes'] as BoxHashAssertion };
-    } finally {
-      reader.free();
-    }
-  }
-
-  async function readable(type: BoxType, file: Buffer) {
-    const verdict = await c2paRsVerdict(type, file);
-    if (verdict === 'unreadable') throw new Error('c2pa-rs cannot read the file it signed');
-    return verdict;
-  }
+  /** c2pa-rs signs a manifest that already holds a c2pa.hash.boxes as given (see above). */
+  const withBoxHash = (boxHash: { boxes: unknown[] }) => (builder: { addAssertion(label: string, data: unknown): void }) => builder.addAssertion('c2pa.hash.boxes', boxHash);
+  const sidecarFor = (type: BoxType, file: Buffer) => desk.sidecarFor(type, file, withBoxHash(boxHashFor(type, file, { embedded: false })));
+  const embedded = (type: BoxType, file: Buffer, minimal = false) => desk.embedded(type, file, withBoxHash(boxHashFor(type, file, { embedded: true, minimal })));
+  const readWith = (file: Buffer, sidecar: Uint8Array) => desk.readWith(file, sidecar);
+  const c2paRsVerdict = (type: BoxType, file: Buffer) => desk.c2paRsVerdict<BoxHashAssertion>(type, file, 'c2pa.hash.boxes', 'boxesHash');
+  const readable = (type: BoxType, file: Buffer) => desk.readable<BoxHashAssertion>(type, file, 'c2pa.hash.boxes', 'boxesHash');
 
   before(async () => {
-    chain = await makeOpensslChain({ cn: 'Box Publisher' });
-    rootPem = readFileSync(chain.files.root, 'utf8');
-    dir = mkdtempSync(path.join(tmpdir(), 'box-hash-'));
+    desk = await openBindingDesk({ cn: 'Box Publisher', creator: 'Box Desk', title: 'picture' });
     const picture = sharp({ create: { width: 48, height: 32, channels: 3, background: '#3366aa' } }).composite([
       { input: { create: { width: 16, height: 16, channels: 3, background: '#cc3333' } }, left: 8, top: 8 },
     ]);
     samples = { 'image/jpeg': await picture.clone().jpeg().toBuffer(), 'image/png': await picture.clone().png().toBuffer() };
     sidecars = { 'image/jpeg': await sidecarFor('image/jpeg', samples['image/jpeg']), 'image/png': await sidecarFor('image/png', samples['image/png']) };
   });
-  after(() => {
-    rmSync(dir, { recursive: true, force: true });
-    rmSync(chain.dir, { recursive: true, force: true });
-  });
+  after(() => desk?.close());
 
   for (const type of ['image/jpeg', 'image/png'] as const) {
     it(`${type}: the file with its sidecar is Trusted with assertion.boxesHash.match; a flipped pixel-data byte or an inserted ${type === 'image/jpeg' ? 'segment' : 'chunk'} is a mismatch`, async () => {
@@ -271,23 +192,16 @@ describe('c2pa: box hash hard bindings (c2pa.hash.boxes) of a manifest that is n
     // The same boxes with the placeholder after SOI (where it goes without APP0) do not describe this file.
     const { boxes } = boxHashFor('image/jpeg', jfif, { embedded: false });
     const afterSoi = [boxes[0], boxes[2], boxes[1], ...boxes.slice(3)];
-    expect(await boxHashMatches(onDisk(jfif), { boxes: afterSoi } as BoxHashAssertion, { claimAlg: 'sha256' })).to.equal(false);
-    expect(await boxHashMatches(onDisk(jfif), { boxes } as BoxHashAssertion, { claimAlg: 'sha256' })).to.equal(true);
+    expect(await boxHashMatches(desk.onDisk(jfif), { boxes: afterSoi } as BoxHashAssertion, { claimAlg: 'sha256' })).to.equal(false);
+    expect(await boxHashMatches(desk.onDisk(jfif), { boxes } as BoxHashAssertion, { claimAlg: 'sha256' })).to.equal(true);
     const moved = await readWith(insertAt(jfif, 2 + app0.length, comSegment('between')), sidecar);
     expect(moved.status.failure).to.deep.equal(['assertion.boxesHash.mismatch']);
   });
 
   it('c2pa-wasm signs JPEG and PNG with a data hash even when builder.prefer_box_hash is set (so the box hashes here are made by the test)', async () => {
     for (const type of ['image/jpeg', 'image/png'] as const) {
-      const { thumbnail: _none, ...definition } = buildManifestDefinition({ title: 'preferred', creator: 'Box Desk' }, { sourceHasManifest: false });
-      const builder = c2paWasm().WasmBuilder.fromJson(JSON.stringify({ ...definition, format: type }), JSON.stringify({ verify: { verify_after_sign: false, remote_manifest_fetch: false }, builder: { prefer_box_hash: true } }));
-      let signed: Uint8Array;
-      try {
-        signed = await builder.sign(signer(), [], type, new BytesBlob(new Uint8Array(samples[type]), type));
-      } finally {
-        builder.free();
-      }
-      const reader = await c2paWasm().WasmReader.fromBytes(type, signed, trustSettings(rootPem));
+      const signed = await desk.embedded(type, samples[type], undefined, { builder: { prefer_box_hash: true } });
+      const reader = await c2paWasm().WasmReader.fromBytes(type, new Uint8Array(signed), trustSettings(desk.rootPem));
       try {
         const manifest = (JSON.parse(reader.crJson()) as { manifests: { label: string; assertions: Record<string, unknown> }[] }).manifests.find((m) => m.label === reader.activeLabel())!;
         const bindings = Object.keys(manifest.assertions).filter((label) => label.startsWith('c2pa.hash.'));
@@ -363,7 +277,7 @@ describe('c2pa: box hash hard bindings (c2pa.hash.boxes) of a manifest that is n
       for (const [how, file] of variants) {
         const verdict = await c2paRsVerdict(type, file);
         const theirs = verdict === 'unreadable' ? false : verdict.matches;
-        expect(await boxHashMatches(onDisk(file), assertion, { claimAlg: 'sha256' }), `${what}, ${how}: c2pa-rs says ${verdict === 'unreadable' ? 'unreadable' : theirs}`).to.equal(theirs);
+        expect(await boxHashMatches(desk.onDisk(file), assertion, { claimAlg: 'sha256' }), `${what}, ${how}: c2pa-rs says ${verdict === 'unreadable' ? 'unreadable' : theirs}`).to.equal(theirs);
       }
       expect((await readable(type, signed)).matches, `${what} as signed`).to.equal(true);
     }
@@ -371,7 +285,7 @@ describe('c2pa: box hash hard bindings (c2pa.hash.boxes) of a manifest that is n
 
   it("boxHashMatches cannot judge an unknown algorithm, exclusions, an assertion c2pa-rs would not read or a GIF; without an alg it takes the claim's", async () => {
     const signed = await embedded('image/jpeg', samples['image/jpeg']);
-    const file = onDisk(signed);
+    const file = desk.onDisk(signed);
     const { assertion } = await readable('image/jpeg', signed);
     const boxes = assertion.boxes!;
     expect(await boxHashMatches(file, assertion)).to.equal(true);
@@ -390,14 +304,14 @@ describe('c2pa: box hash hard bindings (c2pa.hash.boxes) of a manifest that is n
     // A PNG's signature may be left out of the assertion; other boxes may not.
     const png = await embedded('image/png', samples['image/png']);
     const pngAssertion = (await readable('image/png', png)).assertion;
-    expect(await boxHashMatches(onDisk(png), { boxes: pngAssertion.boxes!.slice(1) })).to.equal(true);
-    expect(await boxHashMatches(onDisk(png), { boxes: pngAssertion.boxes!.slice(2) })).to.equal(false);
+    expect(await boxHashMatches(desk.onDisk(png), { boxes: pngAssertion.boxes!.slice(1) })).to.equal(true);
+    expect(await boxHashMatches(desk.onDisk(png), { boxes: pngAssertion.boxes!.slice(2) })).to.equal(false);
     const gif = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).gif().toBuffer();
-    expect(await boxHashMatches(onDisk(gif), assertion), 'GIF: no box map here').to.equal(undefined);
+    expect(await boxHashMatches(desk.onDisk(gif), assertion), 'GIF: no box map here').to.equal(undefined);
   });
 
   it('POST /v1/verify: a JPEG with its .c2pa sidecar is Trusted with assertion.boxesHash.match, a tampered copy Invalid', async () => {
-    const api = await startTestApi({ TRUST_ANCHORS_FILE: chain.files.root }, { issuer: false });
+    const api = await startTestApi({ TRUST_ANCHORS_FILE: desk.chain.files.root }, { issuer: false });
     try {
       const sidecar = Buffer.from(sidecars['image/jpeg']);
       const ok = (await request(api.app).post('/v1/verify').attach('file', samples['image/jpeg'], 'picture.jpg').attach('manifest', sidecar, 'picture.c2pa').expect(200)).body;
