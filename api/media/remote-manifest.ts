@@ -24,6 +24,8 @@ export class RemoteManifests {
   private readonly cache = new Map<string, { bytes: Uint8Array; until: number }>();
   private cachedBytes = 0;
   private readonly inflight = new Map<string, Promise<RemoteManifestResult>>();
+  /** REMOTE_MANIFESTS_CA_FILE's roots, read once. */
+  private ca: Promise<string> | undefined;
 
   constructor(
     private readonly settings: RemoteManifestsConfig,
@@ -74,6 +76,7 @@ export class RemoteManifests {
 
   private async download(url: string): Promise<RemoteManifestResult> {
     const { allowPrivate, caFile, maxBytes } = this.settings;
+    if (caFile) this.ca ??= readFile(caFile, 'utf8');
     try {
       const res = await guardedFetch(url, {
         allowPrivate,
@@ -82,7 +85,7 @@ export class RemoteManifests {
         timeoutMs: TIMEOUT_MS,
         maxBytes,
         headers: { accept: 'application/c2pa' },
-        ...(caFile ? { ca: await readFile(caFile, 'utf8') } : {}),
+        ...(this.ca ? { ca: await this.ca } : {}),
       });
       if (res.status !== 200) return { error: `the server answered ${res.status}` };
       return { bytes: new Uint8Array(res.body) };
