@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
 import { open, type FileHandle } from 'node:fs/promises';
+import { bytesOf, isCount, optional, type CrJsonBytes } from './crjson-values.js';
 import { digestOf, hashAlgorithm } from './data-hash.js';
 
 /**
@@ -12,9 +13,6 @@ import { digestOf, hashAlgorithm } from './data-hash.js';
  * The file is read in place, box headers and hashed ranges only. A file c2pa-rs cannot walk (a box past its parent's
  * or the file's end, a header cut short) is a mismatch, as c2pa-rs reports it.
  */
-
-/** Bytes as crJSON writes them: a list of numbers, "b64'...'", or plain base64. */
-type CrJsonBytes = number[] | string;
 
 /** One entry of the assertion's exclusions (c2pa-rs ExclusionsMap). */
 export interface BmffExclusion {
@@ -77,16 +75,7 @@ interface Range {
   marker?: boolean;
 }
 
-function bytesOf(value: CrJsonBytes | null | undefined): Buffer | undefined {
-  if (Array.isArray(value)) return value.every((n) => Number.isInteger(n) && n >= 0 && n <= 255) ? Buffer.from(value) : undefined;
-  if (typeof value !== 'string') return undefined;
-  const b64 = /^b64'([A-Za-z0-9+/]*={0,2})'$/.exec(value)?.[1] ?? (/^[A-Za-z0-9+/]*={0,2}$/.test(value) ? value : undefined);
-  return b64 === undefined ? undefined : Buffer.from(b64, 'base64');
-}
-
-const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
-const isBytes = (v: unknown): boolean => bytesOf(v as CrJsonBytes) !== undefined;
-const optional = (v: unknown, check: (v: unknown) => boolean) => v === undefined || v === null || check(v);
+const isBytes = (v: unknown): boolean => bytesOf(v) !== undefined;
 const listOf = (v: unknown, check: (e: Record<string, unknown>) => boolean) =>
   Array.isArray(v) && v.every((e) => typeof e === 'object' && e !== null && check(e as Record<string, unknown>));
 

@@ -3,6 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { readAt, runOnFile, type Walk } from '../media/byte-walk.js';
 import { MediaRejectedError } from '../media/errors.js';
 import { identifyMedia } from '../media/formats.js';
+import { bytesOf, isCount, optional, type CrJsonBytes } from './crjson-values.js';
 import { hashAlgorithm } from './data-hash.js';
 
 /**
@@ -22,9 +23,6 @@ import { hashAlgorithm } from './data-hash.js';
  * hashes of no other file, so two things follow the source as read, unconfirmed: the JPEG placeholder's place, and
  * that a PNG without a caBX chunk gets none.
  */
-
-/** Bytes as crJSON writes them: "b64'...'", plain base64, or a list of numbers. */
-type CrJsonBytes = string | number[];
 
 /** One entry of the assertion (c2pa-rs BoxMap): the boxes it covers, in file order, and their hash. */
 export interface BoxHashEntry {
@@ -63,15 +61,6 @@ const C2PA = 'C2PA';
 const CHUNK = 1024 * 1024;
 const SCAN_WINDOW = 64 * 1024;
 
-function bytesOf(value: unknown): Buffer | undefined {
-  if (Array.isArray(value)) return value.every((n) => Number.isInteger(n) && n >= 0 && n <= 255) ? Buffer.from(value as number[]) : undefined;
-  if (typeof value !== 'string') return undefined;
-  const b64 = /^b64'([A-Za-z0-9+/]*={0,2})'$/.exec(value)?.[1] ?? (/^[A-Za-z0-9+/]*={0,2}$/.test(value) ? value : undefined);
-  return b64 === undefined ? undefined : Buffer.from(b64, 'base64');
-}
-
-const isCount = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
-const optional = (v: unknown, check: (v: unknown) => boolean) => v === undefined || v === null || check(v);
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** An assertion of the shape c2pa-rs would deserialize (a sidecar is anyone's bytes: nothing else is walked). */
