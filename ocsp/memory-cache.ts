@@ -9,7 +9,20 @@
 import type { Logger } from 'pino';
 import { normalizeSerialHex } from '../shared/pki/serial.js';
 import { Limiter } from './limits.js';
+import type { OcspCertId } from '../shared/pki/ocsp-request.js';
 import { OcspOverloadedError, positiveOption, type OcspIssuer, type OcspQuery, type OcspServed, type OcspSignedAnswer, type OcspSource } from './source.js';
+
+/** The cache key of a set of CertIDs: their exact DER, in request order. */
+export function certIdsKey(certIds: readonly OcspCertId[]): string {
+  let key = '';
+  for (const certId of certIds) key += Buffer.from(certId.der.buffer, certId.der.byteOffset, certId.der.byteLength).toString('latin1');
+  return key;
+}
+
+/** A serial to invalidate (any form normalizeSerialHex accepts, or a negative "-" + hex) as CertIDs carry it. */
+export function invalidationSerial(serialHex: string): string {
+  return serialHex.startsWith('-') ? serialHex.toLowerCase() : normalizeSerialHex(serialHex);
+}
 
 export interface MemoryCacheOptions {
   /** After a failed background re-signing, wait this long before the next try. Default 30. */
@@ -73,8 +86,7 @@ export class MemoryCache<I extends OcspIssuer> implements OcspSource<I> {
   }
 
   async answer(query: OcspQuery<I>): Promise<OcspServed> {
-    let key = '';
-    for (const certId of query.certIds) key += Buffer.from(certId.der.buffer, certId.der.byteOffset, certId.der.byteLength).toString('latin1');
+    const key = certIdsKey(query.certIds);
     const now = this.now();
     const entry = this.entries.get(key);
     if (entry && now < entry.expiresAt) {
@@ -107,7 +119,7 @@ export class MemoryCache<I extends OcspIssuer> implements OcspSource<I> {
       this.inFlight.clear();
       return;
     }
-    const serial = serialHex.startsWith('-') ? serialHex.toLowerCase() : normalizeSerialHex(serialHex);
+    const serial = invalidationSerial(serialHex);
     for (const key of this.keysBySerial.get(serial) ?? []) this.forget(key);
     for (const [key, flight] of this.inFlight) if (flight.serials.includes(serial)) this.inFlight.delete(key);
   }

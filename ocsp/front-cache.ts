@@ -1,0 +1,121 @@
+/**
+ * What a front process (ocsp/front.ts) answers with: its own copy of the signed responses the role's process
+ * gave it, one per exact CertID set as in ocsp/memory-cache.ts, and the role's process for everything else.
+ *
+ *   undecodable request          malformedRequest, here (garbage never crosses to the role's process)
+ *   request with a nonce         asked of the role's process, every time (the nonce budget is shared there)
+ *   no nonce, fresh copy here    the copy (a hit)
+ *   otherwise                    asked (concurrent asks for one CertID set share one); a signed answer without
+ *                                a nonce is kept until it is `freshUntil` (the role's refresh point, so a
+ *                                request after it reaches the role's cache and starts its re-signing)
+ *
+ * Invalidation comes from the role's process, in order with its answers on one channel: an answer asked before
+ * an invalidation that arrives after it is returned but not kept (it may predate a revocation).
+ */
+import type { Logger } from 'pino';
+import { decodeOcspRequest, type OcspRequestInfo } from '../shared/pki/ocsp-request.js';
+import { failureAnswer } from './answers.js';
+import { certIdsKey, invalidationSerial } from './memory-cache.js';
+import type { OcspAnswerer } from './server.js';
+import type { OcspReply, OcspSignedAnswer } from './source.js';
+
+/** The role's process's answer to a front: the reply, and until when a signed answer may be served from a copy. */
+export interface AskedReply {
+  reply: OcspReply;
+  freshUntil: number;
+}
+
+interface Copy {
+  answer: OcspSignedAnswer;
+  serials: string[];
+  freshUntil: number;
+}
+
+export class FrontCache implements OcspAnswerer {
+  /** Insertion order, oldest first: past `maxEntries` the oldest copy is dropped (it is asked for again). */
+  private readonly copies = new Map<string, Copy>();
+  private readonly keysBySerial = new Map<string, Set<string>>();
+  private readonly asking = new Map<string, Promise<AskedReply>>();
+  /** Invalidations received so far. */
+  private epoch = 0;
+
+  constructor(
+    private readonly ask: (requestDer: Uint8Array) => Promise<AskedReply>,
+    private readonly options: { maxEntries: number; now?: () => number; logger?: Pick<Logger, 'warn' | 'error'> },
+  ) {}
+
+  get size(): number {
+    return this.copies.size;
+  }
+
+  async serve(requestDer: Uint8Array): Promise<OcspReply> {
+    let request: OcspRequestInfo;
+    try {
+      request = decodeOcspRequest(requestDer);
+    } catch (err) {
+      return { answer: failureAnswer(err, this.options.logger), hit: false };
+    }
+    if (request.nonce) return (await this.ask(requestDer)).reply;
+    const key = certIdsKey(request.certIds);
+    const now = (this.options.now ?? Date.now)();
+    const copy = this.copies.get(key);
+    if (copy && now < copy.freshUntil) return { answer: copy.answer, hit: true };
+
+    const epoch = this.epoch;
+    let asked = this.asking.get(key);
+    if (!asked) {
+      asked = this.ask(requestDer);
+      this.asking.set(key, asked);
+      const mine = asked;
+      const done = () => {
+        if (this.asking.get(key) === mine) this.asking.delete(key);
+      };
+      mine.then(({ reply, freshUntil }) => {
+        done();
+        const answer = reply.answer;
+        if (epoch === this.epoch && answer.responseStatus === 'successful' && !answer.nonceEchoed && freshUntil > (this.options.now ?? Date.now)()) {
+          this.put(key, request.certIds.map((c) => c.serialHex), answer, freshUntil);
+        }
+      }, done);
+    }
+    return (await asked).reply;
+  }
+
+  /** Drops the copies for a serial (any form normalizeSerialHex accepts), or all of them. */
+  invalidate(serialHex?: string): void {
+    this.epoch++;
+    this.asking.clear();
+    if (serialHex === undefined) {
+      this.copies.clear();
+      this.keysBySerial.clear();
+      return;
+    }
+    for (const key of this.keysBySerial.get(invalidationSerial(serialHex)) ?? []) this.forget(key);
+  }
+
+  private put(key: string, serials: string[], answer: OcspSignedAnswer, freshUntil: number): void {
+    this.forget(key);
+    while (this.copies.size >= this.options.maxEntries) {
+      const oldest = this.copies.keys().next().value;
+      if (oldest === undefined) break;
+      this.forget(oldest);
+    }
+    this.copies.set(key, { answer, serials, freshUntil });
+    for (const serial of serials) {
+      let keys = this.keysBySerial.get(serial);
+      if (!keys) this.keysBySerial.set(serial, (keys = new Set()));
+      keys.add(key);
+    }
+  }
+
+  private forget(key: string): void {
+    const copy = this.copies.get(key);
+    if (!copy) return;
+    this.copies.delete(key);
+    for (const serial of copy.serials) {
+      const keys = this.keysBySerial.get(serial);
+      keys?.delete(key);
+      if (keys?.size === 0) this.keysBySerial.delete(serial);
+    }
+  }
+}
