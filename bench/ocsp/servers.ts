@@ -3,6 +3,7 @@
  * OpenSSL's own responder (`openssl ocsp -index ... -multi 2`).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -119,7 +120,7 @@ export async function startService(name: string, checkout: string, dir: string):
     }
     for (const [file, cer] of [[files.root, 'root-ca.cer'], [files.cert, 'sub-ca.cer']] as const) {
       const der = (await certificate(cer))!;
-      writeFileSync(path.join(dir, file), `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`);
+      writeFileSync(path.join(dir, file), new X509Certificate(der).toString());
     }
     await waitForGoodAnswer(url, dir, files, 100);
     return { url, pgid: child.pid!, stop, files };
