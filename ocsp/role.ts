@@ -4,7 +4,9 @@
  * notices drop the responder's cached answer for that serial at once (and make the TSA reload its certificate);
  * a new CA (or a reconnected listener, which may have missed notices) rebuilds the responder from the database.
  * Started before `npm run pki -- init`, it answers `unauthorized` (RFC 6960: not authoritative for that CA)
- * until the first CA is issued, rather than exiting: deployment order does not matter.
+ * until the first CA is issued, rather than exiting: deployment order does not matter. With OCSP_PROCESSES > 0 the
+ * OCSP port is answered by that many front processes (ocsp/fronts.ts) asking this process's responder what they
+ * cannot answer from their copies; revocations and reloads reach them too.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -87,14 +87,14 @@ export async function startOpenssl(dir: string): Promise<RunningServer> {
 
 /**
  * `npm start` in `checkout` on the embedded defaults (no DATABASE_URL), in a process group of its own, with a
- * fresh DATA_DIR, free ports and a private queue prefix; ready once its OCSP responder answers good for the
+ * fresh DATA_DIR, free ports and a private queue prefix (and `extraEnv`); ready once its OCSP responder answers good for the
  * sub-CA, whose certificate and the root's are written to `dir` as `<name>-root.pem` and `<name>-sub-ca.pem`.
  */
-export async function startService(name: string, checkout: string, dir: string): Promise<RunningServer & { files: { issuer: string; cert: string; root: string } }> {
+export async function startService(name: string, checkout: string, dir: string, extraEnv: Record<string, string> = {}): Promise<RunningServer & { files: { issuer: string; cert: string; root: string } }> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `ocsp-bench-${name}-`));
   const base = randomPort();
   const ports = { PORT: base, OCSP_PORT: base + 1, CRL_PORT: base + 2, TSA_PORT: base + 3, OPS_PORT: base + 4, CHAIN_PORT: base + 5 };
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, QUEUE_PREFIX: `ocsp-bench-${name}-${process.pid}`, LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, QUEUE_PREFIX: `ocsp-bench-${name}-${process.pid}`, LOG_LEVEL: 'warn', ...extraEnv };
   for (const [k, v] of Object.entries(ports)) env[k] = String(v);
   delete env.DATABASE_URL;
   delete env.CHAIN_RPC_URL;

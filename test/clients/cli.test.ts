@@ -186,7 +186,14 @@ describe('mss, the CLI (clients/typescript)', function () {
     const lock = path.join(work, 'pair-signed', '.mss-sign.lock');
     for (let i = 0; i < 600 && !existsSync(lock); i++) await new Promise((r) => setTimeout(r, 50));
     expect(existsSync(lock), 'the first run holds the lock').to.equal(true);
-    const second = await mss(args);
+    // Held still while the second run tries: the first would otherwise finish two files first on a fast machine.
+    first.child.kill('SIGSTOP');
+    let second: Run;
+    try {
+      second = await mss(args);
+    } finally {
+      first.child.kill('SIGCONT');
+    }
     expect(second.code).to.equal(2);
     expect(second.stderr).to.match(/^mss: another mss sign \(\d+@.+\) is writing into pair-signed: wait for it, or use another --out/m);
     const done = await first.done;
