@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { decodeOcspRequest, type OcspRequestInfo } from '../shared/pki/ocsp-request.js';
 import { failureAnswer } from './answers.js';
 import { certIdsKey, invalidationSerial } from './memory-cache.js';
+import { SerialIndex } from './serial-index.js';
 import type { OcspAnswerer } from './server.js';
 import type { OcspReply, OcspSignedAnswer } from './source.js';
 
@@ -34,7 +35,7 @@ interface Copy {
 export class FrontCache implements OcspAnswerer {
   /** Insertion order, oldest first: past `maxEntries` the oldest copy is dropped (it is asked for again). */
   private readonly copies = new Map<string, Copy>();
-  private readonly keysBySerial = new Map<string, Set<string>>();
+  private readonly serials = new SerialIndex();
   private readonly asking = new Map<string, Promise<AskedReply>>();
   /** Invalidations received so far. */
   private epoch = 0;
@@ -87,10 +88,10 @@ export class FrontCache implements OcspAnswerer {
     this.asking.clear();
     if (serialHex === undefined) {
       this.copies.clear();
-      this.keysBySerial.clear();
+      this.serials.clear();
       return;
     }
-    for (const key of this.keysBySerial.get(invalidationSerial(serialHex)) ?? []) this.forget(key);
+    for (const key of this.serials.keysOf(invalidationSerial(serialHex))) this.forget(key);
   }
 
   private put(key: string, serials: string[], answer: OcspSignedAnswer, freshUntil: number): void {
@@ -101,21 +102,13 @@ export class FrontCache implements OcspAnswerer {
       this.forget(oldest);
     }
     this.copies.set(key, { answer, serials, freshUntil });
-    for (const serial of serials) {
-      let keys = this.keysBySerial.get(serial);
-      if (!keys) this.keysBySerial.set(serial, (keys = new Set()));
-      keys.add(key);
-    }
+    this.serials.add(key, serials);
   }
 
   private forget(key: string): void {
     const copy = this.copies.get(key);
     if (!copy) return;
     this.copies.delete(key);
-    for (const serial of copy.serials) {
-      const keys = this.keysBySerial.get(serial);
-      keys?.delete(key);
-      if (keys?.size === 0) this.keysBySerial.delete(serial);
-    }
+    this.serials.remove(key, copy.serials);
   }
 }

@@ -16,7 +16,7 @@ for (const [i, s] of services.entries()) {
 }
 const res: AbResult[][] = variants.map(() => []);
 for (const [i, s] of services.entries()) await ab({ url: s.url, body: reqs[i] }, 2000, 16, dir, () => groupCpuMs(s.pgid));
-for (let r = 0; r < 5; r++) for (const [i, s] of services.entries()) res[i]!.push(await ab({ url: s.url, body: reqs[i] }, 8000, 16, dir, () => groupCpuMs(s.pgid)));
+for (let r = 0; r < 5; r++) for (const [i, s] of services.entries()) res[i]!.push(await ab({ url: s.url, body: reqs[i] }, 10000, 16, dir, () => groupCpuMs(s.pgid)));
 for (const [i] of services.entries()) { const m = median(res[i]!); console.log(`OCSP_PROCESSES=${variants[i]}: median ${m.rps.toFixed(0)} req/s p99 ${m.p99} cpu ${m.cpuUsPerRequest.toFixed(0)} us/req; rounds ${res[i]!.map((x) => x.rps.toFixed(0)).join(', ')}`); }
 await Promise.all(services.map((s) => s.stop()));
 writeFileSync('/dev/null', '');

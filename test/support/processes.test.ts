@@ -1,18 +1,7 @@
 /** The role-process helper leaves no process behind when a role never becomes ready. */
-import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
-import { startRole } from './processes.js';
+import { isRunning, startRole } from './processes.js';
 import { rejection } from './rejection.js';
-
-/** Whether a process runs (a zombie, killed and not yet reaped by init, does not). */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
 
 // Long enough for the role to start its child on a loaded machine (tsx loads first).
 const READY_WITHIN_MS = 8000;
@@ -29,8 +18,8 @@ describe('startRole, for a role that never becomes ready', function () {
       const child = Number(/child (\d+)/.exec((err as Error).message)?.[1]);
       expect(child, (err as Error).message).to.be.greaterThan(0);
       // The helper waited for the role itself; its child is killed in the same stroke (SIGKILL to the group).
-      for (let i = 0; i < 50 && alive(child); i++) await new Promise((r) => setTimeout(r, 20));
-      expect(alive(child), `child ${child} still alive`).to.equal(false);
+      for (let i = 0; i < 50 && isRunning(child); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(isRunning(child), `child ${child} still alive`).to.equal(false);
     });
   }
 });

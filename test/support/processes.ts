@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestApi } from './api.js';
@@ -13,6 +14,16 @@ export interface RoleProcess {
   stop(): Promise<number | null>;
   /** SIGKILL to the process and everything it started (its group): none gets a chance to clean up. */
   kill(): Promise<void>;
+}
+
+/** Whether a process runs (a zombie, killed and not yet reaped, does not). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 /** SIGKILL to a process group (a role and whatever it started); nothing when it is gone already. */

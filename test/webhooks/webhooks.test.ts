@@ -11,6 +11,7 @@ import { bearer, registerAccount, startTestApi, submitSign, waitForJob, type Acc
 import { noisePng } from '../support/noise-png.js';
 import { startTestWorker, type RoleProcess } from '../support/processes.js';
 import { rejection } from '../support/rejection.js';
+import { until } from '../support/until.js';
 import { createWebhook } from '../../api/services/webhooks.js';
 import { ServiceError } from '../../shared/errors.js';
 import { recordExpiryNotices } from '../../shared/pki/expiry-notices.js';
@@ -62,16 +63,6 @@ class Receiver {
     this.dropHung();
     this.server.closeAllConnections();
     await new Promise((resolve) => this.server.close(resolve));
-  }
-}
-
-async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 
