@@ -4,13 +4,14 @@
  * chain, on this machine, in one sitting, each driven by ApacheBench with 16 clients and a new connection per
  * request, the same request over and over.
  *
- *   npx tsx bench/ocsp/run.ts [--n 10000] [--c 16] [--rounds 3] [--before main] [--after .]
+ *   npx tsx bench/ocsp/run.ts [--n 10000] [--c 16] [--rounds 3] [--before main] [--after .] [--after-processes 1,2]
  *
  * --before and --after: a checkout directory, or a git ref of this repository, which is checked out in a temporary
  * worktree (with this checkout's node_modules) and removed afterwards. Default: main against this checkout. Each
  * is started with `npm start` on its embedded defaults (no DATABASE_URL), a fresh DATA_DIR and free ports; the
  * request asks for the status of its sub-CA (answered under the root's key, ES384, as OpenSSL's is under the
- * sub-CA's key with -rmd sha384). Scenarios: POST application/ocsp-request and the RFC 5019 GET, without a
+ * sub-CA's key with -rmd sha384). --after-processes runs the after checkout once per OCSP_PROCESSES value given
+ * (default: once, with its default). Scenarios: POST application/ocsp-request and the RFC 5019 GET, without a
  * nonce (what c2pa-rs sends), and a POST with a nonce (ours echoes it within its nonce budget, 50 signatures/s,
  * and answers the rest from its cache without one; OpenSSL signs every response). Rounds alternate the three
  * servers so that background load hits them alike; the median round is shown, with the server's CPU per request
@@ -99,54 +100,55 @@ async function main(): Promise<void> {
   writeFileSync(path.join(dir, 'index.txt'), `V\t${expiry}\t\t${leafSerial.toUpperCase()}\tunknown\t/CN=leaf\n`);
 
   const checkouts = { before: checkout(stringArg('before', 'main')), after: checkout(stringArg('after', repo)) };
-  const services: Partial<Record<'before' | 'after', RunningServer>> = {};
+  const afterProcesses = stringArg('after-processes', '').split(',').filter(Boolean);
+  if (afterProcesses.some((p) => !/^\d+$/.test(p))) throw new Error('--after-processes takes a comma-separated list of whole numbers');
+  const sides: { label: string; checkout: string; env: Record<string, string> }[] = [
+    { label: 'before', checkout: checkouts.before.dir, env: {} },
+    ...(afterProcesses.length === 0
+      ? [{ label: 'after', checkout: checkouts.after.dir, env: {} }]
+      : afterProcesses.map((p) => ({ label: `after/${p}`, checkout: checkouts.after.dir, env: { OCSP_PROCESSES: p } }))),
+  ];
+  const services: (RunningServer & { label: string; loads: Record<Scenario, AbLoad> })[] = [];
   try {
     const opensslLoads = await loads(dir, 'http://127.0.0.1:0/', 'openssl', 'sub-ca.pem', 'leaf.pem');
-    const ours = {} as Record<'before' | 'after', Record<Scenario, AbLoad>>;
-    for (const side of ['before', 'after'] as const) {
-      const service = await startService(side, checkouts[side].dir, dir);
-      services[side] = service;
-      ours[side] = await loads(dir, service.url, side, service.files.issuer, service.files.cert);
+    for (const side of sides) {
+      const name = side.label.replace('/', '-p');
+      const service = await startService(name, side.checkout, dir, side.env);
+      services.push({ ...service, label: side.label, loads: await loads(dir, service.url, name, service.files.issuer, service.files.cert) });
     }
     console.log(`ab -n ${n} -c ${c}, a new connection per request; ${rounds} alternating rounds, median round shown; openssl ocsp -multi 2; ${process.version}`);
-    console.log(`before: npm start of ${checkouts.before.label}; after: npm start of ${checkouts.after.label}`);
+    console.log(`before: npm start of ${checkouts.before.label}; after: npm start of ${checkouts.after.label}${afterProcesses.length ? ` (after/N: OCSP_PROCESSES=N)` : ''}`);
 
     for (const scenario of SCENARIOS) {
-      const results: Record<'before' | 'after' | 'openssl', AbResult[]> = { before: [], after: [], openssl: [] };
-      for (const side of ['before', 'after'] as const) {
-        const service = services[side]!;
-        await ab(ours[side][scenario], Math.min(n, 2000), c, dir, () => groupCpuMs(service.pgid)); // warm-up (JIT, caches)
-      }
+      const results = new Map<string, AbResult[]>([...services.map((s) => [s.label, []] as [string, AbResult[]]), ['openssl', []]]);
+      for (const service of services) await ab(service.loads[scenario], Math.min(n, 2000), c, dir, () => groupCpuMs(service.pgid)); // warm-up (JIT, caches)
       for (let r = 0; r < rounds; r++) {
-        for (const side of ['before', 'after'] as const) {
-          const service = services[side]!;
-          results[side].push(await ab(ours[side][scenario], n, c, dir, () => groupCpuMs(service.pgid)));
-        }
+        for (const service of services) results.get(service.label)!.push(await ab(service.loads[scenario], n, c, dir, () => groupCpuMs(service.pgid)));
         const openssl = await startOpenssl(dir); // a fresh one per run (see startOpenssl)
         try {
           const load = opensslLoads[scenario];
-          results.openssl.push(await ab({ ...load, url: load.url.replace('http://127.0.0.1:0/', openssl.url) }, n, c, dir, () => groupCpuMs(openssl.pgid)));
+          results.get('openssl')!.push(await ab({ ...load, url: load.url.replace('http://127.0.0.1:0/', openssl.url) }, n, c, dir, () => groupCpuMs(openssl.pgid)));
         } finally {
           await openssl.stop();
         }
       }
-      const m = { before: median(results.before), after: median(results.after), openssl: median(results.openssl) };
+      const m = new Map([...results].map(([label, rs]) => [label, median(rs)]));
+      const reference = m.get('openssl')!;
       console.log(`\n${scenario}`);
-      console.log('  server     req/s   ratio to openssl   p50 ms   p99 ms   server CPU us/req   errors   rounds req/s');
-      for (const side of ['before', 'after', 'openssl'] as const) {
-        const x = m[side];
-        const ratio = side === 'openssl' ? '' : `${fmt(x.rps / m.openssl.rps, 2)}x`;
+      console.log('  server        req/s   ratio to openssl   p50 ms   p99 ms   server CPU us/req   errors   rounds req/s');
+      for (const [label, x] of m) {
+        const ratio = label === 'openssl' ? '' : `${fmt(x.rps / reference.rps, 2)}x`;
         console.log(
-          `  ${side.padEnd(8)} ${fmt(x.rps).padStart(7)}   ${ratio.padStart(16)}   ${fmt(x.p50, 1).padStart(6)}   ${fmt(x.p99, 1).padStart(6)}   ${fmt(x.cpuUsPerRequest).padStart(17)}   ${String(x.errors).padStart(6)}   ${results[side].map((y) => fmt(y.rps)).join(', ')}`,
+          `  ${label.padEnd(11)} ${fmt(x.rps).padStart(7)}   ${ratio.padStart(16)}   ${fmt(x.p50, 1).padStart(6)}   ${fmt(x.p99, 1).padStart(6)}   ${fmt(x.cpuUsPerRequest).padStart(17)}   ${String(x.errors).padStart(6)}   ${results.get(label)!.map((y) => fmt(y.rps)).join(', ')}`,
         );
       }
-      for (const side of ['before', 'after'] as const) {
-        const x = m[side];
-        console.log(`  ${side}: ${fmt(x.rps / m.openssl.rps, 2)}x OpenSSL's req/s, p99 ${fmt(x.p99, 1)} ms against ${fmt(m.openssl.p99, 1)} ms (${x.p99 < m.openssl.p99 ? 'lower' : 'NOT lower'})`);
+      for (const service of services) {
+        const x = m.get(service.label)!;
+        console.log(`  ${service.label}: ${fmt(x.rps / reference.rps, 2)}x OpenSSL's req/s, p99 ${fmt(x.p99, 1)} ms against ${fmt(reference.p99, 1)} ms (${x.p99 < reference.p99 ? 'lower' : 'NOT lower'})`);
       }
     }
   } finally {
-    await Promise.all(Object.values(services).map((s) => s.stop()));
+    await Promise.all(services.map((s) => s.stop()));
     checkouts.before.remove();
     checkouts.after.remove();
     rmSync(dir, { recursive: true, force: true });
