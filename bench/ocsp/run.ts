@@ -7,7 +7,8 @@
  *   npx tsx bench/ocsp/run.ts [--n 10000] [--c 16] [--rounds 3] [--before main] [--after .] [--after-processes 1,2]
  *
  * --before and --after: a checkout directory, or a git ref of this repository, which is checked out in a temporary
- * worktree (with this checkout's node_modules) and removed afterwards. Default: main against this checkout. Each
+ * worktree (with this checkout's node_modules when it locks the same packages, else after npm ci) and removed
+ * afterwards. Default: the commit this branch forked from main (git merge-base HEAD main) against this checkout. Each
  * is started with `npm start` on its embedded defaults (no DATABASE_URL), a fresh DATA_DIR and free ports; the
  * request asks for the status of its sub-CA (answered under the root's key, ES384, as OpenSSL's is under the
  * sub-CA's key with -rmd sha384). --after-processes runs the after checkout once per OCSP_PROCESSES value given
@@ -52,7 +53,14 @@ function checkout(spec: string): { dir: string; label: string; remove(): void } 
   const commit = spawnSync('git', ['rev-parse', '--short', spec], { cwd: repo, encoding: 'utf8' }).stdout.trim();
   const added = spawnSync('git', ['worktree', 'add', '--detach', dir, spec], { cwd: repo, encoding: 'utf8' });
   if (added.status !== 0) throw new Error(`git worktree add ${spec}: ${added.stderr}`);
-  symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'));
+  // This checkout's packages when the ref locks the same ones, else its own (npm ci: a few minutes).
+  if (readFileSync(path.join(dir, 'package-lock.json'), 'utf8') === readFileSync(path.join(repo, 'package-lock.json'), 'utf8')) {
+    symlinkSync(path.join(repo, 'node_modules'), path.join(dir, 'node_modules'));
+  } else {
+    console.log(`${spec} locks other packages than this checkout: npm ci in its worktree`);
+    const ci = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8' });
+    if (ci.status !== 0) throw new Error(`npm ci for ${spec}: ${ci.stderr}`);
+  }
   return {
     dir,
     label: `${spec} (${commit})`,
@@ -99,7 +107,8 @@ async function main(): Promise<void> {
   const expiry = new Date(Date.now() + 30 * 86_400_000).toISOString().replace(/[-:T]/g, '').slice(2, 14) + 'Z';
   writeFileSync(path.join(dir, 'index.txt'), `V\t${expiry}\t\t${leafSerial.toUpperCase()}\tunknown\t/CN=leaf\n`);
 
-  const checkouts = { before: checkout(stringArg('before', 'main')), after: checkout(stringArg('after', repo)) };
+  const base = spawnSync('git', ['merge-base', 'HEAD', 'main'], { cwd: repo, encoding: 'utf8' }).stdout.trim();
+  const checkouts = { before: checkout(stringArg('before', base || 'main')), after: checkout(stringArg('after', repo)) };
   const afterProcesses = stringArg('after-processes', '').split(',').filter(Boolean);
   if (afterProcesses.some((p) => !/^\d+$/.test(p))) throw new Error('--after-processes takes a comma-separated list of whole numbers');
   const sides: { label: string; checkout: string; env: Record<string, string> }[] = [
