@@ -120,7 +120,7 @@ export interface Config {
   ocspUnissuedStatus: 'good' | 'unknown';
   /**
    * Front processes answering on OCSP_PORT (ocsp/fronts.ts, node:cluster); 0: the role's own process answers.
-   * Default 2.
+   * Default 1.
    */
   ocspProcesses: number;
   /** Requests per client per 15 minutes on login, register and refresh. */
@@ -563,7 +563,7 @@ export function loadConfig(env: Env = process.env): Config {
     opsHost: host(env, 'OPS_HOST', '127.0.0.1'),
     pki: pkiSubjects(env),
     ocspUnissuedStatus: oneOf(env, 'OCSP_UNISSUED_STATUS', 'good', ['good', 'unknown'] as const),
-    ocspProcesses: int(env, 'OCSP_PROCESSES', 2, 0, 64),
+    ocspProcesses: int(env, 'OCSP_PROCESSES', 1, 0, 64),
     authRateLimit: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
     publicRateLimit: int(env, 'PUBLIC_RATE_LIMIT', 30, 1, 1_000_000),
     loginFailureLimit: int(env, 'LOGIN_FAILURE_LIMIT', 10, 1, 1_000_000),
