@@ -13,7 +13,8 @@ import { expect } from 'chai';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import { MediaTypeMismatchError, UnsupportedMediaTypeError, type SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
-import { fileHasManifest, MAX_WASM_SIGN_BYTES, signAsset, signFile, SourceManifestConflictError, SourceTooLargeError } from '../../shared/c2pa/sign-asset.js';
+import { fileHasManifest, MAX_WASM_SIGN_BYTES, signAsset, signFile, SourceTooLargeError } from '../../shared/c2pa/sign-asset.js';
+import { SourceManifestConflictError } from '../../shared/c2pa/sign-options.js';
 import { VaultUnavailableError, type VaultKey } from '../../shared/vault/types.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
 
