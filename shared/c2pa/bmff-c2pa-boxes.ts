@@ -115,6 +115,18 @@ export async function manifestStoreOf(file: BmffFileReader, box: C2paBox): Promi
 }
 
 /**
+ * What c2pa-rs is shown in place of the file when the service signs or reads it streamed: the boxes it reads of a
+ * file besides its media, in file order: the ftyp box, the XMP box (c2pa-rs takes the claim's instanceID from its
+ * xmpMM:InstanceID, and an ingredient's instance and document IDs) and, with `manifest`, the C2PA box.
+ */
+export async function standInOf(file: BmffFileReader, top: BmffTopLevel, options: { manifest: boolean }): Promise<Uint8Array> {
+  const boxes = [top.ftyp, top.xmpBox, options.manifest ? top.manifestBox : undefined].filter((b) => b !== undefined).sort((a, b) => a.offset - b.offset);
+  const parts = [];
+  for (const box of boxes) parts.push(await readSmallBox(file, box, box === top.ftyp ? 'ftyp box' : box === top.xmpBox ? 'XMP box' : 'C2PA box'));
+  return new Uint8Array(Buffer.concat(parts));
+}
+
+/**
  * Opens and walks a BMFF file as c2pa-rs does; `use` gets the reader and the top level. A file c2pa-rs cannot walk (now
  * or while `use` reads it) is BmffUnsignableError.
  */

@@ -20,19 +20,18 @@
  * Memory: the chunks of step 5 and the small boxes of step 2, whatever the file's size. Disk: the output only (the
  * source is read in place).
  */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { open, rm } from 'node:fs/promises';
 import { X509Certificate } from 'node:crypto';
-import { BmffUnsignableError, withBmffFile } from './bmff-c2pa-boxes.js';
+import { open, rm } from 'node:fs/promises';
+import { BmffUnsignableError, standInOf, withBmffFile } from './bmff-c2pa-boxes.js';
 import { planBmffLayout } from './bmff-layout.js';
 import { offsetFields } from './bmff-offset-fields.js';
 import { readBmffFile } from './bmff-read.js';
-import { parentIngredientOf, placeholderSigner, signStandIn, standInOf, type StandInSigning } from './bmff-stand-in.js';
+import { parentIngredientOf, placeholderSigner, signStandIn, type StandInSigning } from './bmff-stand-in.js';
 import { BmffStreamHash } from './bmff-stream-hash.js';
 import { roomFor, writeBmffBody, writeManifestRoom } from './bmff-write.js';
 import { coseSigner } from './cose-sign1.js';
 import { C2paError } from './errors.js';
+import { sha256OfFile } from './file-sha256.js';
 import { opensParentIngredient } from './manifest-definition.js';
 import type { SignableMimeType } from './media-type.js';
 import { activeManifestTitle, sourceHasManifest } from './read-asset.js';
@@ -47,12 +46,6 @@ import { BytesBlob } from './wasm.js';
  */
 const ROOM_SLACK_BYTES = 1024;
 
-async function sha256OfFile(filePath: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(filePath, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 /** The anchors the written file is checked under: the caller's, or else the chain's own issuer (the signer chains to it). */
 function checkAnchors(input: SignFileInput): string | readonly string[] {
   return input.trustAnchorsPem ?? new X509Certificate(input.chainDer.at(-1)!).toString();
@@ -63,7 +56,7 @@ function checkAnchors(input: SignFileInput): string | readonly string[] {
  * matching BMFF hash (its signer's trust aside) means this code wrote a file that does not verify: it is not returned.
  */
 async function checkSigned(outputPath: string, mimeType: SignableMimeType, anchors: string | readonly string[]): Promise<void> {
-  const report = await readBmffFile(outputPath, mimeType, { trustAnchorsPem: anchors });
+  const { report } = await readBmffFile(outputPath, mimeType, { trustAnchorsPem: anchors });
   const failures = report.status.failure.filter((c) => c !== 'signingCredential.untrusted');
   if (report.validation_state === 'none' || failures.length || !report.status.success.includes('assertion.bmffHash.match')) {
     throw new C2paError(`the signed ${mimeType} file does not verify: ${report.summary}`);

@@ -1,13 +1,12 @@
 import type { WasmBuilder as Builder } from '@contentauth/c2pa-wasm';
-import { bmffHashMatches, type BmffHashAssertion } from './bmff-hash.js';
-import { manifestStoreOf, readSmallBox, type BmffTopLevel } from './bmff-c2pa-boxes.js';
+import { manifestStoreOf, type BmffTopLevel } from './bmff-c2pa-boxes.js';
+import { storeBmffHashMatches } from './bmff-read.js';
 import { BMFF_HASH_BYTES, BMFF_HASH_LABEL, bmffHashAssertion } from './bmff-stream-hash.js';
 import type { BmffFileReader } from './bmff-walk.js';
 import type { C2paSignerDefinition } from './cose-sign1.js';
 import { PARENT_INGREDIENT_ID, type ManifestDefinition } from './manifest-definition.js';
 import type { SignableMimeType } from './media-type.js';
 import { MANIFEST_STORE_TYPE } from './read-asset.js';
-import { structureOnlySettings } from './settings.js';
 import { withSigningBuilder, type BuilderSetup } from './sign-builder.js';
 import { BytesBlob, c2paWasm } from './wasm.js';
 
@@ -17,23 +16,14 @@ import { BytesBlob, c2paWasm } from './wasm.js';
  * only when the claim has no BMFF hash yet). With no_embed it returns the manifest store alone, which is then written
  * into the file (bmff-write.ts).
  *
- * The stand-in is what c2pa-rs reads of a file besides its media: the ftyp box, the XMP box (c2pa-rs takes the claim's
- * instanceID from its xmpMM:InstanceID, and an ingredient's instance and document IDs), and for a file that already
- * carries a manifest, its C2PA box.
+ * The stand-in is what c2pa-rs reads of a file besides its media (standInOf, bmff-c2pa-boxes.ts): its ftyp and XMP
+ * boxes, and its C2PA box.
  *
  * A file with a manifest becomes the parent ingredient. c2pa-rs would make it of the whole file, validating the
  * parent's manifest and its BMFF hash; here it is made of the stand-in (the same XMP, the same manifest, hence the same
  * IDs, title, active manifest and validation results), the parent's BMFF hash is checked against the whole file here,
  * by streaming (bmff-hash.ts, c2pa-rs's check ported), and that verdict replaces the one c2pa-rs gave the stand-in.
  */
-
-/** The stand-in c2pa-rs reads in place of the file: its ftyp box, XMP box and (with `manifest`) C2PA box, in file order. */
-export async function standInOf(file: BmffFileReader, top: BmffTopLevel, options: { manifest: boolean }): Promise<Uint8Array> {
-  const boxes = [top.ftyp, top.xmpBox, options.manifest ? top.manifestBox : undefined].filter((b) => b !== undefined).sort((a, b) => a.offset - b.offset);
-  const parts = [];
-  for (const box of boxes) parts.push(await readSmallBox(file, box, box === top.ftyp ? 'ftyp box' : box === top.xmpBox ? 'XMP box' : 'C2PA box'));
-  return new Uint8Array(Buffer.concat(parts));
-}
 
 interface StatusEntry {
   code: string;
@@ -56,24 +46,6 @@ export interface ParentIngredient {
 }
 
 const MISMATCH = 'assertion.bmffHash.mismatch';
-
-/** The parent's BMFF hash checked against the whole source: c2pa-rs's check (bmff-hash.ts) on the parent's assertion. */
-async function parentBmffHashMatches(store: Uint8Array, sourcePath: string): Promise<boolean | undefined> {
-  const reader = await c2paWasm().WasmReader.fromBytes(MANIFEST_STORE_TYPE, store, structureOnlySettings());
-  type CrJsonManifest = { label?: string; assertions?: Record<string, unknown>; claim?: { alg?: string }; 'claim.v2'?: { alg?: string } };
-  let manifest: CrJsonManifest | undefined;
-  try {
-    const label = reader.activeLabel();
-    manifest = (JSON.parse(reader.crJson()) as { manifests?: CrJsonManifest[] }).manifests?.find((m) => m.label === label);
-  } finally {
-    reader.free();
-  }
-  for (const [label, data] of Object.entries(manifest?.assertions ?? {})) {
-    const bmff = /^c2pa\.hash\.bmff(?:\.v(\d+))?(?:__\d+)?$/.exec(label);
-    if (bmff) return bmffHashMatches(sourcePath, data as BmffHashAssertion, { version: Number(bmff[1] ?? 1), claimAlg: (manifest?.['claim.v2'] ?? manifest?.claim)?.alg });
-  }
-  return undefined;
-}
 
 /** The ingredient with c2pa-rs's verdict on the stand-in's BMFF hash replaced by a match found against the whole file. */
 function withBmffHashMatch(ingredient: IngredientDefinition): IngredientDefinition {
@@ -111,7 +83,7 @@ export async function parentIngredientOf(file: BmffFileReader, top: BmffTopLevel
   } finally {
     builder.free();
   }
-  const matches = await parentBmffHashMatches(store, sourcePath);
+  const matches = await storeBmffHashMatches(store, sourcePath);
   return { definition: matches ? withBmffHashMatch(made) : made, store };
 }
 
