@@ -46,17 +46,17 @@ import { BytesBlob } from './wasm.js';
  */
 const ROOM_SLACK_BYTES = 1024;
 
-/** The anchors the written file is checked under: the caller's, or else the chain's own issuer (the signer chains to it). */
-function checkAnchors(input: SignFileInput): string | readonly string[] {
-  return input.trustAnchorsPem ?? new X509Certificate(input.chainDer.at(-1)!).toString();
+/** The anchor the written file is checked under: the chain's own issuer, which its signer chains to. */
+function checkAnchor(input: SignFileInput): string {
+  return new X509Certificate(input.chainDer.at(-1)!).toString();
 }
 
 /**
  * Step 8: the written file read as verification reads it (bmff-read.ts). Anything but a manifest that validates with a
  * matching BMFF hash (its signer's trust aside) means this code wrote a file that does not verify: it is not returned.
  */
-async function checkSigned(outputPath: string, mimeType: SignableMimeType, anchors: string | readonly string[]): Promise<void> {
-  const { report } = await readBmffFile(outputPath, mimeType, { trustAnchorsPem: anchors });
+async function checkSigned(outputPath: string, mimeType: SignableMimeType, anchor: string): Promise<void> {
+  const { report } = await readBmffFile(outputPath, mimeType, { trustAnchorsPem: anchor });
   const failures = report.status.failure.filter((c) => c !== 'signingCredential.untrusted');
   if (report.validation_state === 'none' || failures.length || !report.status.success.includes('assertion.bmffHash.match')) {
     throw new C2paError(`the signed ${mimeType} file does not verify: ${report.summary}`);
@@ -95,7 +95,7 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
         // 7. embed
         await writeManifestRoom(input.outputPath, layout.room, store);
         // 8. check
-        const [sha256] = await Promise.all([sha256OfFile(input.outputPath), input.verifyAfterSign === false ? undefined : checkSigned(input.outputPath, mimeType, checkAnchors(input))]);
+        const [sha256] = await Promise.all([sha256OfFile(input.outputPath), input.verifyAfterSign === false ? undefined : checkSigned(input.outputPath, mimeType, checkAnchor(input))]);
         return { size: layout.outputSize, sha256, manifestStore: store };
       } catch (err) {
         await rm(input.outputPath, { force: true });
