@@ -89,7 +89,7 @@ async function* co64Of(file: BmffFileReader, edit: Edit & { content: { kind: 'co
 }
 
 /** The output's bytes in order, each chunk a buffer of its own. */
-async function* outputChunks(source: FileHandle, file: BmffFileReader, layout: BmffLayout): AsyncGenerator<Buffer> {
+async function* outputChunks(source: FileHandle, file: BmffFileReader, layout: BmffLayout, chunkBytes: number): AsyncGenerator<Buffer> {
   const patches: Patch[] = [
     ...layout.fields.map((f) => ({ ...f, change: layout.moved })),
     ...layout.sizeFields.map((s: SizeField) => ({ at: s.at, count: 1, stride: s.width, width: s.width, box: 'size', change: (v: number) => v + s.add })),
@@ -99,7 +99,7 @@ async function* outputChunks(source: FileHandle, file: BmffFileReader, layout: B
   const copyTo = async function* (end: number): AsyncGenerator<Buffer> {
     while (position < end) {
       while (from < patches.length && runEnd(patches[from]!) <= position) from += 1;
-      const stop = chunkEnd(patches, from, position, Math.min(end, position + WRITE_CHUNK_BYTES));
+      const stop = chunkEnd(patches, from, position, Math.min(end, position + chunkBytes));
       const chunk = await readExactly(source, stop - position, position);
       patchChunk(chunk, position, patches, from);
       position = stop;
@@ -121,17 +121,17 @@ async function writeFully(handle: FileHandle, chunk: Buffer, position: number): 
 
 /**
  * Writes the output to a new file at `outputPath` (removed again on failure), handing every chunk to `onBytes` as it
- * goes. `source` and `file` read the same source.
+ * goes. `source` and `file` read the same source; `chunkBytes`: how much of it is read at a time.
  */
-export async function writeBmffBody(source: FileHandle, file: BmffFileReader, layout: BmffLayout, outputPath: string, onBytes: (chunk: Buffer) => void): Promise<void> {
+export async function writeBmffBody(source: FileHandle, file: BmffFileReader, layout: BmffLayout, outputPath: string, onBytes: (chunk: Buffer) => void, chunkBytes = WRITE_CHUNK_BYTES): Promise<void> {
   await rm(outputPath, { force: true });
   const output = await open(outputPath, 'wx', 0o600);
   let writing: Promise<void> = Promise.resolve();
+  const chunks = outputChunks(source, file, layout, chunkBytes);
+  // Asked for before this one is handled, so the next read runs while this chunk is hashed and written.
+  let next = chunks.next();
   try {
-    const chunks = outputChunks(source, file, layout);
     let position = 0;
-    // Asked for before this one is handled, so the next read runs while this chunk is hashed and written.
-    let next = chunks.next();
     for (let current = await next; !current.done; current = await next) {
       next = chunks.next();
       const chunk = current.value;
@@ -144,6 +144,9 @@ export async function writeBmffBody(source: FileHandle, file: BmffFileReader, la
     if (position !== layout.outputSize) throw new Error(`wrote ${position} bytes where ${layout.outputSize} were planned`);
     await output.close();
   } catch (err) {
+    // The read asked for ahead, and the write under way, end before the file is removed.
+    await next.catch(() => undefined);
+    await chunks.return(undefined).catch(() => undefined);
     await writing.catch(() => undefined);
     await output.close().catch(() => undefined);
     await rm(outputPath, { force: true });
