@@ -27,7 +27,7 @@ export function resumableUploadsRouter(ctx: AppContext): Router {
   };
 
   // Discovery: browsers send it without credentials, and it says nothing about anyone's uploads.
-  router.options([collection, one], async (req, res) => {
+  router.options(collection, async (req, res) => {
     await tus.serve(req, res, {});
   });
 

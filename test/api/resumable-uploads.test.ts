@@ -172,14 +172,14 @@ for (const storage of ['local', 'azure-blob'] as const) {
       const created = await fetch(endpoint(), { method: 'POST', headers: { ...TUS, ...auth(acc), 'Upload-Length': '1000' } });
       expect(created.status).to.equal(201);
       const url = new URL(created.headers.get('location')!, endpoint()).href;
-      const patch = (offset: number, body: Buffer) =>
-        fetch(url, { method: 'PATCH', headers: { ...TUS, ...auth(acc), 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' }, body });
-      const first = await patch(0, Buffer.alloc(100, 1));
+      const patch = (offset: number, body: Uint8Array) =>
+        fetch(url, { method: 'PATCH', headers: { ...TUS, ...auth(acc), 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' }, body: new Uint8Array(body) });
+      const first = await patch(0, new Uint8Array(100).fill(1));
       expect(first.status).to.equal(204);
       expect(first.headers.get('upload-offset')).to.equal('100');
       expect(first.headers.get('upload-expires')).to.be.a('string');
       for (const offset of [0, 50, 200]) {
-        const res = await patch(offset, Buffer.alloc(100, 2));
+        const res = await patch(offset, new Uint8Array(100).fill(2));
         expect(res.status, `offset ${offset}`).to.equal(409);
         expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('upload_offset_conflict');
       }
@@ -196,7 +196,7 @@ for (const storage of ['local', 'azure-blob'] as const) {
       const url = new URL(created.headers.get('location')!, endpoint()).href;
       const theirs = { ...TUS, ...auth(other) };
       expect((await fetch(url, { method: 'HEAD', headers: theirs })).status).to.equal(404);
-      const patch = await fetch(url, { method: 'PATCH', headers: { ...theirs, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: Buffer.alloc(10) });
+      const patch = await fetch(url, { method: 'PATCH', headers: { ...theirs, 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: new Uint8Array(10) });
       expect(patch.status).to.equal(404);
       expect((await fetch(url, { method: 'DELETE', headers: theirs })).status).to.equal(404);
       await request(api.app).get(new URL(url).pathname).set(bearer(other.access)).expect(404);
@@ -211,13 +211,13 @@ for (const storage of ['local', 'azure-blob'] as const) {
       const created = await fetch(endpoint(), { method: 'POST', headers: { ...TUS, ...auth(acc), 'Upload-Length': '1000' } });
       const url = new URL(created.headers.get('location')!, endpoint()).href;
       const id = idOf(url);
-      const patched = await fetch(url, { method: 'PATCH', headers: { ...TUS, ...auth(acc), 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: Buffer.alloc(300, 7) });
+      const patched = await fetch(url, { method: 'PATCH', headers: { ...TUS, ...auth(acc), 'Upload-Offset': '0', 'Content-Type': 'application/offset+octet-stream' }, body: new Uint8Array(300).fill(7) });
       expect(patched.status).to.equal(204);
       expect(await storedSessionBytes()).to.not.deep.equal([]);
       // UPLOAD_EXPIRY_HOURS pass without a byte.
       await api.db.knex('upload_sessions').where({ id }).update({ expires_at: api.db.knex.raw("now() - interval '1 second'") });
       expect((await fetch(url, { method: 'HEAD', headers: { ...TUS, ...auth(acc) } })).status).to.equal(404);
-      const res = await fetch(url, { method: 'PATCH', headers: { ...TUS, ...auth(acc), 'Upload-Offset': '300', 'Content-Type': 'application/offset+octet-stream' }, body: Buffer.alloc(10) });
+      const res = await fetch(url, { method: 'PATCH', headers: { ...TUS, ...auth(acc), 'Upload-Offset': '300', 'Content-Type': 'application/offset+octet-stream' }, body: new Uint8Array(10) });
       expect(res.status).to.equal(404);
       expect(((await res.json()) as { error: { code: string } }).error.code).to.equal('upload_expired');
 
