@@ -9,6 +9,7 @@ import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { deleteUploadSession, expiredUploadSessions } from '../shared/db/repositories/upload-sessions.js';
 import type { ResumableStore } from '../shared/storage/index.js';
+import { startPeriodic, type PeriodicJob } from './periodic.js';
 
 const PAGE = 500;
 
@@ -26,36 +27,15 @@ export async function sweepExpiredUploads(knex: Knex, store: Pick<ResumableStore
   }
 }
 
-export interface UploadSweepJob {
-  /** Runs once now (after any run in progress); failures are logged, not thrown. */
-  runNow(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export function startUploadSweepJob(knex: Knex, store: ResumableStore, logger: Logger, intervalMs: number): UploadSweepJob {
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  const run = (): Promise<void> => {
-    running = running.then(async () => {
-      if (stopped) return;
-      try {
-        const removed = await sweepExpiredUploads(knex, store);
-        if (removed > 0) logger.info({ removed, store: store.kind }, 'expired resumable uploads removed');
-      } catch (err) {
-        logger.error({ err }, 'sweeping expired resumable uploads failed; will retry at the next interval');
-      }
-    });
-    return running;
-  };
-  void run();
-  const timer = setInterval(() => void run(), intervalMs);
-  timer.unref();
-  return {
-    runNow: run,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+/** The sweep at start and every `intervalMs`. */
+export function startUploadSweepJob(knex: Knex, store: ResumableStore, logger: Logger, intervalMs: number): PeriodicJob {
+  return startPeriodic(
+    async () => {
+      const removed = await sweepExpiredUploads(knex, store);
+      if (removed > 0) logger.info({ removed, store: store.kind }, 'expired resumable uploads removed');
     },
-  };
+    intervalMs,
+    logger,
+    'sweeping expired resumable uploads failed',
+  );
 }
