@@ -72,6 +72,18 @@ for (const storage of ['local', 'azure-blob'] as const) {
       return existsSync(dir) ? readdirSync(dir) : [];
     };
 
+    /** Files in the file store under uploads/, and this API's staging directory: what a refused completion must not leave. */
+    const storedUploads = async (): Promise<string[]> => {
+      if (container) {
+        const names: string[] = [];
+        for await (const blob of container.listBlobsFlat({ prefix: 'uploads/' })) names.push(blob.name);
+        return names.sort();
+      }
+      const dir = path.join(api.config.dataDir, 'files/uploads');
+      return existsSync(dir) ? (readdirSync(dir, { recursive: true }) as string[]).sort() : [];
+    };
+    const staged = () => (existsSync(path.join(api.config.dataDir, 'tmp')) ? readdirSync(path.join(api.config.dataDir, 'tmp')) : []);
+
     const endpoint = () => `${base}/v1/media/resumable-uploads`;
     const auth = (a: Account) => ({ Authorization: `Bearer ${a.access}` });
 
@@ -146,6 +158,7 @@ for (const storage of ['local', 'azure-blob'] as const) {
       const png = noisePng(1200, 1000); // an image over the 3 MiB image limit, under the 8 MiB video one
       expect(png.length).to.be.greaterThan(3 * 1024 * 1024);
       const uploadsBefore = await api.db.knex('uploads').count<{ count: string }[]>('* as count');
+      const filesBefore = await storedUploads();
       const err = (await tusUpload(endpoint(), png, auth(acc)).then(
         () => undefined,
         (e: unknown) => e,
@@ -154,6 +167,8 @@ for (const storage of ['local', 'azure-blob'] as const) {
       const body = JSON.parse(err.originalResponse!.getBody()) as { error: { message: string } };
       expect(body.error.message).to.include(`image files may be at most ${3 * 1024 * 1024} bytes`);
       expect(await api.db.knex('uploads').count<{ count: string }[]>('* as count')).to.deep.equal(uploadsBefore);
+      expect(await storedUploads()).to.deep.equal(filesBefore);
+      expect(staged()).to.deep.equal([]);
       expect(await api.db.knex('upload_sessions').where({ status: 'receiving' })).to.deep.equal([]);
       expect(await storedSessionBytes()).to.deep.equal([]);
     });
@@ -171,6 +186,7 @@ for (const storage of ['local', 'azure-blob'] as const) {
     it('answers 409 to a PATCH at the wrong offset and writes nothing', async () => {
       const created = await fetch(endpoint(), { method: 'POST', headers: { ...TUS, ...auth(acc), 'Upload-Length': '1000' } });
       expect(created.status).to.equal(201);
+      expect(new Date(created.headers.get('upload-expires')!).getTime() - Date.now()).to.be.within(23 * 3600_000, 24 * 3600_000 + 60_000);
       const url = new URL(created.headers.get('location')!, endpoint()).href;
       const patch = (offset: number, body: Uint8Array) =>
         fetch(url, { method: 'PATCH', headers: { ...TUS, ...auth(acc), 'Upload-Offset': String(offset), 'Content-Type': 'application/offset+octet-stream' }, body: new Uint8Array(body) });

@@ -29,6 +29,8 @@ export interface TusCall {
   sessionId?: string;
   /** The creation request wrote the session's row. */
   created?: boolean;
+  /** When the session created here expires unless bytes arrive (the creation's Upload-Expires). */
+  expiresAt?: Date;
   /** The last byte arrived and completion ran (and settled the session whatever its outcome). */
   finishing?: boolean;
   /** The service's own error (a refused file at completion, a 413 at creation): the API's error handler answers it. */
@@ -57,8 +59,9 @@ export class ResumableUploads {
         const call = this.call(req);
         if (!call.principal) throw new Error('a tus creation without a principal');
         const filename = cleanFilename(upload.metadata?.filename ?? undefined, 'upload');
-        await openUploadSession(ctx, call.principal, { id: upload.id, size: upload.size ?? 0, filename });
+        const session = await openUploadSession(ctx, call.principal, { id: upload.id, size: upload.size ?? 0, filename });
         call.created = true;
+        call.expiresAt = session.expires_at;
         return {};
       },
       onUploadFinish: async (req, upload) => {
@@ -97,6 +100,7 @@ export class ResumableUploads {
     if (response.headers.get('connection') === 'close') res.setHeader('Connection', 'close');
     if (call.failure) throw serviceFailure(call.failure);
     if (response.status < 400) {
+      if (call.expiresAt && response.status === 201 && !call.finishing) res.setHeader('Upload-Expires', call.expiresAt.toUTCString());
       await sendNodeResponse(res, response);
       return response.status;
     }
