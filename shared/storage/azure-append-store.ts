@@ -72,18 +72,24 @@ export class AzureAppendStore extends AzureStore {
     let position = offset;
     let parts: Buffer[] = [];
     let pending = 0;
-    const flush = async () => {
-      if (pending === 0) return;
-      const block = Buffer.concat(parts, pending);
-      parts = [];
-      pending = 0;
+    // One block is appended while the next arrives: at most two blocks in memory.
+    let appending: Promise<void> = Promise.resolve();
+    const append = async (block: Buffer, at: number) => {
       try {
-        await blob.appendBlock(block, block.length, { conditions: { appendPosition: position } });
+        await blob.appendBlock(block, block.length, { conditions: { appendPosition: at } });
       } catch (err) {
         // Another writer moved the blob on: this request's bytes are not the ones at that offset any more.
         if (statusOf(err) === 412) throw ERRORS.INVALID_OFFSET;
         throw err;
       }
+    };
+    const flush = async () => {
+      await appending;
+      if (pending === 0) return;
+      const block = Buffer.concat(parts, pending);
+      parts = [];
+      pending = 0;
+      appending = append(block, position);
       position += block.length;
     };
     try {
@@ -99,10 +105,13 @@ export class AzureAppendStore extends AzureStore {
       }
     } catch (err) {
       // The connection dropped: what arrived is kept, and the client resumes from there.
-      await flush().catch(() => undefined);
+      await flush()
+        .then(() => appending)
+        .catch(() => undefined);
       throw err;
     }
     await flush();
+    await appending;
     return position;
   }
 
