@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
-import { inaccessibleReport, type MANIFEST_STORE_TYPE, type ReadOptions, type SignerInfo, type VerificationReport } from '../../shared/c2pa/read-asset.js';
+import type { ReadOptions } from '../../shared/c2pa/read-asset.js';
+import type { MANIFEST_STORE_TYPE } from '../../shared/c2pa/reader-open.js';
+import type { SignerInfo } from '../../shared/c2pa/signer-info.js';
+import { inaccessibleReport, type VerificationReport } from '../../shared/c2pa/verification-report.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import type { Config } from '../../shared/config.js';
 import { findCertificateBySerial, unrevokedRoots } from '../../shared/db/repositories/certificates.js';

@@ -5,18 +5,9 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import {
-  crJsonOf,
-  inaccessibleReport,
-  MANIFEST_STORE_TYPE,
-  readAsset,
-  readAssetFile,
-  readDetachedManifest,
-  readManifestStore,
-  RemoteManifestError,
-  type ReadOptions,
-  type VerificationReport,
-} from '../../shared/c2pa/read-asset.js';
+import { crJsonOf, readAsset, readAssetFile, readDetachedManifest, readManifestStore, type ReadOptions } from '../../shared/c2pa/read-asset.js';
+import { MANIFEST_STORE_TYPE, RemoteManifestError } from '../../shared/c2pa/reader-open.js';
+import { inaccessibleReport, type VerificationReport } from '../../shared/c2pa/verification-report.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { checkedTimestamp } from '../../shared/c2pa/signature-timestamp.js';
 import { FileBlob } from '../../shared/c2pa/wasm.js';
