@@ -2,22 +2,13 @@ import { reportAgainstAsset } from './detached-binding.js';
 import { assertSignableMedia, type SignableMimeType } from './media-type.js';
 import type { ReaderJson } from './reader-json.js';
 import { isRefused, MANIFEST_STORE_TYPE, openReader, RemoteManifestError } from './reader-open.js';
-import { structureOnlySettings, trustSettings } from './settings.js';
+import { structureOnlySettings, trustSettings, type ReadOptions } from './settings.js';
 import { reportOf, type ManifestSource, type VerificationReport } from './verification-report.js';
 import { FileBlob } from './wasm.js';
 
 /**
- * Reads and validates a file's C2PA manifest store with c2pa-rs, judged against the given trust anchors only.
+ * Reads and validates a file's C2PA manifest store with c2pa-rs, judged against the given trust lists only.
  */
-
-export interface ReadOptions {
-  /** PEM certificates (one string with several, or a list) that c2pa-rs may chain signers and TSAs to. */
-  trustAnchorsPem: string | readonly string[];
-  /** End-entity certificates trusted one by one (the interim list's allowed.pem). */
-  allowedListPem?: string;
-  /** Accepted EKU OIDs, one a line (the interim list's store.cfg); c2pa-rs's own default when absent. */
-  trustConfig?: string;
-}
 
 /** Whether the file carries a C2PA manifest store (structure only, no validation; about 1-2 ms). */
 export async function hasManifest(bytes: Uint8Array, mimeType: SignableMimeType): Promise<boolean> {
@@ -64,7 +55,7 @@ export async function activeManifestTitle(source: Uint8Array | Blob, mimeType: S
  */
 export async function readAsset(bytes: Uint8Array, mimeType: SignableMimeType, options: ReadOptions): Promise<VerificationReport> {
   assertSignableMedia(bytes, mimeType);
-  return reportOf(await openReader(bytes, mimeType, trustSettings(options.trustAnchorsPem, options)));
+  return reportOf(await openReader(bytes, mimeType, trustSettings(options)));
 }
 
 /**
@@ -75,7 +66,7 @@ export async function readAsset(bytes: Uint8Array, mimeType: SignableMimeType, o
 export async function readAssetFile(filePath: string, mimeType: SignableMimeType, options: ReadOptions): Promise<VerificationReport> {
   const blob = FileBlob.open(filePath, mimeType);
   try {
-    return reportOf(await openReader(blob, mimeType, trustSettings(options.trustAnchorsPem, options)));
+    return reportOf(await openReader(blob, mimeType, trustSettings(options)));
   } finally {
     blob.close();
   }
@@ -87,7 +78,7 @@ export async function readAssetFile(filePath: string, mimeType: SignableMimeType
  * so (c2pa-rs reports the data hash as unverifiable), the summary and signer are what the asset would show.
  */
 export async function readManifestStore(store: Uint8Array, options: ReadOptions): Promise<VerificationReport> {
-  return reportOf(await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem, options)), { kind: 'sidecar', url: null, asset_checked: false });
+  return reportOf(await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options)), { kind: 'sidecar', url: null, asset_checked: false });
 }
 
 /**
@@ -96,7 +87,7 @@ export async function readManifestStore(store: Uint8Array, options: ReadOptions)
  * unsupported algorithm) has no crJSON either: its status code is returned instead.
  */
 export async function crJsonOf(source: Uint8Array | Blob, mimeType: SignableMimeType | typeof MANIFEST_STORE_TYPE, options: ReadOptions): Promise<string | { refused: string } | undefined> {
-  const opened = await openReader(source, mimeType, trustSettings(options.trustAnchorsPem, options));
+  const opened = await openReader(source, mimeType, trustSettings(options));
   if (!opened) return undefined;
   if (isRefused(opened)) return { refused: opened.refused.code };
   try {
@@ -116,7 +107,7 @@ export async function crJsonOf(source: Uint8Array | Blob, mimeType: SignableMime
  * it against the store, so such a file stays Invalid here.
  */
 export async function readDetachedManifest(store: Uint8Array, assetPath: string, options: ReadOptions, source: ManifestSource): Promise<VerificationReport> {
-  const opened = await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options.trustAnchorsPem, options));
+  const opened = await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options));
   if (!opened || isRefused(opened)) return { ...reportOf(opened), manifest_source: source };
   return reportAgainstAsset(opened, assetPath, source);
 }

@@ -119,3 +119,25 @@ export function reportOf(opened: Reader | Refused | undefined, source: ManifestS
     reader.free();
   }
 }
+
+const VOUCHED_FOR_TIMESTAMPS_ONLY = 'the signing certificate chains only to an anchor for timestamps (a TSA list), which does not vouch for claim signers';
+
+/**
+ * The report of a signer c2pa-rs trusted that no claim-signer list vouches for: only an anchor for timestamps did
+ * (c2pa-rs 0.91 takes an anchor of any kind for a claim signer). signingCredential.untrusted, as c2pa-rs says it of a
+ * signer it cannot chain: a Trusted file becomes Valid, an Invalid one stays Invalid.
+ */
+export function withSignerVouchedForTimestampsOnly(report: VerificationReport): VerificationReport {
+  const explanation = VOUCHED_FOR_TIMESTAMPS_ONLY;
+  const status = {
+    ...report.status,
+    success: report.status.success.filter((c) => c !== 'signingCredential.trusted'),
+    failure: [...report.status.failure.filter((c) => c !== 'signingCredential.untrusted'), 'signingCredential.untrusted'],
+  };
+  const failures: FailureDetail[] = [
+    ...report.failures.filter((f) => !(f.in === 'manifest' && f.code === 'signingCredential.untrusted')),
+    { code: 'signingCredential.untrusted', explanation, in: 'manifest', ingredient: null, url: report.active_manifest ? `self#jumbf=/c2pa/${report.active_manifest}/c2pa.signature` : null },
+  ];
+  const state = report.validation_state === 'Trusted' ? 'Valid' : report.validation_state;
+  return { ...report, validation_state: state, status, failures, summary: summaryLine(state, failures, report.manifest_source) };
+}

@@ -67,7 +67,7 @@ export async function openBindingDesk(options: { cn: string; creator: string; ti
   };
   const c2paRsVerdict = async <A>(type: SignableMimeType, file: Buffer, labelPrefix: string, stem: string): Promise<C2paRsVerdict<A> | 'unreadable'> => {
     const reader = await c2paWasm()
-      .WasmReader.fromBytes(type, new Uint8Array(file), trustSettings(rootPem))
+      .WasmReader.fromBytes(type, new Uint8Array(file), trustSettings({ trustAnchorsPem: rootPem }))
       .catch((err: unknown) => {
         if (/InvalidAsset/.test(String(err))) return undefined;
         throw err;

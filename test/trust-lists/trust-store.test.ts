@@ -115,7 +115,7 @@ describe('trust lists (shipped, pinned)', () => {
   });
 
   it('reports the seconds to each list\'s next update as a metric, once the process has loaded its store', async () => {
-    processTrustStore({ trustLists: ['official', 'interim'], trustListsDir: undefined, trustAnchorsFile: undefined, trustReloadSeconds: 60 });
+    processTrustStore({ trustLists: ['official', 'interim'], trustListsDir: undefined, trustAnchorsFile: undefined, trustAllowedFile: undefined, trustTsaAnchorsFile: undefined, trustReloadSeconds: 60 });
     const gauge = (await registry.getMetricsAsJSON()).find((m) => m.name === 'mss_trust_list_next_update_seconds');
     const official = gauge?.values.find((v) => v.labels.list === 'official');
     expect(official?.value).to.be.closeTo((Date.parse('2027-08-05T00:11:39Z') - Date.now()) / 1000, 5);
