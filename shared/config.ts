@@ -135,8 +135,12 @@ export interface Config {
   trustLists: TrustListName[];
   /** Where the pinned trust lists are read (TRUST_LISTS_DIR; undefined: the shipped trust/lists). */
   trustListsDir: string | undefined;
-  /** The operator's own trust anchors, a PEM file (TRUST_ANCHORS_FILE). */
+  /** The operator's own trust anchors, for claim signers and timestamps, a PEM file (TRUST_ANCHORS_FILE). */
   trustAnchorsFile: string | undefined;
+  /** The operator's end-entity claim-signing certificates, trusted one by one, a PEM file (TRUST_ALLOWED_FILE). */
+  trustAllowedFile: string | undefined;
+  /** The operator's anchors for timestamps only (TSAs), a PEM file (TRUST_TSA_ANCHORS_FILE). */
+  trustTsaAnchorsFile: string | undefined;
   /** How often a running process looks for a new version of the lists (TRUST_RELOAD_SECONDS). */
   trustReloadSeconds: number;
   /** Whether verification fetches a file's remote manifest (REMOTE_MANIFESTS on|off), through the outbound guard. */
@@ -449,10 +453,11 @@ function trustListsDir(env: Env): string | undefined {
   return path.resolve(dir);
 }
 
-function trustAnchorsFile(env: Env): string | undefined {
-  const file = optional(env, 'TRUST_ANCHORS_FILE');
+/** An operator's trust file (its certificates are read, and checked, with the trust lists). */
+function trustFile(env: Env, name: 'TRUST_ANCHORS_FILE' | 'TRUST_ALLOWED_FILE' | 'TRUST_TSA_ANCHORS_FILE'): string | undefined {
+  const file = optional(env, name);
   if (file === undefined) return undefined;
-  if (!existsSync(file)) throw new ConfigError('TRUST_ANCHORS_FILE', `${file} does not exist`);
+  if (!existsSync(file)) throw new ConfigError(name, `${file} does not exist`);
   return path.resolve(file);
 }
 
@@ -573,7 +578,9 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     trustLists: trustLists(env),
     trustListsDir: trustListsDir(env),
-    trustAnchorsFile: trustAnchorsFile(env),
+    trustAnchorsFile: trustFile(env, 'TRUST_ANCHORS_FILE'),
+    trustAllowedFile: trustFile(env, 'TRUST_ALLOWED_FILE'),
+    trustTsaAnchorsFile: trustFile(env, 'TRUST_TSA_ANCHORS_FILE'),
     trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
     remoteManifests: remoteManifests(env, nodeEnv),
     webhooks: webhookSettings(env),

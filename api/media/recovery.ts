@@ -8,10 +8,14 @@ import type { Knex } from 'knex';
 import type { Config } from '../../shared/config.js';
 import { anchorViewsForFiles, type AnchorView } from '../../shared/anchoring/views.js';
 import { manifestStoresOfFiles, type StoredManifestOfFile } from '../../shared/db/repositories/sign-jobs.js';
-import type { ManifestSummary, SignerInfo, VerificationReport } from '../../shared/c2pa/read-asset.js';
+import type { ManifestSummary } from '../../shared/c2pa/manifest-summary.js';
+import type { SignerInfo } from '../../shared/c2pa/signer-info.js';
+import type { VerificationReport } from '../../shared/c2pa/verification-report.js';
 import { findNearCodes, findNearCodesInOrg, type SoftBindingMatch } from '../../shared/softbinding/code-index.js';
 import { hashToInt64, type ImageCode } from '../../shared/softbinding/iscc-image.js';
-import { revocationOf, signerTrust, trustInUse, type RevocationView, type SignerTrust } from './verification.js';
+import type { TrustConfig } from '../../shared/trust/store.js';
+import { revocationOf, type RevocationView } from './verification.js';
+import { signerTrust, trustInUse, type SignerTrust } from './verification-trust.js';
 import type { VerifyPool } from './verify-pool.js';
 
 /**
@@ -76,7 +80,7 @@ export function signatureOf(report: VerificationReport): 'trusted' | 'valid' | '
 export interface StoreContext {
   knex: Knex;
   verifyPool: VerifyPool;
-  config: Pick<Config, 'baseUrl' | 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds'>;
+  config: Pick<Config, 'baseUrl'> & TrustConfig;
 }
 
 /**
@@ -86,9 +90,10 @@ export interface StoreContext {
  */
 export async function describeStoredManifests(ctx: StoreContext, stores: Uint8Array[], ownOrgId?: string) {
   if (stores.length === 0) return [];
-  const { store, serviceRoots, trust } = await trustInUse(ctx.knex, ctx.config, ownOrgId);
+  const { store, trust } = await trustInUse(ctx.knex, ctx.config, ownOrgId);
   // The repository holds what the service signed: its own roots are asked first.
-  const candidates = [{ source: 'service_ca' as const, trust: { trustAnchorsPem: serviceRoots } }, ...trust.candidates];
+  const own = (c: { source: string }) => c.source === 'service_ca';
+  const candidates = [...trust.candidates.filter(own), ...trust.candidates.filter((c) => !own(c))];
   const read = await ctx.verifyPool.run('read_stores', { stores, trust: trust.all, candidates });
   return Promise.all(
     read.map(async ({ report, trust_source }) => ({

@@ -1,5 +1,5 @@
 import { Router, type Request } from 'express';
-import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
+import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/reader-open.js';
 import { isccFromBindingValue } from '../../shared/softbinding/binding-value.js';
 import { decodeImageCode, ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
 import type { AppContext } from '../context.js';

@@ -1,5 +1,5 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
+import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/reader-open.js';
 import { ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
 import { refuse } from '../validation.js';
 import { errors, json, refusals } from './common.js';

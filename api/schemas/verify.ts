@@ -1,5 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
+import type { TrustSource as TrustSourceName } from '../../shared/trust/store.js';
 import { AnchorVerification } from './anchors.js';
 import { dateTime, errors, json, uri, userOrApiKey, refusals } from './common.js';
 import { TrainingMiningEntry } from './manifest.js';
@@ -7,6 +8,8 @@ import { formatsInWords, mediaBodies } from './media.js';
 import { z } from './zod.js';
 
 const strings = z.array(z.string());
+
+const TrustSource = z.enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'operator_allowed', 'organisation_anchor'] satisfies readonly TrustSourceName[]);
 
 const Verification = z
   .object({
@@ -40,13 +43,10 @@ const Verification = z
         subject: z.string(),
         serial: z.string(),
         issuer: z.string(),
-        trust_source: z
-          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'organisation_anchor'])
-          .nullable()
-          .openapi({
-            description:
-              "who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE), the caller's organisation's own anchors (/org/trust-anchors; POST /v1/media/verify only); null when the signer is not trusted",
-          }),
+        trust_source: TrustSource.nullable().openapi({
+          description:
+            "who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01; its anchors or its allowed end-entity certificates), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE), the operator's allowed end-entity certificates (TRUST_ALLOWED_FILE), the caller's organisation's own anchors (/org/trust-anchors; POST /v1/media/verify only); null when the signer is not trusted, including a signer that chains only to an anchor for timestamps (then Valid with signingCredential.untrusted)",
+        }),
         trust_list_version: z.string().nullable().openapi({ description: 'the pinned version of the list named by trust_source (trust/lists/pins.json); null for other sources' }),
       })
       .partial()
@@ -58,10 +58,9 @@ const Verification = z
         validated: z.boolean().openapi({ description: 'timeStamp.validated: the token stamps this signature and its TSA signature verifies' }),
         trusted: z.boolean().openapi({
           description:
-            "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format; a timestamp the service could not check (its token unreadable) is never trusted",
+            "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim anchors, TRUST_ANCHORS_FILE, TRUST_TSA_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format; a timestamp the service could not check (its token unreadable) is never trusted",
         }),
-        trust_source: z
-          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'organisation_anchor'])
+        trust_source: TrustSource.exclude(['operator_allowed'])
           .nullable()
           .optional()
           .openapi({ description: "whose anchor the TSA's chain reaches, when the service checked it; null otherwise" }),

@@ -5,7 +5,7 @@
 import { open, readFile } from 'node:fs/promises';
 import { C2paError } from '../../shared/c2pa/errors.js';
 import { looksLikeManifestStore } from '../../shared/c2pa/manifest-store-label.js';
-import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
+import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/reader-open.js';
 import { chainReaderFor } from '../../shared/chain/readers.js';
 import { findPublicVerification, savePublicVerification } from '../../shared/db/repositories/public-verifications.js';
 import { identifyMedia } from '../../shared/media/formats.js';

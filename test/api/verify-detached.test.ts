@@ -193,11 +193,11 @@ describe('verify: verdicts, not errors (unsupported algorithm, sidecars, remote 
     const res = await request(a.app).post('/v1/verify?format=crjson').attach('file', file, 'verify.jpeg').expect(200);
     expect(res.headers['content-type']).to.match(/^application\/json/);
     // The same read as c2pa-rs's own, with the anchors verification uses (the service's roots, the lists, the operator's).
-    const { verificationTrust, trustAnchorsPem } = await import('../../api/media/verification.js');
+    const { verificationTrust, trustAnchorsPem } = await import('../../api/media/verification-trust.js');
     const { processTrustStore } = await import('../../shared/trust/store.js');
     const { trustSettings } = await import('../../shared/c2pa/settings.js');
     const trust = verificationTrust(await trustAnchorsPem(a.db.knex), processTrustStore(a.config)).all;
-    const reader = await c2paWasm().WasmReader.fromBytes('image/jpeg', new Uint8Array(file), trustSettings(trust.trustAnchorsPem, trust));
+    const reader = await c2paWasm().WasmReader.fromBytes('image/jpeg', new Uint8Array(file), trustSettings(trust));
     const expected = reader.crJson();
     reader.free();
     expect(withoutValidationTime(res.text)).to.deep.equal(withoutValidationTime(expected));

@@ -5016,10 +5016,10 @@ export interface components {
                 serial?: string;
                 issuer?: string;
                 /**
-                 * @description who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE), the caller's organisation's own anchors (/org/trust-anchors; POST /v1/media/verify only); null when the signer is not trusted
+                 * @description who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01; its anchors or its allowed end-entity certificates), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE), the operator's allowed end-entity certificates (TRUST_ALLOWED_FILE), the caller's organisation's own anchors (/org/trust-anchors; POST /v1/media/verify only); null when the signer is not trusted, including a signer that chains only to an anchor for timestamps (then Valid with signingCredential.untrusted)
                  * @enum {string|null}
                  */
-                trust_source?: "c2pa_trust_list" | "interim_trust_list" | "service_ca" | "operator_anchor" | "organisation_anchor" | null;
+                trust_source?: "c2pa_trust_list" | "interim_trust_list" | "service_ca" | "operator_anchor" | "operator_allowed" | "organisation_anchor" | null;
                 /** @description the pinned version of the list named by trust_source (trust/lists/pins.json); null for other sources */
                 trust_list_version?: string | null;
             } | null;
@@ -5037,7 +5037,7 @@ export interface components {
                 time: string | null;
                 /** @description timeStamp.validated: the token stamps this signature and its TSA signature verifies */
                 validated: boolean;
-                /** @description the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format; a timestamp the service could not check (its token unreadable) is never trusted */
+                /** @description the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim anchors, TRUST_ANCHORS_FILE, TRUST_TSA_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format; a timestamp the service could not check (its token unreadable) is never trusted */
                 trusted: boolean;
                 /**
                  * @description whose anchor the TSA's chain reaches, when the service checked it; null otherwise
