@@ -33,10 +33,10 @@ import { VerifyPool, verifyPoolOptions } from './media/verify-pool.js';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
- * `verifyPool`: the caller's, which it closes when it stops the API (startApi does); without one the app starts its
- * own, whose idle processes end on their own after a minute.
+ * `verifyPool`, `uploadCheckPool`: the caller's, which it closes when it stops the API (startApi does); without them
+ * the app starts its own, whose idle processes end on their own after a minute.
  */
-export type AppDeps = Omit<AppContext, 'passport' | 'staging' | 'resumable' | 'verifyPool' | 'remoteManifests'> & { verifyPool?: VerifyPool };
+export type AppDeps = Omit<AppContext, 'passport' | 'staging' | 'resumable' | 'verifyPool' | 'uploadCheckPool' | 'remoteManifests'> & Partial<Pick<AppContext, 'verifyPool' | 'uploadCheckPool'>>;
 
 export function createApp(deps: AppDeps): Express {
   const ctx: AppContext = {
@@ -44,7 +44,8 @@ export function createApp(deps: AppDeps): Express {
     staging: new UploadStaging(deps.config.dataDir),
     resumable: createResumableStore(deps.config),
     passport: createPassport(deps.config.jwtSecret),
-    verifyPool: deps.verifyPool ?? new VerifyPool(verifyPoolOptions(deps.config, deps.logger)),
+    verifyPool: deps.verifyPool ?? new VerifyPool(verifyPoolOptions(deps.config, 'verify', deps.logger)),
+    uploadCheckPool: deps.uploadCheckPool ?? new VerifyPool(verifyPoolOptions(deps.config, 'uploads', deps.logger)),
     remoteManifests: new RemoteManifests(deps.config.remoteManifests),
   };
   const app = express();

@@ -23,6 +23,8 @@ export interface AppContext {
   resumable: ResumableStore;
   /** Processes that decode, fingerprint and read C2PA data off the event loop (media/verify-pool.ts). */
   verifyPool: VerifyPool;
+  /** The same, for uploads' pixel checks alone: an upload never waits behind verifications. */
+  uploadCheckPool: VerifyPool;
   /** Remote manifests fetched for verification, kept a while and fetched a few at a time (media/remote-manifest.ts). */
   remoteManifests: RemoteManifests;
   signQueue: SignQueue;

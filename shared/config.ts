@@ -81,6 +81,11 @@ export interface Config {
   verifyPoolSize: number;
   verifyQueueLimit: number;
   verifyRecycleBytes: number;
+  /**
+   * Processes of the API's second pool, for uploads' pixel checks alone (UPLOAD_CHECK_POOL_SIZE), so that an upload
+   * never waits behind verifications; its queue limit and recycling bound are the verification pool's.
+   */
+  uploadCheckPoolSize: number;
   /** Requests one client address may have in flight on the heavy public endpoints (PUBLIC_CONCURRENCY_PER_ADDRESS). */
   publicConcurrencyPerAddress: number;
   /**
@@ -553,6 +558,7 @@ export function loadConfig(env: Env = process.env): Config {
     verifyPoolSize: int(env, 'VERIFY_POOL_SIZE', 2, 1, 64),
     verifyQueueLimit: int(env, 'VERIFY_QUEUE_LIMIT', 8, 0, 10_000),
     verifyRecycleBytes: int(env, 'VERIFY_RECYCLE_BYTES', 512 * MiB, 64 * MiB, 64 * 1024 * MiB),
+    uploadCheckPoolSize: int(env, 'UPLOAD_CHECK_POOL_SIZE', 1, 1, 64),
     workerRecycleWasmBytes: int(env, 'WORKER_RECYCLE_WASM_BYTES', 512 * MiB, 0, 4 * 1024 * MiB),
     workerRecycleIdleMs: int(env, 'WORKER_RECYCLE_IDLE_MS', 30_000, 0, 24 * 3600_000),
     ffmpegPath: str(env, 'FFMPEG_PATH', 'ffmpeg') === 'off' ? undefined : str(env, 'FFMPEG_PATH', 'ffmpeg'),

@@ -88,13 +88,13 @@ export interface StoreContext {
  * (trustInUse: with `ownOrgId`, a signed-in caller's, its organisation's anchors too), the signer's trust source
  * named: for candidates and the repository's JSON view.
  */
-export async function describeStoredManifests(ctx: StoreContext, stores: Uint8Array[], ownOrgId?: string) {
+export async function describeStoredManifests(ctx: StoreContext, stores: Uint8Array[], options: { ownOrgId?: string | undefined; signal?: AbortSignal | undefined } = {}) {
   if (stores.length === 0) return [];
-  const { store, trust } = await trustInUse(ctx.knex, ctx.config, ownOrgId);
+  const { store, trust } = await trustInUse(ctx.knex, ctx.config, options.ownOrgId);
   // The repository holds what the service signed: its own roots are asked first.
   const own = (c: { source: string }) => c.source === 'service_ca';
   const candidates = [...trust.candidates.filter(own), ...trust.candidates.filter((c) => !own(c))];
-  const read = await ctx.verifyPool.run('read_stores', { stores, trust: trust.all, candidates });
+  const read = await ctx.verifyPool.run('read_stores', { stores, trust: trust.all, candidates }, options.signal);
   return Promise.all(
     read.map(async ({ report, trust_source }) => ({
       report,
@@ -133,13 +133,17 @@ export async function findByFingerprint(knex: Knex, code: ImageCode, options: { 
 }
 
 /** Candidates for a file's fingerprint (see findByFingerprint), each with what its stored manifest says. */
-export async function recoverByFingerprint(ctx: StoreContext, code: ImageCode, options: { ownOrgId?: string; limit?: number } = {}): Promise<RecoveredCandidate[]> {
+export async function recoverByFingerprint(
+  ctx: StoreContext,
+  code: ImageCode,
+  options: { ownOrgId?: string | undefined; limit?: number; signal?: AbortSignal | undefined } = {},
+): Promise<RecoveredCandidate[]> {
   const { knex } = ctx;
   const baseUrl = ctx.config.baseUrl;
   const found = await findByFingerprint(knex, code, options);
   if (found.length === 0) return [];
   const [described, anchors] = await Promise.all([
-    describeStoredManifests(ctx, found.map((f) => new Uint8Array(f.stored.store)), options.ownOrgId),
+    describeStoredManifests(ctx, found.map((f) => new Uint8Array(f.stored.store)), options),
     anchorViewsForFiles(knex, baseUrl, found.map((f) => f.match.signedFileId)),
   ]);
   return found.map(({ match, stored }, i): RecoveredCandidate => {

@@ -72,22 +72,26 @@ export async function verifyStagedFile(
   { knex, verifyPool: pool, config, remoteManifests }: Readers,
   staged: Pick<StagedFile, 'tempPath' | 'size' | 'sha256'>,
   mimeType: VerifiedType,
-  options: { sidecar?: Uint8Array | undefined; orgId?: string | undefined } = {},
+  options: { sidecar?: Uint8Array | undefined; orgId?: string | undefined; signal?: AbortSignal | undefined } = {},
 ): Promise<VerifiedFile> {
   const { store, trust } = await trustInUse(knex, config, options.orgId);
   const readWhole = staged.size <= config.maxUploadBytes;
   const read = (manifest: DetachedManifest | undefined) =>
-    pool.run('verify', {
-      filePath: staged.tempPath,
-      mimeType,
-      image: formatFor(mimeType)?.kind === 'image',
-      readWhole,
-      trust: trust.all,
-      manifest,
-      tsaAnchors: trust.tsaAnchors,
-      maxPixels: config.maxImagePixels,
-      fingerprintMode: config.fingerprintMode,
-    });
+    pool.run(
+      'verify',
+      {
+        filePath: staged.tempPath,
+        mimeType,
+        image: formatFor(mimeType)?.kind === 'image',
+        readWhole,
+        trust: trust.all,
+        manifest,
+        tsaAnchors: trust.tsaAnchors,
+        maxPixels: config.maxImagePixels,
+        fingerprintMode: config.fingerprintMode,
+      },
+      options.signal,
+    );
   let manifest: DetachedManifest | undefined = options.sidecar && { bytes: options.sidecar, kind: 'sidecar', url: null };
   let { report, fingerprint, remote_url: remoteUrl } = await read(manifest);
   if (remoteUrl) {
@@ -106,7 +110,7 @@ export async function verifyStagedFile(
     // needs no second read; any other signer is read again under each source's claim-signer list alone.
     source = revocation.status === 'good' || revocation.status === 'expired' || revocation.status === 'revoked'
       ? 'service_ca'
-      : await pool.run('trust_source', { filePath: staged.tempPath, mimeType, readWhole, candidates: trust.candidates, manifest: manifest?.bytes });
+      : await pool.run('trust_source', { filePath: staged.tempPath, mimeType, readWhole, candidates: trust.candidates, manifest: manifest?.bytes }, options.signal);
     if (!source) report = withSignerVouchedForTimestampsOnly(report);
   }
   const signer = report.signer && { ...report.signer, ...signerTrust(store, source) };
@@ -124,14 +128,14 @@ export async function crJsonOfStaged(
   { knex, verifyPool: pool, config, remoteManifests }: Readers,
   staged: Pick<StagedFile, 'tempPath' | 'size'>,
   mimeType: VerifiedType,
-  options: { sidecar?: Uint8Array | undefined; orgId?: string | undefined } = {},
+  options: { sidecar?: Uint8Array | undefined; orgId?: string | undefined; signal?: AbortSignal | undefined } = {},
 ): Promise<string | { refused: string } | { inaccessible: string } | undefined> {
   const trust = (await trustInUse(knex, config, options.orgId)).trust.all;
   const input = { filePath: staged.tempPath, mimeType, readWhole: staged.size <= config.maxUploadBytes, trust };
-  const result = await pool.run('crjson', { ...input, manifest: options.sidecar });
+  const result = await pool.run('crjson', { ...input, manifest: options.sidecar }, options.signal);
   if (result === undefined || typeof result === 'string' || !('remote_url' in result)) return result;
   const fetched = await remoteManifests.fetch(result.remote_url);
   if ('error' in fetched) return { inaccessible: `the remote manifest at ${result.remote_url} was not fetched: ${fetched.error}` };
-  const fromRemote = await pool.run('crjson', { ...input, manifest: fetched.bytes });
+  const fromRemote = await pool.run('crjson', { ...input, manifest: fetched.bytes }, options.signal);
   return fromRemote !== undefined && typeof fromRemote !== 'string' && 'remote_url' in fromRemote ? undefined : fromRemote;
 }

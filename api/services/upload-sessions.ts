@@ -24,7 +24,7 @@ import { ApiError, conflict } from '../errors.js';
 import { describeBytes } from '../media/multipart-file.js';
 import { actorColumns, storeUpload } from './uploads.js';
 
-type Deps = Pick<AppContext, 'knex' | 'config' | 'files' | 'staging' | 'verifyPool' | 'resumable' | 'logger'>;
+type Deps = Pick<AppContext, 'knex' | 'config' | 'files' | 'staging' | 'uploadCheckPool' | 'resumable' | 'logger'>;
 
 export const RESUMABLE_PATH = '/v1/media/resumable-uploads';
 

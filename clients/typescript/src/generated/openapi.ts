@@ -54,7 +54,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -123,7 +123,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -194,7 +194,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -1689,7 +1689,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an image, video or audio file to sign (recognised by content, not by name)
-         * @description Accepted formats (the format registry, shared/media/formats.ts): JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio. The content decides the format (magic numbers and a walk over the file's structure), never the name or the declared type: other content is 415, an empty, damaged or truncated file 400. An image declaring more than MAX_IMAGE_PIXELS pixels (width x height from its header; an SVG's declared size) is 422 image_too_large; a JPEG, PNG, WebP, GIF, TIFF or AVIF image whose pixel data is missing or cut short is 400 corrupt_image (it is decoded, in the verification pool: 503 verification_busy when that is full). Size limits by kind: MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO and MAX_UPLOAD_BYTES_AUDIO.
+         * @description Accepted formats (the format registry, shared/media/formats.ts): JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio. The content decides the format (magic numbers and a walk over the file's structure), never the name or the declared type: other content is 415, an empty, damaged or truncated file 400. An image declaring more than MAX_IMAGE_PIXELS pixels (width x height from its header; an SVG's declared size) is 422 image_too_large; a JPEG, PNG, WebP, GIF, TIFF or AVIF image whose pixel data is missing or cut short is 400 corrupt_image (it is decoded in the uploads' own pool, UPLOAD_CHECK_POOL_SIZE processes that never wait behind verifications: 503 verification_busy when that is full). Size limits by kind: MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO and MAX_UPLOAD_BYTES_AUDIO.
          */
         post: {
             parameters: {
@@ -2745,7 +2745,7 @@ export interface paths {
         put?: never;
         /**
          * Verify any file without an account: its embedded Content Credentials, or the ones recovered by its fingerprint
-         * @description Every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}); nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight: 429 too_many_concurrent_requests).
+         * @description Every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}) when it is what the file alone proves (its embedded manifest, or none): a verdict read from a sidecar sent with the file or from a remote manifest is answered with permalink null and not kept, and leaves the file's permalink as it was; nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full; a client that hangs up has its work dropped or stopped); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests at work, each counted until its pool work has ended: 429 too_many_concurrent_requests).
          */
         post: {
             parameters: {
@@ -2839,7 +2839,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -2876,7 +2876,7 @@ export interface paths {
         };
         /**
          * The last public verification of a file, by its SHA-256 (the permalink of the verify page)
-         * @description What POST /v1/verify answered for a file with this hash, and when (checked_at), brought up to date as it is read: recovered manifests are looked up again by the stored fingerprint (a file no longer discoverable is not shown), and the signer's revocation and the file's anchor are read again. Only files someone verified publicly are known here; a file the service signed for an organisation that has since made it non-discoverable is 404.
+         * @description What POST /v1/verify answered for the file alone (never a verdict read from a sidecar or remote manifest) with this hash, and when (checked_at), brought up to date as it is read: recovered manifests are looked up again by the stored fingerprint (a file no longer discoverable is not shown), and the signer's revocation and the file's anchor are read again. Only files someone verified publicly are known here; a file the service signed for an organisation that has since made it non-discoverable is 404.
          */
         get: {
             parameters: {
@@ -2916,7 +2916,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -3505,7 +3505,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -3557,7 +3557,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -3587,7 +3587,7 @@ export interface paths {
         put?: never;
         /**
          * Manifest ids of signed images that look like the one sent (C2PA Soft Binding Resolution API byContent)
-         * @description The body is the image itself, in its own media type (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images), or multipart/form-data with a part named file. Its ISCC Image-Code is computed (in the verification pool: 503 verification_busy when it is full) and matched as for byBinding. The image is not kept. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large; one that cannot be decoded 400 corrupt_image. At most PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight per client (429 too_many_concurrent_requests).
+         * @description The body is the image itself, in its own media type (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images), or multipart/form-data with a part named file. Its ISCC Image-Code is computed (in the verification pool: 503 verification_busy when it is full) and matched as for byBinding. The image is not kept. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large; one that cannot be decoded 400 corrupt_image. At most PUBLIC_CONCURRENCY_PER_ADDRESS requests at work per client, each counted until its pool work has ended (429 too_many_concurrent_requests); a client that hangs up has its work dropped or stopped.
          */
         post: {
             parameters: {
@@ -3664,7 +3664,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -3747,7 +3747,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -3814,7 +3814,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -4904,9 +4904,9 @@ export interface components {
             checked_at: string;
             /**
              * Format: uri
-             * @description the verify page of this result (public verification only)
+             * @description the verify page of this result (public verification only); null when the verdict was read from a manifest sent with the file (part manifest) or fetched from the URL the file names (a remote manifest): such a verdict is answered but not kept, since a file's permalink shows only what the file alone proves
              */
-            permalink?: string;
+            permalink?: string | null;
         };
         AnchorVerification: {
             /** @enum {string} */
