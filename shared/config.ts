@@ -64,6 +64,10 @@ export interface Config {
    */
   maxUploadBytesVideo: number;
   maxUploadBytesAudio: number;
+  /** A resumable upload (tus) with no byte received for this long is abandoned: 404, then swept (UPLOAD_EXPIRY_HOURS). */
+  uploadExpiryHours: number;
+  /** How often the scheduler removes expired resumable uploads and their bytes (UPLOAD_SWEEP_INTERVAL_MS). */
+  uploadSweepIntervalMs: number;
   workerConcurrency: number;
   /**
    * Images declaring more pixels than this (MAX_IMAGE_PIXELS; width x height from the header, an SVG's declared size)
@@ -78,6 +82,11 @@ export interface Config {
   verifyPoolSize: number;
   verifyQueueLimit: number;
   verifyRecycleBytes: number;
+  /**
+   * Processes of the API's second pool, for uploads' pixel checks alone (UPLOAD_CHECK_POOL_SIZE), so that an upload
+   * never waits behind verifications; its queue limit and recycling bound are the verification pool's.
+   */
+  uploadCheckPoolSize: number;
   /** Requests one client address may have in flight on the heavy public endpoints (PUBLIC_CONCURRENCY_PER_ADDRESS). */
   publicConcurrencyPerAddress: number;
   /**
@@ -132,8 +141,12 @@ export interface Config {
   trustLists: TrustListName[];
   /** Where the pinned trust lists are read (TRUST_LISTS_DIR; undefined: the shipped trust/lists). */
   trustListsDir: string | undefined;
-  /** The operator's own trust anchors, a PEM file (TRUST_ANCHORS_FILE). */
+  /** The operator's own trust anchors, for claim signers and timestamps, a PEM file (TRUST_ANCHORS_FILE). */
   trustAnchorsFile: string | undefined;
+  /** The operator's end-entity claim-signing certificates, trusted one by one, a PEM file (TRUST_ALLOWED_FILE). */
+  trustAllowedFile: string | undefined;
+  /** The operator's anchors for timestamps only (TSAs), a PEM file (TRUST_TSA_ANCHORS_FILE). */
+  trustTsaAnchorsFile: string | undefined;
   /** How often a running process looks for a new version of the lists (TRUST_RELOAD_SECONDS). */
   trustReloadSeconds: number;
   /** Whether verification fetches a file's remote manifest (REMOTE_MANIFESTS on|off), through the outbound guard. */
@@ -443,10 +456,11 @@ function trustListsDir(env: Env): string | undefined {
   return path.resolve(dir);
 }
 
-function trustAnchorsFile(env: Env): string | undefined {
-  const file = optional(env, 'TRUST_ANCHORS_FILE');
+/** An operator's trust file (its certificates are read, and checked, with the trust lists). */
+function trustFile(env: Env, name: 'TRUST_ANCHORS_FILE' | 'TRUST_ALLOWED_FILE' | 'TRUST_TSA_ANCHORS_FILE'): string | undefined {
+  const file = optional(env, name);
   if (file === undefined) return undefined;
-  if (!existsSync(file)) throw new ConfigError('TRUST_ANCHORS_FILE', `${file} does not exist`);
+  if (!existsSync(file)) throw new ConfigError(name, `${file} does not exist`);
   return path.resolve(file);
 }
 
@@ -542,6 +556,7 @@ export function loadConfig(env: Env = process.env): Config {
     verifyPoolSize: int(env, 'VERIFY_POOL_SIZE', 2, 1, 64),
     verifyQueueLimit: int(env, 'VERIFY_QUEUE_LIMIT', 8, 0, 10_000),
     verifyRecycleBytes: int(env, 'VERIFY_RECYCLE_BYTES', 512 * MiB, 64 * MiB, 64 * 1024 * MiB),
+    uploadCheckPoolSize: int(env, 'UPLOAD_CHECK_POOL_SIZE', 1, 1, 64),
     workerRecycleWasmBytes: int(env, 'WORKER_RECYCLE_WASM_BYTES', 512 * MiB, 0, 4 * 1024 * MiB),
     workerRecycleIdleMs: int(env, 'WORKER_RECYCLE_IDLE_MS', 30_000, 0, 24 * 3600_000),
     ffmpegPath: str(env, 'FFMPEG_PATH', 'ffmpeg') === 'off' ? undefined : str(env, 'FFMPEG_PATH', 'ffmpeg'),
@@ -552,6 +567,8 @@ export function loadConfig(env: Env = process.env): Config {
     workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 2000, 600_000),
     crlSchedule: str(env, 'CRL_SCHEDULE', '0 3 * * 1'),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30_000, 100, 24 * 3600_000),
+    uploadExpiryHours: int(env, 'UPLOAD_EXPIRY_HOURS', 24, 1, 720),
+    uploadSweepIntervalMs: int(env, 'UPLOAD_SWEEP_INTERVAL_MS', 15 * 60_000, 1000, 24 * 3600_000),
     opsPort: int(env, 'OPS_PORT', 3004, 0, 65535),
     opsHost: host(env, 'OPS_HOST', '127.0.0.1'),
     pki: pkiSubjects(env),
@@ -565,7 +582,9 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     trustLists: trustLists(env),
     trustListsDir: trustListsDir(env),
-    trustAnchorsFile: trustAnchorsFile(env),
+    trustAnchorsFile: trustFile(env, 'TRUST_ANCHORS_FILE'),
+    trustAllowedFile: trustFile(env, 'TRUST_ALLOWED_FILE'),
+    trustTsaAnchorsFile: trustFile(env, 'TRUST_TSA_ANCHORS_FILE'),
     trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
     remoteManifests: remoteManifests(env, nodeEnv),
     webhooks: webhookSettings(env),

@@ -5,18 +5,10 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import {
-  crJsonOf,
-  inaccessibleReport,
-  MANIFEST_STORE_TYPE,
-  readAsset,
-  readAssetFile,
-  readDetachedManifest,
-  readManifestStore,
-  RemoteManifestError,
-  type ReadOptions,
-  type VerificationReport,
-} from '../../shared/c2pa/read-asset.js';
+import { crJsonOf, readAsset, readAssetFile, readDetachedManifest, readManifestStore } from '../../shared/c2pa/read-asset.js';
+import type { ReadOptions } from '../../shared/c2pa/settings.js';
+import { MANIFEST_STORE_TYPE, RemoteManifestError } from '../../shared/c2pa/reader-open.js';
+import { inaccessibleReport, withSignerVouchedForTimestampsOnly, type VerificationReport } from '../../shared/c2pa/verification-report.js';
 import { crJsonOfBmffFile, readBmffFile } from '../../shared/c2pa/bmff-read.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { checkedTimestamp } from '../../shared/c2pa/signature-timestamp.js';
@@ -27,6 +19,7 @@ import { assertImageDecodes, assertImagePixelsWithin } from '../../shared/media/
 import { imageCodeFromFile, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { FingerprintMode } from '../../shared/softbinding/fingerprint-mode.js';
 import type { TrustSource } from '../../shared/trust/store.js';
+import type { TrustCandidate } from './verification-trust.js';
 
 /** What is read: a file (its embedded manifest), a manifest store alone (MANIFEST_STORE_TYPE), or a file with its detached manifest. */
 type ReadType = SignableMimeType | typeof MANIFEST_STORE_TYPE;
@@ -66,11 +59,12 @@ export interface VerifyTasks {
     result: string | { refused: string } | { remote_url: string } | undefined;
   };
   /**
-   * Which trust source vouches for a file's signer: the file is read again under each candidate's anchors alone, in
-   * order, and the first under which c2pa-rs reports signingCredential.trusted names it (null: none does).
+   * Which trust source vouches for a file's signer: the file is read again under each candidate's claim-signer list
+   * alone, in order, and the first under which c2pa-rs reports signingCredential.trusted names it (null: none does, so
+   * only an anchor for timestamps made c2pa-rs trust it).
    */
   trust_source: {
-    input: { filePath: string; mimeType: ReadType; readWhole: boolean; candidates: { source: TrustSource; trust: ReadOptions }[]; manifest?: Uint8Array };
+    input: { filePath: string; mimeType: ReadType; readWhole: boolean; candidates: TrustCandidate[]; manifest?: Uint8Array };
     result: TrustSource | null;
   };
   /** The ISCC Image-Code of an image (refused when over maxPixels, corrupt when it cannot be decoded). */
@@ -79,10 +73,11 @@ export interface VerifyTasks {
   check_image: { input: { filePath: string; mimeType: string; maxPixels: number }; result: null };
   /**
    * Detached manifest stores (the repository's), each read and judged under `trust`, in order; a trusted one's source
-   * is the first of `candidates` under which it reads trusted (as trust_source does for files).
+   * is the first of `candidates` under which it reads trusted (as trust_source does for files), and one that none of
+   * them trusts is not trusted (withSignerVouchedForTimestampsOnly).
    */
   read_stores: {
-    input: { stores: Uint8Array[]; trust: ReadOptions; candidates: { source: TrustSource; trust: ReadOptions }[] };
+    input: { stores: Uint8Array[]; trust: ReadOptions; candidates: TrustCandidate[] };
     result: { report: VerificationReport; trust_source: TrustSource | null }[];
   };
 }
@@ -175,11 +170,7 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
     }
   },
   async trust_source({ filePath, mimeType, readWhole, candidates, manifest }) {
-    for (const { source, trust } of candidates) {
-      const report = await readStaged(filePath, mimeType, readWhole, trust, manifest);
-      if (report.status.success.includes('signingCredential.trusted')) return source;
-    }
-    return null;
+    return vouchingSource(candidates, (trust) => readStaged(filePath, mimeType, readWhole, trust, manifest));
   },
   async fingerprint({ filePath, mimeType, maxPixels, fingerprintMode }) {
     await assertImagePixelsWithin(filePath, maxPixels);
@@ -198,20 +189,25 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
     const read: TaskResult<'read_stores'> = [];
     for (const store of stores) {
       const report = await readManifestStore(store, trust);
-      let source: TrustSource | null = null;
-      if (report.status.success.includes('signingCredential.trusted')) {
-        for (const candidate of candidates) {
-          if ((await readManifestStore(store, candidate.trust)).status.success.includes('signingCredential.trusted')) {
-            source = candidate.source;
-            break;
-          }
-        }
-      }
-      read.push({ report, trust_source: source });
+      const source = isTrusted(report) ? await vouchingSource(candidates, (candidate) => readManifestStore(store, candidate)) : null;
+      read.push({ report: isTrusted(report) && !source ? withSignerVouchedForTimestampsOnly(report) : report, trust_source: source });
     }
     return read;
   },
 };
+
+const isTrusted = (report: VerificationReport) => report.status.success.includes('signingCredential.trusted');
+
+/**
+ * The first candidate whose claim-signer list alone makes c2pa-rs trust the signer, read by `readUnder`; null when none
+ * does (c2pa-rs trusted it through an anchor for timestamps only).
+ */
+async function vouchingSource(candidates: readonly TrustCandidate[], readUnder: (trust: ReadOptions) => Promise<VerificationReport>): Promise<TrustSource | null> {
+  for (const { source, trust } of candidates) {
+    if (isTrusted(await readUnder(trust))) return source;
+  }
+  return null;
+}
 
 export function performTask<K extends TaskKind>(kind: K, input: TaskInput<K>): Promise<TaskResult<K>> {
   return (tasks[kind] as (input: TaskInput<K>) => Promise<TaskResult<K>>)(input);

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
+import { clientSignal } from '../client-signal.js';
 import type { AppContext } from '../context.js';
 import { receiveFile, stagingLimit } from '../media/multipart-file.js';
 import { principalOf } from '../auth/principal.js';
@@ -11,14 +12,16 @@ export function verifyRouter(ctx: AppContext): Router {
   const router = Router();
 
   router.post('/verify', authenticate(ctx.passport), requirePermission('media:verify'), async (req, res) => {
+    const signal = clientSignal(res);
     const { format } = parseParams(VerifyQuery, req.query);
     // What a caller may sign, it may verify: video and audio up to their own limits (MAX_UPLOAD_BYTES_VIDEO/_AUDIO,
     // checked by verifyMedia once it knows the type). A sidecar manifest store may come with the file (`manifest`).
     const { staged, optional: manifest } = await receiveFile(req, ctx.staging, stagingLimit(ctx.config), { optionalPart: 'manifest' });
     try {
-      if (format === 'crjson') res.type('application/json').send(await crJsonReport(ctx, { staged, manifest }, principalOf(req).orgId));
+      const asker = { ownOrgId: principalOf(req).orgId, signal };
+      if (format === 'crjson') res.type('application/json').send(await crJsonReport(ctx, { staged, manifest }, asker));
       // Signed in: recovery also finds the organisation's own non-discoverable files.
-      else res.json(await verifyMedia(ctx, { staged, manifest }, principalOf(req).orgId));
+      else res.json(await verifyMedia(ctx, { staged, manifest }, asker));
     } finally {
       await Promise.all([ctx.staging.discard(staged), manifest && ctx.staging.discard(manifest)]);
     }

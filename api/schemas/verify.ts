@@ -1,5 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
+import type { TrustSource as TrustSourceName } from '../../shared/trust/store.js';
 import { AnchorVerification } from './anchors.js';
 import { dateTime, errors, json, uri, userOrApiKey, refusals } from './common.js';
 import { TrainingMiningEntry } from './manifest.js';
@@ -7,6 +8,8 @@ import { formatsInWords, mediaBodies } from './media.js';
 import { z } from './zod.js';
 
 const strings = z.array(z.string());
+
+const TrustSource = z.enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'operator_allowed', 'organisation_anchor'] satisfies readonly TrustSourceName[]);
 
 const Verification = z
   .object({
@@ -40,13 +43,10 @@ const Verification = z
         subject: z.string(),
         serial: z.string(),
         issuer: z.string(),
-        trust_source: z
-          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'organisation_anchor'])
-          .nullable()
-          .openapi({
-            description:
-              "who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE), the caller's organisation's own anchors (/org/trust-anchors; POST /v1/media/verify only); null when the signer is not trusted",
-          }),
+        trust_source: TrustSource.nullable().openapi({
+          description:
+            "who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01; its anchors or its allowed end-entity certificates), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE), the operator's allowed end-entity certificates (TRUST_ALLOWED_FILE), the caller's organisation's own anchors (/org/trust-anchors; POST /v1/media/verify only); null when the signer is not trusted, including a signer that chains only to an anchor for timestamps (then Valid with signingCredential.untrusted)",
+        }),
         trust_list_version: z.string().nullable().openapi({ description: 'the pinned version of the list named by trust_source (trust/lists/pins.json); null for other sources' }),
       })
       .partial()
@@ -58,10 +58,9 @@ const Verification = z
         validated: z.boolean().openapi({ description: 'timeStamp.validated: the token stamps this signature and its TSA signature verifies' }),
         trusted: z.boolean().openapi({
           description:
-            "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format; a timestamp the service could not check (its token unreadable) is never trusted",
+            "the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim anchors, TRUST_ANCHORS_FILE, TRUST_TSA_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format; a timestamp the service could not check (its token unreadable) is never trusted",
         }),
-        trust_source: z
-          .enum(['c2pa_trust_list', 'interim_trust_list', 'service_ca', 'operator_anchor', 'organisation_anchor'])
+        trust_source: TrustSource.exclude(['operator_allowed'])
           .nullable()
           .optional()
           .openapi({ description: "whose anchor the TSA's chain reaches, when the service checked it; null otherwise" }),
@@ -141,7 +140,13 @@ const PublicVerification = Verification.extend({
   recovered: z.array(RecoveredManifest).openapi({ description: 'empty for a file with an embedded manifest' }),
   recovered_note: z.string().nullable(),
   checked_at: dateTime,
-  permalink: uri.optional().openapi({ description: 'the verify page of this result (public verification only)' }),
+  permalink: uri
+    .nullable()
+    .optional()
+    .openapi({
+      description:
+        "the verify page of this result (public verification only); null when the verdict was read from a manifest sent with the file (part manifest) or fetched from the URL the file names (a remote manifest): such a verdict is answered but not kept, since a file's permalink shows only what the file alone proves",
+    }),
 }).openapi('PublicVerification');
 
 const SHA256 = /^[0-9a-f]{64}$/;
@@ -182,7 +187,7 @@ export const verifyPaths: RouteConfig[] = [
     path: '/v1/verify',
     tags: ['Public verification'],
     summary: 'Verify any file without an account: its embedded Content Credentials, or the ones recovered by its fingerprint',
-    description: `Every format the service signs (${formatsInWords()}), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: \`recovered\`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}); nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight: 429 too_many_concurrent_requests).`,
+    description: `Every format the service signs (${formatsInWords()}), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: \`recovered\`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}) when it is what the file alone proves (its embedded manifest, or none): a verdict read from a sidecar sent with the file or from a remote manifest is answered with permalink null and not kept, and leaves the file's permalink as it was; nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full; a client that hangs up has its work dropped or stopped); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests at work, each counted until its pool work has ended: 429 too_many_concurrent_requests).`,
     request: { body: mediaBodies.anyFile, query: VerifyQuery },
     responses: {
       200: json(PublicVerification, 'The verdict'),
@@ -198,7 +203,7 @@ export const verifyPaths: RouteConfig[] = [
     tags: ['Public verification'],
     summary: 'The last public verification of a file, by its SHA-256 (the permalink of the verify page)',
     description:
-      'What POST /v1/verify answered for a file with this hash, and when (checked_at), brought up to date as it is read: recovered manifests are looked up again by the stored fingerprint (a file no longer discoverable is not shown), and the signer\'s revocation and the file\'s anchor are read again. Only files someone verified publicly are known here; a file the service signed for an organisation that has since made it non-discoverable is 404.',
+      'What POST /v1/verify answered for the file alone (never a verdict read from a sidecar or remote manifest) with this hash, and when (checked_at), brought up to date as it is read: recovered manifests are looked up again by the stored fingerprint (a file no longer discoverable is not shown), and the signer\'s revocation and the file\'s anchor are read again. Only files someone verified publicly are known here; a file the service signed for an organisation that has since made it non-discoverable is 404.',
     request: { params: VerificationParams },
     responses: {
       200: json(PublicVerification, 'The stored verdict'),

@@ -2,8 +2,10 @@ import { BmffUnsignableError, manifestStoreOf, standInOf, withBmffFile } from '.
 import { bmffHashMatches, type BmffHashAssertion } from './bmff-hash.js';
 import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
-import { crJsonOf, MANIFEST_STORE_TYPE, readAsset, readDetachedManifest, type ReadOptions, type VerificationReport } from './read-asset.js';
-import { structureOnlySettings } from './settings.js';
+import { crJsonOf, readAsset, readDetachedManifest } from './read-asset.js';
+import { MANIFEST_STORE_TYPE } from './reader-open.js';
+import { structureOnlySettings, type ReadOptions } from './settings.js';
+import type { VerificationReport } from './verification-report.js';
 import { c2paWasm } from './wasm.js';
 
 /**

@@ -6,7 +6,7 @@ import type { BmffFileReader } from './bmff-walk.js';
 import type { C2paSignerDefinition } from './cose-sign1.js';
 import { PARENT_INGREDIENT_ID, type ManifestDefinition } from './manifest-definition.js';
 import type { SignableMimeType } from './media-type.js';
-import { MANIFEST_STORE_TYPE } from './read-asset.js';
+import { MANIFEST_STORE_TYPE } from './reader-open.js';
 import { withSigningBuilder, type BuilderSetup } from './sign-builder.js';
 import { BytesBlob, c2paWasm } from './wasm.js';
 

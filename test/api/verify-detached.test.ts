@@ -97,6 +97,8 @@ describe('verify: verdicts, not errors (unsupported algorithm, sidecars, remote 
     expect(alone.manifest_source).to.deep.include({ kind: 'sidecar', asset_checked: false });
     expect(alone.manifest.title).to.be.a('string');
     expect(alone.signer.subject).to.be.a('string');
+    // A store sent alone is a file of its own: what it proves is kept under its own hash.
+    expect(alone.permalink).to.contain(alone.sha256);
 
     const withAsset = (await request(a.app).post('/v1/verify').attach('file', sample('cloud.jpg'), 'cloud.jpg').attach('manifest', sample('cloud_manifest.c2pa'), 'cloud_manifest.c2pa').expect(200)).body;
     expect(withAsset.manifest_source).to.deep.include({ kind: 'sidecar', asset_checked: true });
@@ -105,6 +107,7 @@ describe('verify: verdicts, not errors (unsupported algorithm, sidecars, remote 
     expect(withAsset.status.failure).to.deep.equal(['signingCredential.untrusted']);
     expect(withAsset.failures).to.deep.include({ code: 'signingCredential.untrusted', explanation: 'signing certificate untrusted', in: 'manifest', ingredient: null, url: `self#jumbf=/c2pa/${withAsset.active_manifest}/c2pa.signature` });
     expect(withAsset.summary).to.match(/^Valid/);
+    expect(withAsset.permalink).to.equal(null);
 
     // The same store with another file: its binding fails.
     const wrong = (await request(a.app).post('/v1/verify').attach('file', photo(), 'photo.jpg').attach('manifest', sample('cloud_manifest.c2pa'), 'x.c2pa').expect(200)).body;
@@ -125,6 +128,9 @@ describe('verify: verdicts, not errors (unsupported algorithm, sidecars, remote 
     expect(body.status.success).to.include('assertion.dataHash.match');
     expect(body.signer).to.deep.include({ trust_source: 'operator_anchor' });
     expect(body.manifest.title).to.equal('remote.jpg');
+    // Whoever serves the URL decides that verdict: it is answered, not kept under the file's hash.
+    expect(body.permalink).to.equal(null);
+    await request(a.app).get(`/v1/verify/${body.sha256}`).expect(404);
   });
 
   it('keeps a fetched manifest, shares a fetch in flight, refuses beyond REMOTE_MANIFESTS_CONCURRENCY with 503, and bounds its size', async () => {
@@ -193,11 +199,11 @@ describe('verify: verdicts, not errors (unsupported algorithm, sidecars, remote 
     const res = await request(a.app).post('/v1/verify?format=crjson').attach('file', file, 'verify.jpeg').expect(200);
     expect(res.headers['content-type']).to.match(/^application\/json/);
     // The same read as c2pa-rs's own, with the anchors verification uses (the service's roots, the lists, the operator's).
-    const { verificationTrust, trustAnchorsPem } = await import('../../api/media/verification.js');
+    const { verificationTrust, trustAnchorsPem } = await import('../../api/media/verification-trust.js');
     const { processTrustStore } = await import('../../shared/trust/store.js');
     const { trustSettings } = await import('../../shared/c2pa/settings.js');
     const trust = verificationTrust(await trustAnchorsPem(a.db.knex), processTrustStore(a.config)).all;
-    const reader = await c2paWasm().WasmReader.fromBytes('image/jpeg', new Uint8Array(file), trustSettings(trust.trustAnchorsPem, trust));
+    const reader = await c2paWasm().WasmReader.fromBytes('image/jpeg', new Uint8Array(file), trustSettings(trust));
     const expected = reader.crJson();
     reader.free();
     expect(withoutValidationTime(res.text)).to.deep.equal(withoutValidationTime(expected));

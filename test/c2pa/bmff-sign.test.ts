@@ -14,7 +14,8 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { buildManifestDefinition, type ManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
-import { readAsset, type VerificationReport } from '../../shared/c2pa/read-asset.js';
+import { readAsset } from '../../shared/c2pa/read-asset.js';
+import type { VerificationReport } from '../../shared/c2pa/verification-report.js';
 import { signFile } from '../../shared/c2pa/sign-asset.js';
 import { SourceManifestConflictError } from '../../shared/c2pa/sign-options.js';
 import { signingSettings, trustSettings } from '../../shared/c2pa/settings.js';
@@ -210,7 +211,7 @@ describe('c2pa: BMFF files signed streamed', function () {
     await expectTrusted(file, 'video/quicktime');
     type Codes = { success: { code: string }[]; informational: { code: string }[]; failure: { code: string }[] };
     const codes = (c: Codes) => ({ success: c.success.map((e) => e.code).sort(), informational: c.informational.map((e) => e.code).sort(), failure: c.failure.map((e) => e.code).sort() });
-    const reader = await c2paWasm().WasmReader.fromBytes('video/quicktime', new Uint8Array(file), trustSettings(chain.pem.root));
+    const reader = await c2paWasm().WasmReader.fromBytes('video/quicktime', new Uint8Array(file), trustSettings({ trustAnchorsPem: chain.pem.root }));
     const json = JSON.parse(reader.json()) as { active_manifest: string; manifests: Record<string, { ingredients: { validation_results: { activeManifest: Codes } }[] }> };
     reader.free();
     const ours = codes(json.manifests[json.active_manifest]!.ingredients[0]!.validation_results.activeManifest);
@@ -232,7 +233,7 @@ describe('c2pa: BMFF files signed streamed', function () {
     for (const file of [first, again]) {
       const report = await expectTrusted(file, 'video/mp4');
       expect(report.manifest?.thumbnail).to.deep.equal({ format: 'image/jpeg' });
-      const reader = await c2paWasm().WasmReader.fromBytes('video/mp4', new Uint8Array(file), trustSettings(chain.pem.root));
+      const reader = await c2paWasm().WasmReader.fromBytes('video/mp4', new Uint8Array(file), trustSettings({ trustAnchorsPem: chain.pem.root }));
       const crJson = JSON.parse(reader.crJson()) as unknown;
       reader.free();
       expect(unmet(spec.evaluate(crJson))).to.deep.equal([]);
@@ -249,7 +250,7 @@ describe('c2pa: BMFF files signed streamed', function () {
     // At the end: no offset moves.
     const source = Buffer.concat([clips['clip.mp4'], box, xmp]);
     const instanceIdOf = async (f: Buffer) => {
-      const reader = await c2paWasm().WasmReader.fromBytes('video/mp4', new Uint8Array(f), trustSettings(chain.pem.root));
+      const reader = await c2paWasm().WasmReader.fromBytes('video/mp4', new Uint8Array(f), trustSettings({ trustAnchorsPem: chain.pem.root }));
       try {
         return (JSON.parse(reader.crJson()) as { manifests: { 'claim.v2': { instanceID: string } }[] }).manifests[0]!['claim.v2'].instanceID;
       } finally {

@@ -7,7 +7,7 @@ import { createApp } from '../../api/app.js';
 import { startIssuanceJob } from '../../scheduler/issuance-job.js';
 import { VerifyPool, verifyPoolOptions } from '../../api/media/verify-pool.js';
 import { loadConfig, type Config } from '../../shared/config.js';
-import { createLogger } from '../../shared/logger.js';
+import { createLogger, type Logger } from '../../shared/logger.js';
 import { BullMqSignQueue } from '../../shared/queue/bullmq-sign-queue.js';
 import { RedisJobEvents } from '../../shared/queue/job-events.js';
 import { createFileStore } from '../../shared/storage/index.js';
@@ -21,6 +21,8 @@ export interface TestApi {
   db: TestDatabase;
   /** The app's verification pool (closed by close()). */
   verifyPool: VerifyPool;
+  /** The app's pool for uploads' pixel checks (closed by close()). */
+  uploadCheckPool: VerifyPool;
   close(): Promise<void>;
 }
 
@@ -45,9 +47,9 @@ export function testConfig(env: Record<string, string> = {}): Config {
 /**
  * The real app on a fresh Postgres database, queueing on real Redis/BullMQ under a private prefix. Beside it, as in
  * every deployment, the scheduler's certificate issuance (organisations' certificates are issued there, never by the
- * web or worker roles); `issuer: false` leaves it out.
+ * web or worker roles); `issuer: false` leaves it out. `logger`: the API's and its pools' (default: at LOG_LEVEL).
  */
-export async function startTestApi(env: Record<string, string> = {}, options: { issuer?: boolean; vault?: KeyVault; issuerVault?: KeyVault } = {}): Promise<TestApi> {
+export async function startTestApi(env: Record<string, string> = {}, options: { issuer?: boolean; vault?: KeyVault; issuerVault?: KeyVault; logger?: Logger } = {}): Promise<TestApi> {
   const db = await createTestDatabase();
   const config = testConfig({ DATABASE_URL: db.url, ...env });
   // The data directory testConfig made is this API's to remove; one the caller gave is the caller's.
@@ -58,12 +60,15 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const jobEvents = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true });
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
   redis.connect().catch(() => undefined);
-  const verifyPool = new VerifyPool(verifyPoolOptions(config));
+  const logger = options.logger ?? createLogger(config.logLevel, 'test');
+  const verifyPool = new VerifyPool(verifyPoolOptions(config, 'verify', logger));
+  const uploadCheckPool = new VerifyPool(verifyPoolOptions(config, 'uploads', logger));
   const app = createApp({
     config,
     verifyPool,
+    uploadCheckPool,
     knex: db.knex,
-    logger: createLogger(config.logLevel, 'test'),
+    logger,
     pingRedis: () => pingWithin(redis),
     files: createFileStore(config),
     vault: options.vault ?? createKeyVault(config),
@@ -75,9 +80,10 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
     config,
     db,
     verifyPool,
+    uploadCheckPool,
     async close() {
       await issuer?.stop();
-      await verifyPool.close();
+      await Promise.all([verifyPool.close(), uploadCheckPool.close()]);
       redis.disconnect();
       await signQueue.close();
       await jobEvents.close();
