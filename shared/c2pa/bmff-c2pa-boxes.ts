@@ -137,7 +137,8 @@ export async function withBmffFile<T>(filePath: string, use: (file: BmffFileRead
     try {
       return await use(file, await bmffTopLevel(file, await bmffBoxTree(file)));
     } catch (err) {
-      if (err instanceof BmffMalformed) throw new BmffUnsignableError(`its boxes cannot be walked as c2pa-rs walks them (${err.message})`, { cause: err });
+      // A walk that stops at its bound on boxes (BmffTooManyBoxes) refuses the file the same way.
+      if (err instanceof BmffMalformed || (err as Error).name === 'BmffTooManyBoxes') throw new BmffUnsignableError(`its boxes cannot be walked as c2pa-rs walks them (${(err as Error).message})`, { cause: err });
       throw err;
     }
   } finally {
