@@ -13,7 +13,7 @@ import { RedisJobEvents } from '../../shared/queue/job-events.js';
 import { createFileStore } from '../../shared/storage/index.js';
 import { createKeyVault, type KeyVault } from '../../shared/vault/index.js';
 import { createRedis, pingWithin } from '../../shared/redis.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
+import { createPgliteTestDatabase, createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestApi {
   app: Express;
@@ -43,12 +43,15 @@ export function testConfig(env: Record<string, string> = {}): Config {
 }
 
 /**
- * The real app on a fresh Postgres database, queueing on real Redis/BullMQ under a private prefix. Beside it, as in
- * every deployment, the scheduler's certificate issuance (organisations' certificates are issued there, never by the
- * web or worker roles); `issuer: false` leaves it out.
+ * The real app on a fresh Postgres database (`database: 'pglite'`: on PGlite, as `npm start` runs it), queueing on
+ * real Redis/BullMQ under a private prefix. Beside it, as in every deployment, the scheduler's certificate issuance
+ * (organisations' certificates are issued there, never by the web or worker roles); `issuer: false` leaves it out.
  */
-export async function startTestApi(env: Record<string, string> = {}, options: { issuer?: boolean; vault?: KeyVault; issuerVault?: KeyVault } = {}): Promise<TestApi> {
-  const db = await createTestDatabase();
+export async function startTestApi(
+  env: Record<string, string> = {},
+  options: { issuer?: boolean; vault?: KeyVault; issuerVault?: KeyVault; database?: 'postgres' | 'pglite' } = {},
+): Promise<TestApi> {
+  const db = options.database === 'pglite' ? await createPgliteTestDatabase() : await createTestDatabase();
   const config = testConfig({ DATABASE_URL: db.url, ...env });
   // The data directory testConfig made is this API's to remove; one the caller gave is the caller's.
   const ownsDataDir = env.DATA_DIR === undefined;
