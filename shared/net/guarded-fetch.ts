@@ -45,6 +45,14 @@ export class UrlNotAllowedError extends ServiceError {
   }
 }
 
+/** The URL's host name does not resolve (no such name, or no answer from DNS), so nothing could ever be sent to it. */
+export class UrlNotResolvableError extends ServiceError {
+  constructor(host: string, code: string | undefined, cause: unknown) {
+    super('unprocessable', 'url_not_resolvable', `${host} does not resolve to an address (${code ?? 'lookup failed'}): check the name`, { cause });
+    this.name = 'UrlNotResolvableError';
+  }
+}
+
 export type FetchFailure = 'timeout' | 'too_large' | 'connect' | 'too_many_redirects';
 
 /** The fetch was allowed but did not complete. */
@@ -80,12 +88,20 @@ export function checkOutboundUrl(raw: string, policy: Policy): URL {
   return url;
 }
 
-/** Resolves a URL's host as the fetch would and checks every address (for refusing a URL when it is first given). */
+/**
+ * Resolves a URL's host as the fetch would and checks every address (for refusing a URL when it is first given): a
+ * name that resolves to no address (ENOTFOUND, EAI_AGAIN...) is refused too, as url_not_resolvable.
+ */
 export async function assertPublicUrl(raw: string, policy: Policy): Promise<URL> {
   const url = checkOutboundUrl(raw, policy);
   const host = hostOf(url);
   if (isIP(host) || policy.allowPrivate) return url;
-  await new Promise<void>((resolve, reject) => guardedLookup(policy)(host, { all: true }, (err) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    guardedLookup(policy)(host, { all: true }, (err) => {
+      if (!err) return resolve();
+      reject(err instanceof ServiceError ? err : new UrlNotResolvableError(host, err.code, err));
+    }),
+  );
   return url;
 }
 
