@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { C2PA_SPEC_VERSIONS, DEFAULT_C2PA_SPEC_VERSION, type C2paSpecVersion } from './c2pa/spec-version.js';
 import { FINGERPRINT_MODES, type FingerprintMode } from './softbinding/fingerprint-mode.js';
@@ -125,6 +126,12 @@ export interface Config {
   /** Requests per client per minute on the public endpoints (verify, manifest repository, lookups). */
   publicRateLimit: number;
   bcryptRounds: number;
+  /**
+   * Worker threads that hash and compare passwords off the event loop (PASSWORD_THREADS), and the password checks
+   * that may be running or waiting at once in one API process (PASSWORD_CHECKS_MAX; beyond, 503 auth_busy).
+   */
+  passwordThreads: number;
+  passwordChecksMax: number;
   /** Number of reverse proxies in front of the API whose X-Forwarded-For is believed (rate limits, logs). */
   trustProxyHops: number;
   /** The shipped trust lists verification uses (TRUST_LISTS, default official,interim). */
@@ -564,6 +571,9 @@ export function loadConfig(env: Env = process.env): Config {
     publicConcurrencyPerAddress: int(env, 'PUBLIC_CONCURRENCY_PER_ADDRESS', 2, 1, 1000),
     // bcryptjs is pure JS: 12 rounds is about a quarter second; production may not go below 10.
     bcryptRounds: int(env, 'BCRYPT_ROUNDS', 12, nodeEnv === 'production' ? 10 : 4, 15),
+    // One core is left to the event loop (and the verification pool's processes).
+    passwordThreads: int(env, 'PASSWORD_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64),
+    passwordChecksMax: int(env, 'PASSWORD_CHECKS_MAX', 32, 1, 100_000),
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     trustLists: trustLists(env),
     trustListsDir: trustListsDir(env),

@@ -5,6 +5,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../api/app.js';
 import { startIssuanceJob } from '../../scheduler/issuance-job.js';
+import { PasswordPool, passwordPoolOptions } from '../../api/auth/password-pool.js';
 import { VerifyPool, verifyPoolOptions } from '../../api/media/verify-pool.js';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger } from '../../shared/logger.js';
@@ -19,8 +20,9 @@ export interface TestApi {
   app: Express;
   config: Config;
   db: TestDatabase;
-  /** The app's verification pool (closed by close()). */
+  /** The app's verification pool and password threads (closed by close()). */
   verifyPool: VerifyPool;
+  passwords: PasswordPool;
   close(): Promise<void>;
 }
 
@@ -62,9 +64,11 @@ export async function startTestApi(
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
   redis.connect().catch(() => undefined);
   const verifyPool = new VerifyPool(verifyPoolOptions(config));
+  const passwords = new PasswordPool(passwordPoolOptions(config));
   const app = createApp({
     config,
     verifyPool,
+    passwords,
     knex: db.knex,
     logger: createLogger(config.logLevel, 'test'),
     pingRedis: () => pingWithin(redis),
@@ -78,9 +82,10 @@ export async function startTestApi(
     config,
     db,
     verifyPool,
+    passwords,
     async close() {
       await issuer?.stop();
-      await verifyPool.close();
+      await Promise.all([verifyPool.close(), passwords.close()]);
       redis.disconnect();
       await signQueue.close();
       await jobEvents.close();
