@@ -123,6 +123,8 @@ export interface Config {
   authRateLimit: number;
   /** Sign-in attempts per account (e-mail address) per 15 minutes that did not succeed, from any address. */
   loginFailureLimit: number;
+  /** Certificate requests to external CAs one organisation may have open (MAX_PENDING_CERTIFICATE_REQUESTS): each makes a vault key. */
+  maxPendingCertificateRequests: number;
   /** Requests per client per minute on the public endpoints (verify, manifest repository, lookups). */
   publicRateLimit: number;
   bcryptRounds: number;
@@ -165,8 +167,13 @@ export interface RemoteManifestsConfig {
 }
 
 export interface WebhookConfig {
-  /** Let endpoints on private, loopback and link-local addresses, and plain http, through (WEBHOOK_ALLOW_PRIVATE; development, tests). */
+  /**
+   * Let endpoints on private, loopback and link-local addresses, and plain http, through (WEBHOOK_ALLOW_PRIVATE;
+   * development, tests; in production only with WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION, and warned about at start).
+   */
   allowPrivate: boolean;
+  /** Endpoints one organisation may have (MAX_WEBHOOK_ENDPOINTS): each event fans out to each, with its retries. */
+  maxEndpoints: number;
   /** 32 bytes that encrypt endpoint secrets at rest (WEBHOOK_SECRET_KEY); unset: derived from JWT_SECRET. */
   secretKey: Buffer | undefined;
   /** How long the old secret still signs after a rotation (WEBHOOK_SECRET_GRACE_HOURS). */
@@ -492,6 +499,7 @@ function webhookSecretKey(env: Env): Buffer | undefined {
 function webhookSettings(env: Env): WebhookConfig {
   return {
     allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    maxEndpoints: int(env, 'MAX_WEBHOOK_ENDPOINTS', 20, 1, 10_000),
     secretKey: webhookSecretKey(env),
     secretGraceHours: int(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24, 0, 24 * 30),
     timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -568,6 +576,7 @@ export function loadConfig(env: Env = process.env): Config {
     authRateLimit: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
     publicRateLimit: int(env, 'PUBLIC_RATE_LIMIT', 30, 1, 1_000_000),
     loginFailureLimit: int(env, 'LOGIN_FAILURE_LIMIT', 10, 1, 1_000_000),
+    maxPendingCertificateRequests: int(env, 'MAX_PENDING_CERTIFICATE_REQUESTS', 5, 1, 1000),
     publicConcurrencyPerAddress: int(env, 'PUBLIC_CONCURRENCY_PER_ADDRESS', 2, 1, 1000),
     // bcryptjs is pure JS: 12 rounds is about a quarter second; production may not go below 10.
     bcryptRounds: int(env, 'BCRYPT_ROUNDS', 12, nodeEnv === 'production' ? 10 : 4, 15),
