@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { rateLimit } from 'express-rate-limit';
 import type { Config } from '../shared/config.js';
 import { publicConcurrencyRejections } from '../shared/metrics/metrics.js';
@@ -22,6 +22,9 @@ export interface RateLimiters {
   publicConcurrency: RequestHandler;
 }
 
+/** The client's address as the limits count it: Express's req.ip, which believes TRUST_PROXY_HOPS proxies. */
+export const clientAddress = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
 function limiter(windowMs: number, limit: number): RequestHandler {
   return rateLimit({
     windowMs,
@@ -40,7 +43,7 @@ function limiter(windowMs: number, limit: number): RequestHandler {
 function concurrencyLimiter(perAddress: number): RequestHandler {
   const inFlight = new Map<string, number>();
   return (req, res, next) => {
-    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const address = clientAddress(req);
     const running = inFlight.get(address) ?? 0;
     if (running >= perAddress) {
       publicConcurrencyRejections.inc();

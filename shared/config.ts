@@ -160,6 +160,12 @@ export interface RemoteManifestsConfig {
   maxBytes: number;
   /** Fetches running at once in one API process (REMOTE_MANIFESTS_CONCURRENCY); beyond, 503 remote_fetch_busy. */
   concurrency: number;
+  /**
+   * Requests (each redirect counts) fetches may make per minute for one client address (REMOTE_MANIFESTS_PER_ADDRESS;
+   * beyond, 429 remote_fetch_rate_limited) and to one host (REMOTE_MANIFESTS_PER_HOST; beyond, 503 remote_host_busy).
+   */
+  perAddress: number;
+  perHost: number;
   /** How long a fetched manifest is kept and reused (REMOTE_MANIFESTS_CACHE_SECONDS; 0: not kept). */
   cacheSeconds: number;
   /** At most this many bytes of fetched manifests kept (REMOTE_MANIFESTS_CACHE_BYTES). */
@@ -481,6 +487,8 @@ function remoteManifests(env: Env, nodeEnv: Config['nodeEnv']): RemoteManifestsC
     caFile: caFile === undefined ? undefined : path.resolve(caFile),
     maxBytes: int(env, 'REMOTE_MANIFESTS_MAX_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     concurrency: int(env, 'REMOTE_MANIFESTS_CONCURRENCY', 8, 1, 1000),
+    perAddress: int(env, 'REMOTE_MANIFESTS_PER_ADDRESS', 10, 1, 100_000),
+    perHost: int(env, 'REMOTE_MANIFESTS_PER_HOST', 60, 1, 100_000),
     cacheSeconds: int(env, 'REMOTE_MANIFESTS_CACHE_SECONDS', 600, 0, 86_400),
     cacheBytes: int(env, 'REMOTE_MANIFESTS_CACHE_BYTES', 64 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
   };

@@ -11,7 +11,7 @@ import { normalizeSerialHex } from '../../shared/pki/serial.js';
 import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { StagedFile } from '../../shared/storage/index.js';
 import { listVersion, processTrustStore, type Anchor, type TrustSource, type TrustStore } from '../../shared/trust/store.js';
-import type { RemoteManifests } from './remote-manifest.js';
+import type { RemoteManifestSource } from './remote-manifest.js';
 import type { DetachedManifest } from './verify-tasks.js';
 import type { VerifyPool } from './verify-pool.js';
 
@@ -157,7 +157,7 @@ interface Readers {
   knex: Knex;
   verifyPool: VerifyPool;
   config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels' | 'fingerprintMode' | 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds'>;
-  remoteManifests: RemoteManifests;
+  remoteManifests: RemoteManifestSource;
 }
 
 /**

@@ -16,9 +16,11 @@ import { verifyAnchor } from '../media/anchor-verification.js';
 import { assertWithinUploadLimit } from '../media/multipart-file.js';
 import { currentPublicResult } from '../media/permalink.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
+import type { RemoteManifestSource } from '../media/remote-manifest.js';
 import { crJsonOfStaged, verifyStagedFile, type VerifiedType } from '../media/verification.js';
 
-type VerificationContext = Pick<AppContext, 'knex' | 'config' | 'verifyPool' | 'remoteManifests'>;
+/** What verification needs of the process; remote manifests as fetched for the caller (RemoteManifests.forClient). */
+type VerificationContext = Pick<AppContext, 'knex' | 'config' | 'verifyPool'> & { remoteManifests: RemoteManifestSource };
 
 /**
  * c2pa-rs could not read the file at all (it reports a hash or signature mismatch as Invalid, but throws on a file it
@@ -115,7 +117,7 @@ export async function verifyPublicly(ctx: VerificationContext, upload: VerifyUpl
  * The last public verification of a file, brought up to date: discoverability, revocation and anchors are judged
  * again now, not served as they were. 404 when none is kept, or it may no longer be shown.
  */
-export async function publicVerification(ctx: VerificationContext, sha256: string): Promise<Record<string, unknown>> {
+export async function publicVerification(ctx: Pick<AppContext, 'knex' | 'config' | 'verifyPool'>, sha256: string): Promise<Record<string, unknown>> {
   const stored = await findPublicVerification(sha256, ctx.knex);
   if (!stored) throw notFound('verification');
   const result = await currentPublicResult(ctx.knex, ctx.verifyPool, ctx.config, sha256, stored);

@@ -27,6 +27,8 @@ export interface GuardedFetchOptions {
   maxBytes: number;
   /** Extra TLS roots (a test's local HTTPS server). */
   ca?: string | string[];
+  /** Called before each request, the first and every redirect's; what it throws ends the fetch (a rate limit). */
+  beforeRequest?: (url: URL) => void;
 }
 
 export interface GuardedResponse {
@@ -128,6 +130,7 @@ export async function guardedFetch(raw: string, options: GuardedFetchOptions): P
   let method = options.method ?? 'GET';
   let body = options.body;
   for (let hop = 0; ; hop++) {
+    options.beforeRequest?.(url);
     const res = await requestOnce(url, method, body, options, signal);
     const location = res.headers.location;
     if (!REDIRECTS.has(res.status) || !location || options.maxRedirects === 0) return res;
