@@ -504,9 +504,25 @@ function webhookSecretKey(env: Env): Buffer | undefined {
   return key;
 }
 
-function webhookSettings(env: Env): WebhookConfig {
+/**
+ * WEBHOOK_ALLOW_PRIVATE lifts the SSRF guard for webhook endpoints (private, loopback and link-local addresses, and
+ * plain http): in production only when WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true says so as well, and then warned
+ * about at every start (startupWarnings).
+ */
+function webhookAllowPrivate(env: Env, nodeEnv: Config['nodeEnv']): boolean {
+  const allowPrivate = bool(env, 'WEBHOOK_ALLOW_PRIVATE', false);
+  if (allowPrivate && nodeEnv === 'production' && !bool(env, 'WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION', false)) {
+    throw new ConfigError(
+      'WEBHOOK_ALLOW_PRIVATE',
+      'is for tests and development: in production it lets webhook endpoints reach private, loopback and link-local addresses over plain http; set WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true as well if that is really meant',
+    );
+  }
+  return allowPrivate;
+}
+
+function webhookSettings(env: Env, nodeEnv: Config['nodeEnv']): WebhookConfig {
   return {
-    allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    allowPrivate: webhookAllowPrivate(env, nodeEnv),
     maxEndpoints: int(env, 'MAX_WEBHOOK_ENDPOINTS', 20, 1, 10_000),
     secretKey: webhookSecretKey(env),
     secretGraceHours: int(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24, 0, 24 * 30),
@@ -597,6 +613,19 @@ export function loadConfig(env: Env = process.env): Config {
     trustAnchorsFile: trustAnchorsFile(env),
     trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
     remoteManifests: remoteManifests(env, nodeEnv),
-    webhooks: webhookSettings(env),
+    webhooks: webhookSettings(env, nodeEnv),
   };
+}
+
+/** What a process says at start about settings in effect that weaken it (shared/run-main.ts logs each at warn). */
+export function startupWarnings(config: Pick<Config, 'nodeEnv' | 'webhooks'>): { variable: string; message: string }[] {
+  const warnings: { variable: string; message: string }[] = [];
+  if (config.nodeEnv === 'production' && config.webhooks.allowPrivate) {
+    warnings.push({
+      variable: 'WEBHOOK_ALLOW_PRIVATE',
+      message:
+        'WEBHOOK_ALLOW_PRIVATE is on in production (WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true): webhook endpoints may be on private, loopback and link-local addresses (the cloud metadata service, internal admin pages) and use plain http',
+    });
+  }
+  return warnings;
 }
