@@ -18,11 +18,8 @@
  *
  * Extra variables are passed on (e.g. PASSWORD_THREADS=2, PASSWORD_CHECKS_MAX=64, BCRYPT_ROUNDS=12).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { startPrivateRedis } from '../../test/support/private-redis.js';
-import { eventLoopLagMaxMs, fmt, p50, probeWhile, startPeer, startService } from '../support/health-probe.js';
+import { eventLoopLagMaxMs, fmt, p50, probeWhile, withService } from '../support/health-probe.js';
 
 const ROOT = path.resolve(process.argv[2] ?? '.');
 const LIMIT_MS = 100;
@@ -61,13 +58,9 @@ function summary(answers: Answer[]): string {
 }
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-login-health-'));
   console.log(`checkout ${ROOT}; npm start on :${PORT}; ${Object.entries(passOn).map(([k, v]) => `${k}=${v}`).join(' ') || 'default settings (bcrypt cost 12)'}`);
-  const redis = await startPrivateRedis();
-  const peer = await startPeer(PEER_PORT);
-  const service = await startService(ROOT, PORT, dataDir, redis.url, { TRUST_PROXY_HOPS: '1', ...passOn });
   const probe = (load: Promise<unknown>) => probeWhile(load, `${base}/health`, PEER_PORT, PROBE_EVERY_MS);
-  try {
+  await withService(ROOT, PORT, PEER_PORT, { TRUST_PROXY_HOPS: '1', ...passOn }, async (service) => {
     // Warm-up, not measured: a registration and a sign-in (the password threads start, the dummy hash is made), and
     // the major GC of what start-up left.
     const registered = await post('/auth/register', { email: 'bench@example.com', password: 'a long enough passphrase', org_name: 'Bench' }, '192.0.2.1');
@@ -94,12 +87,7 @@ async function main() {
       );
       if (answers.length) console.log(`            sign-ins: ${summary(answers)}`);
     }
-  } finally {
-    await service.stop();
-    await redis.stop();
-    peer.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

@@ -25,12 +25,10 @@
  * to the service's process (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { largePhotoJpeg, pngBomb, svgDeclaring } from '../../test/support/bomb-images.js';
-import { startPrivateRedis } from '../../test/support/private-redis.js';
-import { eventLoopLagMaxMs, fmt, p50, probeWhile, startPeer, startService } from '../support/health-probe.js';
+import { eventLoopLagMaxMs, fmt, p50, probeWhile, withService } from '../support/health-probe.js';
 
 const ROOT = path.resolve(process.argv[2] ?? '.');
 const LIMIT_MS = 250;
@@ -93,17 +91,12 @@ const PEER_PORT = PORT + 404;
 const probe = (load: Promise<unknown>) => probeWhile(load, `${base}/health`, PEER_PORT, PROBE_EVERY_MS);
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-verify-health-'));
   console.log(`checkout ${ROOT}; npm start on :${PORT}; ${Object.entries(passOn).map(([k, v]) => `${k}=${v}`).join(' ') || 'default settings'}`);
   const photos = await Promise.all([1, 2, 3, 4, 5].map((seed) => largePhotoJpeg(6000, 4000, seed)));
   const bomb = pngBomb(11_000, 11_000);
   const svg = svgDeclaring(9990, 9990);
   console.log(`files: 24 MP JPEG ${(photos[0]!.length / 2 ** 20).toFixed(1)} MiB; PNG bomb ${(bomb.length / 1024).toFixed(0)} KiB (121 MP); SVG ${svg.length} bytes (99.8 MP)`);
-  // A Redis of its own: /health pings it, and the machine's shared one answers other people's tests.
-  const redis = await startPrivateRedis();
-  const peer = await startPeer(PEER_PORT);
-  const service = await startService(ROOT, PORT, dataDir, redis.url, { TRUST_PROXY_HOPS: '1', ...passOn });
-  try {
+  await withService(ROOT, PORT, PEER_PORT, { TRUST_PROXY_HOPS: '1', ...passOn }, async (service) => {
     // Warm-up, not measured: start-up leaves a large heap (the embedded database's set-up) that the first load's
     // major GC collects; a few small verifies also start the pool's processes.
     const small = await largePhotoJpeg(1500, 1000);
@@ -131,12 +124,7 @@ async function main() {
       );
       if (answers.length) console.log(`        verifies: ${answers.map((a) => `${a.status} ${a.code} ${a.seconds.toFixed(1)}s`).join(', ')}`);
     }
-  } finally {
-    await service.stop();
-    await redis.stop();
-    peer.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

@@ -4,7 +4,10 @@
  * is what the machine's load alone costs), and probing /health and the peer in turn while a load runs.
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { startPrivateRedis } from '../../test/support/private-redis.js';
 
 export interface BenchService {
   pid: number;
@@ -18,7 +21,7 @@ export interface BenchService {
  * Starts `npm start` of the checkout at `root` on `port` (OCSP, CRL, TSA and operator ports above it), with Redis at
  * `redisUrl` and `env` added; resolves once it logs `service ready`. BENCH_NODE_ARGS adds node flags to its process.
  */
-export async function startService(root: string, port: number, dataDir: string, redisUrl: string, env: Record<string, string>): Promise<BenchService> {
+async function startService(root: string, port: number, dataDir: string, redisUrl: string, env: Record<string, string>): Promise<BenchService> {
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(root, 'bin/start.ts')], {
     cwd: root,
@@ -59,8 +62,30 @@ export async function startService(root: string, port: number, dataDir: string, 
   };
 }
 
+/**
+ * Runs `bench` with `npm start` of `root` on `port` (a Redis of its own: /health pings it, and the machine's shared one
+ * answers other people's tests; a data directory of its own) and the peer on `peerPort`; stops and removes them after.
+ */
+export async function withService<T>(root: string, port: number, peerPort: number, env: Record<string, string>, bench: (service: BenchService) => Promise<T>): Promise<T> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-health-'));
+  const redis = await startPrivateRedis();
+  const peer = await startPeer(peerPort);
+  try {
+    const service = await startService(root, port, dataDir, redis.url, env);
+    try {
+      return await bench(service);
+    } finally {
+      await service.stop();
+    }
+  } finally {
+    await redis.stop();
+    peer.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 /** The peer: a bare HTTP server in a process of its own, on `port`. */
-export async function startPeer(port: number): Promise<{ stop(): void }> {
+async function startPeer(port: number): Promise<{ stop(): void }> {
   const child = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('ok')).listen(${port}, '127.0.0.1', () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve) => child.stdout.once('data', resolve));
   return { stop: () => child.kill('SIGKILL') };
