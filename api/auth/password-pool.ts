@@ -69,9 +69,6 @@ export const passwordPoolOptions = (config: Pick<Config, 'passwordThreads' | 'pa
   maxChecks: config.passwordChecksMax,
 });
 
-export const authBusy = (maxChecks: number) =>
-  new ServiceError('unavailable', 'auth_busy', `${maxChecks} password checks are running or waiting (PASSWORD_CHECKS_MAX); try again shortly`, { retryAfterSeconds: RETRY_AFTER_SECONDS });
-
 export class PasswordPool {
   readonly #threads: Thread[] = [];
   readonly #waiting: Task[] = [];
@@ -96,7 +93,8 @@ export class PasswordPool {
   assertRoom(): void {
     if (this.#inFlight() >= this.options.maxChecks) {
       passwordChecksRefused.inc();
-      throw authBusy(this.options.maxChecks);
+      const { maxChecks } = this.options;
+      throw new ServiceError('unavailable', 'auth_busy', `${maxChecks} password checks are running or waiting (PASSWORD_CHECKS_MAX); try again shortly`, { retryAfterSeconds: RETRY_AFTER_SECONDS });
     }
   }
 
