@@ -64,6 +64,10 @@ export interface Config {
    */
   maxUploadBytesVideo: number;
   maxUploadBytesAudio: number;
+  /** A resumable upload (tus) with no byte received for this long is abandoned: 404, then swept (UPLOAD_EXPIRY_HOURS). */
+  uploadExpiryHours: number;
+  /** How often the scheduler removes expired resumable uploads and their bytes (UPLOAD_SWEEP_INTERVAL_MS). */
+  uploadSweepIntervalMs: number;
   workerConcurrency: number;
   /**
    * Images declaring more pixels than this (MAX_IMAGE_PIXELS; width x height from the header, an SVG's declared size)
@@ -593,6 +597,8 @@ export function loadConfig(env: Env = process.env): Config {
     workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 2000, 600_000),
     crlSchedule: str(env, 'CRL_SCHEDULE', '0 3 * * 1'),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30_000, 100, 24 * 3600_000),
+    uploadExpiryHours: int(env, 'UPLOAD_EXPIRY_HOURS', 24, 1, 720),
+    uploadSweepIntervalMs: int(env, 'UPLOAD_SWEEP_INTERVAL_MS', 15 * 60_000, 1000, 24 * 3600_000),
     opsPort: int(env, 'OPS_PORT', 3004, 0, 65535),
     opsHost: host(env, 'OPS_HOST', '127.0.0.1'),
     pki: pkiSubjects(env),

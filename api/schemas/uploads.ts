@@ -3,7 +3,7 @@ import { dateTime, errors, json, nextCursor, pageQuery, userOrApiKey, uuid, refu
 import { formatsInWords, mediaBodies, MediaType } from './media.js';
 import { z } from './zod.js';
 
-const Upload = z
+export const Upload = z
   .object({ upload_id: uuid, sha256: z.string(), size: z.number().int(), mime_type: MediaType, filename: z.string(), created_at: dateTime })
   .openapi('Upload');
 

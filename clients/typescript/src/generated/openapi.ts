@@ -1890,6 +1890,466 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/media/resumable-uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a resumable upload (tus creation) for a file of any size up to the largest per-kind limit
+         * @description tus 1.0 (https://tus.io/protocols/resumable-upload): the bodies, statuses and headers are the protocol's; errors come as the service's JSON error shape. The session belongs to the caller's organisation. Upload-Length over the largest of MAX_UPLOAD_BYTES, MAX_UPLOAD_BYTES_VIDEO and MAX_UPLOAD_BYTES_AUDIO is 413 naming that limit (the kind is known only from the content: once the last byte is in, the limit of the kind the file turns out to be applies, as for POST /v1/media/upload). The answer's Location is the session's URL (relative). A body may come with the request (creation-with-upload, Content-Type: application/offset+octet-stream).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the protocol version */
+                    "Tus-Resumable": "1.0.0";
+                    /** @description the whole file's size in bytes (Upload-Defer-Length is not accepted) */
+                    "Upload-Length": string;
+                    /** @description comma-separated `key base64(value)` pairs; `filename` names the upload (as the multipart upload's file name does); others are ignored */
+                    "Upload-Metadata"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Created: Location names the session. When the body carried the whole file, the session is completed and the body is the Upload, as for POST /v1/media/upload */
+                201: {
+                    headers: {
+                        /** @description the session's URL, relative */
+                        Location?: string;
+                        /** @description when the session expires unless bytes arrive (RFC 7231 date) */
+                        "Upload-Expires"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Upload"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Tus-Resumable is missing or not 1.0.0 (412, code tus_version_unsupported) */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The file exceeds the upload limit (413) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        /**
+         * tus discovery: the protocol version, extensions and largest size (no credentials needed)
+         * @description tus 1.0 (https://tus.io/protocols/resumable-upload): the bodies, statuses and headers are the protocol's; errors come as the service's JSON error shape.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Tus-Version, Tus-Extension (creation, creation-with-upload, termination...) and Tus-Max-Size */
+                204: {
+                    headers: {
+                        /** @description 1.0.0 */
+                        "Tus-Version"?: string;
+                        /** @description supported extensions */
+                        "Tus-Extension"?: string;
+                        /** @description the largest Upload-Length accepted */
+                        "Tus-Max-Size"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media/resumable-uploads/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resumable upload's state, and the upload it became once completed
+         * @description Not part of tus: for clients that lost the answer to their last PATCH (they find the upload here) and for progress views.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UploadSession"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such session in the organisation (another organisation's is not found), or it expired: code upload_expired until the sweep removes it, not_found after (404; tus allows 404 or 410, the service answers 404 for both) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Abandon a resumable upload (tus termination): the session and its bytes are removed
+         * @description tus 1.0 (https://tus.io/protocols/resumable-upload): the bodies, statuses and headers are the protocol's; errors come as the service's JSON error shape.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header: {
+                    "Tus-Resumable": "1.0.0";
+                };
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such session in the organisation (another organisation's is not found), or it expired: code upload_expired until the sweep removes it, not_found after (404; tus allows 404 or 410, the service answers 404 for both) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The session is completed or completing (409, upload_complete): its upload stays */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        /**
+         * The bytes received so far (tus): Upload-Offset, where to resume
+         * @description tus 1.0 (https://tus.io/protocols/resumable-upload): the bodies, statuses and headers are the protocol's; errors come as the service's JSON error shape. A completed session answers Upload-Offset equal to Upload-Length (ask GET for the upload it became).
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header: {
+                    "Tus-Resumable": "1.0.0";
+                };
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Upload-Offset and Upload-Length (and Upload-Metadata as sent); Cache-Control: no-store */
+                200: {
+                    headers: {
+                        /** @description bytes received */
+                        "Upload-Offset"?: string;
+                        /** @description the declared size */
+                        "Upload-Length"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such session in the organisation (another organisation's is not found), or it expired: code upload_expired until the sweep removes it, not_found after (404; tus allows 404 or 410, the service answers 404 for both) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Send bytes from Upload-Offset on (tus); the last byte makes the session an upload
+         * @description tus 1.0 (https://tus.io/protocols/resumable-upload): the bodies, statuses and headers are the protocol's; errors come as the service's JSON error shape. Upload-Offset must be the bytes received so far: anything else is 409 upload_offset_conflict and nothing is written (a request cut off keeps what arrived: HEAD says where to go on). When the last byte is in, the file goes through the checks of POST /v1/media/upload; the answer is 200 with the Upload (tus itself answers 204; tus clients take any 2xx). A file those checks refuse is answered as that endpoint answers it (415, 413 with the kind's limit, 400, 422), and the session and its bytes are removed: nothing is recorded. When a service the checks need is unavailable (503), the bytes are kept: a PATCH at the final offset with an empty body tries again. Another request writing the same session at that moment: 423 upload_locked (retry).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header: {
+                    "Tus-Resumable": "1.0.0";
+                    /** @description the bytes received so far, as HEAD reports them */
+                    "Upload-Offset": string;
+                    "Content-Type": "application/offset+octet-stream";
+                };
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/offset+octet-stream": string;
+                };
+            };
+            responses: {
+                /** @description The last byte is in: the upload the session became */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Upload"];
+                    };
+                };
+                /** @description Bytes stored; Upload-Offset is the new offset, Upload-Expires the session's new expiry */
+                204: {
+                    headers: {
+                        /** @description bytes received */
+                        "Upload-Offset"?: string;
+                        /** @description RFC 7231 date */
+                        "Upload-Expires"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such session in the organisation (another organisation's is not found), or it expired: code upload_expired until the sweep removes it, not_found after (404; tus allows 404 or 410, the service answers 404 for both) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state (409) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The file exceeds the upload limit (413) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not an image, video or audio format the service reads, told by content (415) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another request holds the session (423, upload_locked): retry */
+                423: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/v1/media/sign": {
         parameters: {
             query?: never;
@@ -4387,6 +4847,33 @@ export interface components {
          * @enum {string}
          */
         MediaType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "image/tiff" | "image/x-adobe-dng" | "image/avif" | "image/heic" | "image/heif" | "image/jxl" | "image/svg+xml" | "video/mp4" | "video/x-m4v" | "video/quicktime" | "video/x-msvideo" | "audio/mp4" | "audio/mpeg" | "audio/wav" | "audio/flac";
+        UploadSession: {
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: uri
+             * @description where HEAD, PATCH and DELETE go
+             */
+            upload_url: string;
+            /**
+             * @description receiving bytes; being checked and stored; completed (`upload` is set)
+             * @enum {string}
+             */
+            status: "receiving" | "completing" | "completed";
+            filename: string;
+            /** @description the declared Upload-Length */
+            size: number;
+            /** @description bytes received so far */
+            offset: number;
+            upload: components["schemas"]["Upload"] & unknown;
+            /**
+             * Format: date-time
+             * @description UPLOAD_EXPIRY_HOURS after the last PATCH began; then 404 and swept
+             */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+        };
         Job: {
             /** Format: uuid */
             job_id: string;
