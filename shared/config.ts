@@ -58,9 +58,10 @@ export interface Config {
   /** Largest image upload (MAX_UPLOAD_BYTES), and the fallback for any kind without a limit of its own. */
   maxUploadBytes: number;
   /**
-   * Largest video upload (MAX_UPLOAD_BYTES_VIDEO) and audio upload (MAX_UPLOAD_BYTES_AUDIO). Signing holds a file
-   * several times over in memory (c2pa-wasm: an MP4 about 5x, a WAV about 6x, see the README), so these bound what
-   * one sign job can take from a worker: WORKER_CONCURRENCY x that must fit the worker's memory.
+   * Largest video upload (MAX_UPLOAD_BYTES_VIDEO) and audio upload (MAX_UPLOAD_BYTES_AUDIO). MP4, M4V, MOV and M4A are
+   * signed streamed, in bounded memory whatever their size (shared/c2pa/bmff-sign.ts); c2pa-wasm holds the other
+   * formats whole, several times over (a WAV about 6x, see the README), which bounds audio, and AVI by its format's
+   * own bound.
    */
   maxUploadBytesVideo: number;
   maxUploadBytesAudio: number;
@@ -422,24 +423,21 @@ function blobStorage(env: Env): BlobStorageConfig | undefined {
 const MiB = 1024 * 1024;
 
 /**
- * Per-kind upload limits. The defaults keep a worker with WORKER_CONCURRENCY=2 inside a 4 GiB container: a sign job's
- * peak is about 1.3 GB for a 256 MiB MP4 and for a 200 MiB WAV (measured, bench/formats/memory.ts), so two at once
- * plus the worker process stay under 3 GB. The ceiling is what c2pa-wasm can sign at all (MAX_WASM_SIGN_BYTES,
- * shared/c2pa/sign-asset.ts): beyond it signing runs out of WASM memory, so a larger limit would only accept files
- * that can never be signed.
+ * Per-kind upload limits. Video (MP4, M4V, MOV; AVI has a bound of its own, shared/media/formats/avi.ts) is signed in
+ * bounded memory whatever its size, so its limit is the disk's and the network's: 8 GiB by default. Audio other than M4A
+ * is signed by c2pa-wasm, which holds it whole several times over (a 200 MiB WAV: about 1.3 GB): its ceiling is what
+ * c2pa-wasm can sign at all (MAX_WASM_SIGN_BYTES, shared/c2pa/sign-asset.ts), and a larger limit would only accept
+ * files that can never be signed.
  */
 function mediaUploadLimits(env: Env): Pick<Config, 'maxUploadBytesVideo' | 'maxUploadBytesAudio'> {
   const ceiling = 600 * MiB;
-  const limit = (name: string, fallback: number) => {
-    const raw = optional(env, name);
-    if (raw !== undefined && /^\d+$/.test(raw) && Number(raw) > ceiling) {
-      throw new ConfigError(name, `must be at most ${ceiling} (600 MiB): c2pa-wasm cannot sign larger files, got ${raw}`);
-    }
-    return int(env, name, fallback, 1, ceiling);
-  };
+  const raw = optional(env, 'MAX_UPLOAD_BYTES_AUDIO');
+  if (raw !== undefined && /^\d+$/.test(raw) && Number(raw) > ceiling) {
+    throw new ConfigError('MAX_UPLOAD_BYTES_AUDIO', `must be at most ${ceiling} (600 MiB): c2pa-wasm cannot sign larger files, got ${raw}`);
+  }
   return {
-    maxUploadBytesVideo: limit('MAX_UPLOAD_BYTES_VIDEO', 256 * MiB),
-    maxUploadBytesAudio: limit('MAX_UPLOAD_BYTES_AUDIO', 200 * MiB),
+    maxUploadBytesVideo: int(env, 'MAX_UPLOAD_BYTES_VIDEO', 8 * 1024 * MiB, 1, 2 ** 40),
+    maxUploadBytesAudio: int(env, 'MAX_UPLOAD_BYTES_AUDIO', 200 * MiB, 1, ceiling),
   };
 }
 
