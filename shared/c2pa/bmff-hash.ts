@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import { BmffFileReader, BmffMalformed, bmffBoxTree } from './bmff-walk.js';
 import { bytesOf, isCount, optional, type CrJsonBytes } from './crjson-values.js';
 import { digestOf, hashAlgorithm } from './data-hash.js';
 
@@ -10,8 +11,8 @@ import { digestOf, hashAlgorithm } from './data-hash.js';
  * (flags compared as c2pa-rs packs them, offsets of partly excluded boxes), since a verdict that differs from
  * c2pa-rs's on an embedded copy of the same file would be a second opinion, not the check.
  *
- * The file is read in place, box headers and hashed ranges only. A file c2pa-rs cannot walk (a box past its parent's
- * or the file's end, a header cut short) is a mismatch, as c2pa-rs reports it.
+ * The file is read in place, box headers (bmff-walk.ts) and hashed ranges only. A file c2pa-rs cannot walk (a box
+ * past its parent's or the file's end, a header cut short) is a mismatch, as c2pa-rs reports it.
  */
 
 /** One entry of the assertion's exclusions (c2pa-rs ExclusionsMap). */
@@ -42,31 +43,7 @@ export interface BmffHashOptions {
   claimAlg?: string;
 }
 
-/** The file cannot be walked as c2pa-rs walks it: c2pa-rs reports the hash as mismatched. */
-class Malformed extends Error {}
-
-const C2PA_UUID = Buffer.from('d8fec3d61b0e483c92975828877ec481', 'hex');
-const MAX_BOX_DEPTH = 32;
 const CHUNK = 1024 * 1024;
-
-/** ISO/IEC 14496-12:2022 FullBoxes (c2pa-rs FULL_BOX_TYPES): their version and flags follow the header. */
-const FULL_BOX_TYPES = new Set([
-  'pdin', 'mvhd', 'tkhd', 'mdhd', 'hdlr', 'nmhd', 'elng', 'stsd', 'stdp', 'stts', 'ctts', 'cslg', 'stss', 'stsh', 'elst', 'dref',
-  'stsz', 'stz2', 'stsc', 'stco', 'co64', 'padb', 'subs', 'saiz', 'saio', 'mehd', 'trex', 'mfhd', 'tfhd', 'trun', 'tfra', 'mfro',
-  'tfdt', 'leva', 'trep', 'assp', 'sbgp', 'sgpd', 'csgp', 'cprt', 'tsel', 'kind', 'meta', 'xml ', 'bxml', 'iloc', 'pitm', 'ipro',
-  'infe', 'iinf', 'iref', 'ipma', 'schm', 'fiin', 'fpar', 'fecr', 'gitn', 'fire', 'stri', 'stsg', 'stvi', 'csch', 'sidx', 'ssix',
-  'prft', 'srpp', 'vmhd', 'smhd', 'srat', 'chnl', 'dmix', 'txtC', 'mime', 'uri ', 'uriI', 'hmhd', 'sthd', 'vvhd', 'medc',
-]);
-
-/** The boxes c2pa-rs descends into; all others are leaves to it. */
-const CONTAINERS = new Set(['moov', 'trak', 'mdia', 'minf', 'stbl', 'moof', 'traf', 'edts', 'udta', 'dinf', 'tref', 'treg', 'mvex', 'mfra', 'meta', 'schi']);
-
-interface Box {
-  offset: number;
-  size: number;
-  version?: number;
-  flags?: number;
-}
 
 /** A range of the file to leave out; `marker`: not an exclusion but the place to hash a top-level box's offset. */
 interface Range {
@@ -92,114 +69,9 @@ function wellFormed(exclusions: unknown): exclusions is BmffExclusion[] {
   );
 }
 
-/** Positioned reads of an open file. */
-class FileReader {
-  constructor(
-    private readonly handle: FileHandle,
-    readonly size: number,
-  ) {}
-
-  /** Exactly `length` bytes at `position`, or Malformed (c2pa-rs's read_exact failing). */
-  async exact(position: number, length: number): Promise<Buffer> {
-    const buffer = Buffer.alloc(length);
-    if (length === 0) return buffer;
-    if (position + length > this.size) throw new Malformed('read past the end of the file');
-    let done = 0;
-    while (done < length) {
-      const { bytesRead } = await this.handle.read(buffer, done, length - done, position + done);
-      if (bytesRead === 0) throw new Malformed('the file ended early');
-      done += bytesRead;
-    }
-    return buffer;
-  }
-
-  /** Up to `length` bytes at `position` (fewer at the end of the file). */
-  async some(position: number, length: number): Promise<Buffer> {
-    const buffer = Buffer.alloc(Math.max(0, Math.min(length, this.size - position)));
-    return buffer.length ? this.exact(position, buffer.length) : buffer;
-  }
-}
-
-/** c2pa-rs's is_meta_full_box: a QuickTime meta has a child box header where an ISO one has its version and flags. */
-async function isMetaFullBox(file: FileReader, position: number, boxSize: number): Promise<boolean> {
-  const peek = await file.some(position, 8);
-  if (peek.length < 8) return true;
-  const childSize = peek.readUInt32BE(0);
-  const printable = [...peek.subarray(4, 8)].every((b) => b >= 0x20 && b <= 0x7e);
-  return !(childSize > 0 && childSize <= boxSize && printable);
-}
-
-/**
- * The boxes of the file by path ("/moov/trak"), in file order, as c2pa-rs's build_bmff_tree lists them: containers
- * it knows are walked, a size of 0 runs to the end of the file, 1 means a 64-bit size follows.
- */
-async function boxTree(file: FileReader): Promise<Map<string, Box[]>> {
-  const byPath = new Map<string, Box[]>();
-  const decoder = new TextDecoder(); // lossy, as String::from_utf8_lossy
-  let position = 0;
-  let depth = 0;
-
-  const add = (path: string, box: Box) => {
-    const list = byPath.get(path);
-    if (list) list.push(box);
-    else byPath.set(path, [box]);
-  };
-  const versionAndFlags = async (): Promise<{ version: number; flags: number }> => {
-    const ext = await file.exact(position, 4);
-    position += 4;
-    return { version: ext[0]!, flags: ext.readUIntBE(1, 3) };
-  };
-
-  const level = async (end: number, parent: string): Promise<void> => {
-    depth += 1;
-    if (depth > MAX_BOX_DEPTH) throw new Malformed('boxes nested too deep');
-    let current = position;
-    while (current < end) {
-      const start = position;
-      const header = await file.exact(start, 8);
-      const type = decoder.decode(header.subarray(4, 8));
-      position = start + 8;
-      let size = header.readUInt32BE(0);
-      if (size === 1) {
-        const large = (await file.exact(position, 8)).readBigUInt64BE(0);
-        if (large > BigInt(Number.MAX_SAFE_INTEGER)) throw new Malformed('box size out of range');
-        size = Number(large);
-        position += 8;
-      } else if (size === 0) {
-        size = file.size - start;
-      }
-      if (size === 0) break;
-      if (current + size > end) throw new Malformed('box extends beyond its container or the file');
-      const path = `${parent}/${type}`;
-      const box: Box = { offset: start, size };
-      if (type === 'uuid') {
-        const extendedType = await file.exact(position, 16);
-        position += 16;
-        if (extendedType.equals(C2PA_UUID)) Object.assign(box, await versionAndFlags());
-        add(path, box);
-      } else if (CONTAINERS.has(type)) {
-        const fullBox = type === 'meta' ? await isMetaFullBox(file, position, size) : FULL_BOX_TYPES.has(type);
-        if (fullBox) Object.assign(box, await versionAndFlags());
-        add(path, box);
-        const childEnd = start + size;
-        while (position < childEnd) await level(childEnd, path);
-      } else {
-        if (FULL_BOX_TYPES.has(type)) Object.assign(box, await versionAndFlags());
-        add(path, box);
-      }
-      position = start + size;
-      current = position;
-    }
-    depth -= 1;
-  };
-
-  await level(file.size, '');
-  return byPath;
-}
-
 /** c2pa-rs's bmff_to_jumbf_exclusions: the assertion's exclusions as byte ranges, and (v2 and up) the offset markers. */
-async function exclusionRanges(file: FileReader, exclusions: readonly BmffExclusion[], hashOffsets: boolean): Promise<Range[]> {
-  const tree = await boxTree(file);
+async function exclusionRanges(file: BmffFileReader, exclusions: readonly BmffExclusion[], hashOffsets: boolean): Promise<Range[]> {
+  const tree = await bmffBoxTree(file);
   // Paths with a single "/" are top-level (counted as c2pa-rs counts them).
   const topLevel = [...tree].filter(([path]) => path.split('/').length === 2).flatMap(([, boxes]) => boxes.map((b) => b.offset)).sort((a, b) => a - b);
   const ranges: Range[] = [];
@@ -289,7 +161,7 @@ function hashedSpans(size: number, exclusions: Range[]): Span[] | undefined {
   return spans.sort((a, b) => a[0] - b[0]); // stable: a marker stays before the bytes that start at it
 }
 
-async function hashSpans(file: FileReader, spans: readonly Span[], hash: Hash, markers: ReadonlySet<number>): Promise<void> {
+async function hashSpans(file: BmffFileReader, spans: readonly Span[], hash: Hash, markers: ReadonlySet<number>): Promise<void> {
   for (const [from, to] of spans) {
     // c2pa-rs takes any one-byte span at a marked offset for the marker.
     if (from === to && markers.has(from)) {
@@ -314,7 +186,7 @@ export async function bmffHashMatches(filePath: string, assertion: BmffHashAsser
   if (!alg || !expected || !wellFormed(exclusions)) return undefined;
   const handle = await open(filePath, 'r');
   try {
-    const file = new FileReader(handle, (await handle.stat()).size);
+    const file = new BmffFileReader(handle, (await handle.stat()).size);
     if (file.size < 1) return false;
     const ranges = await exclusionRanges(file, exclusions, options.version > 1);
     const spans = hashedSpans(file.size, ranges);
@@ -324,7 +196,7 @@ export async function bmffHashMatches(filePath: string, assertion: BmffHashAsser
     if (!hash.digest().equals(expected)) return false;
     return assertion.merkle ? undefined : true;
   } catch (err) {
-    if (err instanceof Malformed) return false;
+    if (err instanceof BmffMalformed) return false;
     throw err;
   } finally {
     await handle.close();

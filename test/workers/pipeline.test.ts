@@ -11,6 +11,7 @@ import { orgKeyName } from '../../shared/pki/org-signing.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
+import { alive } from '../support/descendants.js';
 import { noisePng } from '../support/noise-png.js';
 import { isRunning, startTestWorker, type RoleProcess } from '../support/processes.js';
 

@@ -1,0 +1,142 @@
+import type { FileHandle } from 'node:fs/promises';
+
+/**
+ * The box walk c2pa-rs makes of an ISO BMFF file (bmff_io.rs build_bmff_tree, with its tables of the boxes it descends
+ * into and of FullBoxes), ported to list the same boxes under the same paths: the BMFF hash check (bmff-hash.ts) finds
+ * its exclusions on it, and any other code that must see a file's boxes as c2pa-rs sees them can walk it here.
+ *
+ * The file is read in place, box headers only. A file c2pa-rs cannot walk (a box past its parent's or the file's end,
+ * a header cut short, boxes nested too deep) throws BmffMalformed, where c2pa-rs's walk fails.
+ */
+
+/** The file cannot be walked as c2pa-rs walks it. */
+export class BmffMalformed extends Error {}
+
+/** The extended type of the C2PA manifest store's uuid box. */
+export const C2PA_UUID = Buffer.from('d8fec3d61b0e483c92975828877ec481', 'hex');
+const MAX_BOX_DEPTH = 32;
+
+/** ISO/IEC 14496-12:2022 FullBoxes (c2pa-rs FULL_BOX_TYPES): their version and flags follow the header. */
+export const FULL_BOX_TYPES: ReadonlySet<string> = new Set([
+  'pdin', 'mvhd', 'tkhd', 'mdhd', 'hdlr', 'nmhd', 'elng', 'stsd', 'stdp', 'stts', 'ctts', 'cslg', 'stss', 'stsh', 'elst', 'dref',
+  'stsz', 'stz2', 'stsc', 'stco', 'co64', 'padb', 'subs', 'saiz', 'saio', 'mehd', 'trex', 'mfhd', 'tfhd', 'trun', 'tfra', 'mfro',
+  'tfdt', 'leva', 'trep', 'assp', 'sbgp', 'sgpd', 'csgp', 'cprt', 'tsel', 'kind', 'meta', 'xml ', 'bxml', 'iloc', 'pitm', 'ipro',
+  'infe', 'iinf', 'iref', 'ipma', 'schm', 'fiin', 'fpar', 'fecr', 'gitn', 'fire', 'stri', 'stsg', 'stvi', 'csch', 'sidx', 'ssix',
+  'prft', 'srpp', 'vmhd', 'smhd', 'srat', 'chnl', 'dmix', 'txtC', 'mime', 'uri ', 'uriI', 'hmhd', 'sthd', 'vvhd', 'medc',
+]);
+
+/** The boxes c2pa-rs descends into; all others are leaves to it. */
+export const CONTAINERS: ReadonlySet<string> = new Set(['moov', 'trak', 'mdia', 'minf', 'stbl', 'moof', 'traf', 'edts', 'udta', 'dinf', 'tref', 'treg', 'mvex', 'mfra', 'meta', 'schi']);
+
+/** One box as c2pa-rs lists it: where it starts, its whole size, and a FullBox's version and flags. */
+export interface BmffBox {
+  offset: number;
+  size: number;
+  version?: number;
+  flags?: number;
+}
+
+/** Positioned reads of an open file. */
+export class BmffFileReader {
+  constructor(
+    private readonly handle: FileHandle,
+    readonly size: number,
+  ) {}
+
+  /** Exactly `length` bytes at `position`, or BmffMalformed (c2pa-rs's read_exact failing). */
+  async exact(position: number, length: number): Promise<Buffer> {
+    const buffer = Buffer.alloc(length);
+    if (length === 0) return buffer;
+    if (position + length > this.size) throw new BmffMalformed('read past the end of the file');
+    let done = 0;
+    while (done < length) {
+      const { bytesRead } = await this.handle.read(buffer, done, length - done, position + done);
+      if (bytesRead === 0) throw new BmffMalformed('the file ended early');
+      done += bytesRead;
+    }
+    return buffer;
+  }
+
+  /** Up to `length` bytes at `position` (fewer at the end of the file). */
+  async some(position: number, length: number): Promise<Buffer> {
+    const buffer = Buffer.alloc(Math.max(0, Math.min(length, this.size - position)));
+    return buffer.length ? this.exact(position, buffer.length) : buffer;
+  }
+}
+
+/** c2pa-rs's is_meta_full_box: a QuickTime meta has a child box header where an ISO one has its version and flags. */
+async function isMetaFullBox(file: BmffFileReader, position: number, boxSize: number): Promise<boolean> {
+  const peek = await file.some(position, 8);
+  if (peek.length < 8) return true;
+  const childSize = peek.readUInt32BE(0);
+  const printable = [...peek.subarray(4, 8)].every((b) => b >= 0x20 && b <= 0x7e);
+  return !(childSize > 0 && childSize <= boxSize && printable);
+}
+
+/**
+ * The boxes of the file by path ("/moov/trak"), in file order, as c2pa-rs's build_bmff_tree lists them: containers
+ * it knows are walked, a size of 0 runs to the end of the file, 1 means a 64-bit size follows.
+ */
+export async function bmffBoxTree(file: BmffFileReader): Promise<Map<string, BmffBox[]>> {
+  const byPath = new Map<string, BmffBox[]>();
+  const decoder = new TextDecoder(); // lossy, as String::from_utf8_lossy
+  let position = 0;
+  let depth = 0;
+
+  const add = (path: string, box: BmffBox) => {
+    const list = byPath.get(path);
+    if (list) list.push(box);
+    else byPath.set(path, [box]);
+  };
+  const versionAndFlags = async (): Promise<{ version: number; flags: number }> => {
+    const ext = await file.exact(position, 4);
+    position += 4;
+    return { version: ext[0]!, flags: ext.readUIntBE(1, 3) };
+  };
+
+  const level = async (end: number, parent: string): Promise<void> => {
+    depth += 1;
+    if (depth > MAX_BOX_DEPTH) throw new BmffMalformed('boxes nested too deep');
+    let current = position;
+    while (current < end) {
+      const start = position;
+      const header = await file.exact(start, 8);
+      const type = decoder.decode(header.subarray(4, 8));
+      position = start + 8;
+      let size = header.readUInt32BE(0);
+      if (size === 1) {
+        const large = (await file.exact(position, 8)).readBigUInt64BE(0);
+        if (large > BigInt(Number.MAX_SAFE_INTEGER)) throw new BmffMalformed('box size out of range');
+        size = Number(large);
+        position += 8;
+      } else if (size === 0) {
+        size = file.size - start;
+      }
+      if (size === 0) break;
+      if (current + size > end) throw new BmffMalformed('box extends beyond its container or the file');
+      const path = `${parent}/${type}`;
+      const box: BmffBox = { offset: start, size };
+      if (type === 'uuid') {
+        const extendedType = await file.exact(position, 16);
+        position += 16;
+        if (extendedType.equals(C2PA_UUID)) Object.assign(box, await versionAndFlags());
+        add(path, box);
+      } else if (CONTAINERS.has(type)) {
+        const fullBox = type === 'meta' ? await isMetaFullBox(file, position, size) : FULL_BOX_TYPES.has(type);
+        if (fullBox) Object.assign(box, await versionAndFlags());
+        add(path, box);
+        const childEnd = start + size;
+        while (position < childEnd) await level(childEnd, path);
+      } else {
+        if (FULL_BOX_TYPES.has(type)) Object.assign(box, await versionAndFlags());
+        add(path, box);
+      }
+      position = start + size;
+      current = position;
+    }
+    depth -= 1;
+  };
+
+  await level(file.size, '');
+  return byPath;
+}
