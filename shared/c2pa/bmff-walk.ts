@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { MAX_BMFF_BOXES, MAX_BMFF_DEPTH } from '../media/walks/bmff.js';
+import { C2PA_RS_CONTAINERS, MAX_BMFF_BOXES, MAX_BMFF_DEPTH } from '../media/walks/bmff.js';
 
 /**
  * The box walk c2pa-rs makes of an ISO BMFF file (bmff_io.rs build_bmff_tree, with its tables of the boxes it descends
@@ -33,8 +33,8 @@ export const FULL_BOX_TYPES: ReadonlySet<string> = new Set([
   'prft', 'srpp', 'vmhd', 'smhd', 'srat', 'chnl', 'dmix', 'txtC', 'mime', 'uri ', 'uriI', 'hmhd', 'sthd', 'vvhd', 'medc',
 ]);
 
-/** The boxes c2pa-rs descends into; all others are leaves to it. */
-export const CONTAINERS: ReadonlySet<string> = new Set(['moov', 'trak', 'mdia', 'minf', 'stbl', 'moof', 'traf', 'edts', 'udta', 'dinf', 'tref', 'treg', 'mvex', 'mfra', 'meta', 'schi']);
+/** The boxes c2pa-rs descends into; all others are leaves to it (the table is shared/media's, which counts boxes too). */
+export const CONTAINERS = C2PA_RS_CONTAINERS;
 
 /** One box as c2pa-rs lists it: where it starts, its whole size, and a FullBox's version and flags. */
 export interface BmffBox {
