@@ -9,6 +9,13 @@
  *   data 200,000 ranges     a 50 MB file (the public route's limit), c2pa.hash.data with 200,000 exclusions
  *   boxes 100,000 entries   a PNG with 100,000 more chunks, c2pa.hash.boxes naming each
  *
+ * and the worst inputs the checks still judge, at their limits (shared/c2pa/binding-limits.ts):
+ *
+ *   bmff at the box limit   10,000 boxes in all (MAX_BMFF_BOXES)
+ *   bmff 1,000 x 1,000      1,000 exclusions (995 of them /free) against 1,000 free boxes: 996,001 box checks
+ *   data 10,000 ranges      the 50 MB file with 10,000 exclusions
+ *   boxes at the limit      the PNG with 99,990 more chunks: 100,000 entries
+ *
  * Every input comes with a legitimate assertion: the BMFF ones take c2pa-rs's own c2pa.hash.bmff.v3 (its sidecar for
  * the 2,000-box file: exclusions /uuid, /ftyp, /mfra, /free, /skip) with the digest of each file computed here by a
  * plain walk of its top-level boxes (checked against c2pa-rs's digest on the 2,000-box file); the data and box hashes
@@ -16,7 +23,8 @@
  *
  * Each input is checked in a process of its own (bmffHashMatches, dataHashMatches, boxHashMatches of the checkout),
  * killed after BENCH_TIMEOUT_S (60) s, its heap capped at 2 GiB; the bench prints seconds, the ratio to the bound,
- * the verdict and the process's peak RSS (VmHWM, read while it runs). The peer, in the same run: c2pa-rs (the WASM
+ * the verdict (a check stopped at a limit: "Invalid: <the limit>", as the verdict explains it) and the process's peak
+ * RSS (VmHWM, read while it runs). The peer, in the same run: c2pa-rs (the WASM
  * build) reading an MP4 it signed with its manifest embedded, followed by 2,000, 10,000 and 20,000 boxes: the cost of
  * the same walk in the library the checks are ported from.
  *
@@ -80,6 +88,20 @@ function topLevel(file: Buffer): { at: number; size: number; type: string }[] {
     at += size;
   }
   return out;
+}
+
+/** All the boxes of a plain MP4 (ftyp, free, mdat and moov with its track containers), as c2pa-rs's walk counts them. */
+function countBoxes(file: Buffer, from = 0, to = file.length): number {
+  let n = 0;
+  for (let at = from; at + 8 <= to; ) {
+    const size = file.readUInt32BE(at);
+    const type = file.toString('latin1', at + 4, at + 8);
+    n += 1;
+    if (['moov', 'trak', 'mdia', 'minf', 'stbl', 'edts', 'udta', 'dinf'].includes(type)) n += countBoxes(file, at + 8, at + size);
+    if (type === 'meta') n += countBoxes(file, at + 12, at + size);
+    at += size;
+  }
+  return n;
 }
 
 /**
@@ -168,40 +190,53 @@ async function buildInputs(dir: string): Promise<Input[]> {
   });
   const free2k = Buffer.concat([base, boxSoup(2_000, 8, 'free')]);
   const defaults = signed.assertion.exclusions as { xpath: string }[];
+  const freeExclusions = (count: number) => [...defaults, ...Array.from({ length: count - defaults.length }, () => ({ xpath: '/free' }))];
+  const baseBoxes = countBoxes(base);
   const inputs: Input[] = [
     bmff('bmff 2,000 boxes', soup2k),
     bmff('bmff 100,000 boxes', Buffer.concat([base, boxSoup(100_000, 8)])),
     bmff('bmff 600,000 x 4 B', Buffer.concat([base, boxSoup(600_000, 4), FREE])),
-    bmff('bmff 20,000 /free', free2k, [...defaults, ...Array.from({ length: 20_000 - defaults.length }, () => ({ xpath: '/free' }))]),
+    bmff('bmff 20,000 /free', free2k, freeExclusions(20_000)),
+    bmff('bmff at the box limit', Buffer.concat([base, boxSoup(10_000 - baseBoxes, 8)])),
+    bmff('bmff 1,000 x 1,000', Buffer.concat([base, boxSoup(1_000 - topLevel(base).filter((b) => b.type === 'free').length, 8, 'free')]), freeExclusions(1_000)),
   ];
 
   // c2pa.hash.data: 50 MB, 200,000 one-byte exclusions spread over it.
   const data = Buffer.alloc(50 * 1024 * 1024);
   for (let i = 0; i < data.length; i += 4) data.writeUInt32LE((i * 2654435761) >>> 0, i);
-  const ranges = Array.from({ length: 200_000 }, (_, i) => ({ start: i * 250 + 7, length: 1 }));
-  const kept = createHash('sha256');
-  let from = 0;
-  for (const { start, length } of ranges) {
-    kept.update(data.subarray(from, start));
-    from = start + length;
-  }
-  kept.update(data.subarray(from));
-  inputs.push({ name: 'data 200,000 ranges', check: 'data', file: write('data.bin', data), assertion: write('data.json', JSON.stringify({ alg: 'sha256', hash: `b64'${kept.digest('base64')}'`, exclusions: ranges })) });
+  const dataFile = write('data.bin', data);
+  const dataInput = (name: string, count: number): Input => {
+    const ranges = Array.from({ length: count }, (_, i) => ({ start: Math.floor((i * data.length) / count) + 7, length: 1 }));
+    const kept = createHash('sha256');
+    let from = 0;
+    for (const { start, length } of ranges) {
+      kept.update(data.subarray(from, start));
+      from = start + length;
+    }
+    kept.update(data.subarray(from));
+    return { name, check: 'data', file: dataFile, assertion: write(`data-${count}.json`, JSON.stringify({ alg: 'sha256', hash: `b64'${kept.digest('base64')}'`, exclusions: ranges })) };
+  };
+  inputs.push(dataInput('data 200,000 ranges', 200_000));
 
-  // c2pa.hash.boxes: a PNG with 100,000 tEXt chunks before IEND, one entry per chunk (its bytes hashed).
+  // c2pa.hash.boxes: a PNG with more tEXt chunks before IEND, one entry per chunk (its bytes hashed).
   const png = readFileSync(path.join(ROOT, 'test/fixtures/graphic.png'));
   const iend = png.length - 12;
   const text = pngChunk('tEXt', Buffer.from('k\0v', 'latin1'));
-  const soupPng = Buffer.concat([png.subarray(0, iend), ...Array.from({ length: 100_000 }, () => text), png.subarray(iend)]);
-  const entries: { names: string[]; alg: string; hash: number[]; pad: number[] }[] = [];
-  const entry = (name: string, bytes: Buffer) => entries.push({ names: [name], alg: 'sha256', hash: [...createHash('sha256').update(bytes).digest()], pad: [] });
-  entry('PNGh', soupPng.subarray(0, 8));
-  for (let at = 8; at < soupPng.length; ) {
-    const end = at + 12 + soupPng.readUInt32BE(at);
-    entry(soupPng.toString('latin1', at + 4, at + 8), soupPng.subarray(at, end));
-    at = end;
-  }
-  inputs.push({ name: 'boxes 100,000 entries', check: 'boxes', file: write('boxes.png', soupPng), assertion: write('boxes.json', JSON.stringify({ boxes: entries })) });
+  const boxesInput = (name: string, more: number): Input => {
+    const soupPng = Buffer.concat([png.subarray(0, iend), ...Array.from({ length: more }, () => text), png.subarray(iend)]);
+    const entries: { names: string[]; alg: string; hash: number[]; pad: number[] }[] = [];
+    const entry = (chunk: string, bytes: Buffer) => entries.push({ names: [chunk], alg: 'sha256', hash: [...createHash('sha256').update(bytes).digest()], pad: [] });
+    entry('PNGh', soupPng.subarray(0, 8));
+    for (let at = 8; at < soupPng.length; ) {
+      const end = at + 12 + soupPng.readUInt32BE(at);
+      entry(soupPng.toString('latin1', at + 4, at + 8), soupPng.subarray(at, end));
+      at = end;
+    }
+    return { name, check: 'boxes', file: write(`boxes-${more}.png`, soupPng), assertion: write(`boxes-${more}.json`, JSON.stringify({ boxes: entries })) };
+  };
+  inputs.push(boxesInput('boxes 100,000 entries', 100_000));
+  inputs.push(dataInput('data 10,000 ranges', 10_000));
+  inputs.push(boxesInput('boxes at the limit', 100_000 - 10));
 
   // The peer: c2pa-rs reading its own embedded manifest with boxes appended after it.
   for (const count of [2_000, 10_000, 20_000]) {
@@ -246,7 +281,7 @@ async function runOne(checkout: string, input: Input): Promise<void> {
     const result = await run();
     verdict = result === true ? 'match' : result === false ? 'mismatch' : String(result);
   } catch (err) {
-    verdict = `threw: ${(err as Error).message.slice(0, 120)}`;
+    verdict = `${(err as Error).name === 'BindingLimitExceeded' ? 'Invalid' : 'threw'}: ${(err as Error).message.slice(0, 110)}`;
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const outcome: Outcome = { seconds, verdict, rssMiB: Math.round(process.resourceUsage().maxRSS / 1024) };
