@@ -13,7 +13,6 @@
  *
  *   npx tsx bench/hostile/fuzz-requests.ts
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -22,7 +21,7 @@ import { loadConfig } from '../../shared/config.js';
 import { initPki } from '../../shared/pki/init.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { TEST_REDIS_URL } from '../../test/support/api.js';
-import { freePort, startApiProcess } from '../../test/support/api-process.js';
+import { freePort, hostileTrafficEnv, startApiProcess } from '../../test/support/api-process.js';
 import { createTestDatabase } from '../../test/support/database.js';
 import { makeHostileMedia } from '../../test/support/hostile-media.js';
 import { sendRaw } from '../../test/support/raw-http.js';
@@ -35,17 +34,7 @@ const SEED = process.env.BENCH_SEED !== undefined ? Number(process.env.BENCH_SEE
 const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-fuzz-requests-'));
 const db = await createTestDatabase();
 const port = await freePort();
-const env = {
-  DATABASE_URL: db.url,
-  REDIS_URL: TEST_REDIS_URL,
-  QUEUE_PREFIX: `bench-fuzz-${process.pid}`,
-  DATA_DIR: dataDir,
-  PORT: String(port),
-  JWT_SECRET: randomBytes(24).toString('hex'),
-  BCRYPT_ROUNDS: '4',
-  AUTH_RATE_LIMIT: '1000000',
-  PUBLIC_RATE_LIMIT: '1000000',
-};
+const env = hostileTrafficEnv({ databaseUrl: db.url, redisUrl: TEST_REDIS_URL, dataDir, port, queuePrefix: `bench-fuzz-${process.pid}` });
 const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
 await initPki({ knex: db.knex, vault: createKeyVault(config), config });
 const api = await startApiProcess(env);

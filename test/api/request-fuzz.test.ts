@@ -15,7 +15,7 @@ import { createKeyVault } from '../../shared/vault/index.js';
 import { softBindingValue } from '../../shared/softbinding/binding-value.js';
 import { encodeImageCode } from '../../shared/softbinding/iscc-image.js';
 import { TEST_REDIS_URL } from '../support/api.js';
-import { descendantFilesUnder, freePort, openDescriptors, startApiProcess, type Descriptor } from '../support/api-process.js';
+import { descendantFilesUnder, freePort, hostileTrafficEnv, openDescriptors, startApiProcess, type Descriptor } from '../support/api-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { operationsOf, stringFields, type OpenApiDoc, type Operation } from '../support/openapi-operations.js';
 import type { RoleProcess } from '../support/processes.js';
@@ -189,18 +189,7 @@ describe('hostile requests against the API process (fuzzed)', function () {
     dataDir = mkdtempSync(path.join(tmpdir(), 'svc-fuzz-'));
     port = await freePort();
     for (const url of [db.url, TEST_REDIS_URL]) poolPorts.add(Number(new URL(url).port || (url.startsWith('redis') ? 6379 : 5432)));
-    env = {
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: `test-fuzz-${process.pid}`,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      JWT_SECRET: randomBytes(24).toString('hex'),
-      BCRYPT_ROUNDS: '4',
-      AUTH_RATE_LIMIT: '1000000',
-      PUBLIC_RATE_LIMIT: '1000000',
-      LOGIN_FAILURE_LIMIT: '1000000',
-    };
+    env = hostileTrafficEnv({ databaseUrl: db.url, redisUrl: TEST_REDIS_URL, dataDir, port, queuePrefix: `test-fuzz-${process.pid}` });
     // Signing needs the service's CA chain (the vault keys live under DATA_DIR, shared with the process).
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
     await initPki({ knex: db.knex, vault: createKeyVault(config), config });
