@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { createPassport } from './auth/authenticate.js';
+import { PasswordPool, passwordPoolOptions } from './auth/password-pool.js';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
 import { errorHandler, routeNotFound } from './errors.js';
@@ -17,6 +18,7 @@ import { healthRouter } from './routes/health.js';
 import { orgUsersRouter } from './routes/org-users.js';
 import { signJobsRouter } from './routes/sign-jobs.js';
 import { uploadsRouter } from './routes/uploads.js';
+import { resumableUploadsRouter } from './routes/resumable-uploads.js';
 import { verifyRouter } from './routes/verify.js';
 import { anchorsRouter } from './routes/anchors.js';
 import { certificatesRouter } from './routes/certificates.js';
@@ -25,25 +27,29 @@ import { publicVerifyRouter } from './routes/public-verify.js';
 import { webAppRouter } from './web-app.js';
 import { webhooksRouter } from './routes/webhooks.js';
 import { rejectUnsafeText } from './validation.js';
-import { UploadStaging } from '../shared/storage/index.js';
+import { createResumableStore, UploadStaging } from '../shared/storage/index.js';
 import { RemoteManifests } from './media/remote-manifest.js';
 import { VerifyPool, verifyPoolOptions } from './media/verify-pool.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
- * `verifyPool`: the caller's, which it closes when it stops the API (startApi does); without one the app starts its
- * own, whose idle processes end on their own after a minute.
+ * `verifyPool`, `uploadCheckPool`, `passwords`: the caller's, which it closes when it stops the API (startApi does);
+ * without them the app starts its own, whose idle processes and threads end on their own after a minute.
  */
-export type AppDeps = Omit<AppContext, 'passport' | 'staging' | 'verifyPool' | 'remoteManifests'> & { verifyPool?: VerifyPool };
+export type AppDeps = Omit<AppContext, 'passport' | 'staging' | 'resumable' | 'verifyPool' | 'uploadCheckPool' | 'remoteManifests' | 'passwords'> &
+  Partial<Pick<AppContext, 'verifyPool' | 'uploadCheckPool' | 'passwords'>>;
 
 export function createApp(deps: AppDeps): Express {
   const ctx: AppContext = {
     ...deps,
     staging: new UploadStaging(deps.config.dataDir),
+    resumable: createResumableStore(deps.config),
     passport: createPassport(deps.config.jwtSecret),
-    verifyPool: deps.verifyPool ?? new VerifyPool(verifyPoolOptions(deps.config, deps.logger)),
+    verifyPool: deps.verifyPool ?? new VerifyPool(verifyPoolOptions(deps.config, 'verify', deps.logger)),
+    uploadCheckPool: deps.uploadCheckPool ?? new VerifyPool(verifyPoolOptions(deps.config, 'uploads', deps.logger)),
     remoteManifests: new RemoteManifests(deps.config.remoteManifests),
+    passwords: deps.passwords ?? new PasswordPool(passwordPoolOptions(deps.config)),
   };
   const app = express();
   app.disable('x-powered-by');
@@ -79,7 +85,7 @@ export function createApp(deps: AppDeps): Express {
   app.use('/org/webhooks', webhooksRouter(ctx));
   app.use('/org/signing-certificate', orgSigningCertificateRouter(ctx));
   app.use('/org', organisationRouter(ctx));
-  app.use('/v1/media', uploadsRouter(ctx), signJobsRouter(ctx), verifyRouter(ctx));
+  app.use('/v1/media', uploadsRouter(ctx), resumableUploadsRouter(ctx), signJobsRouter(ctx), verifyRouter(ctx));
   app.use('/v1/manifest-templates', manifestTemplatesRouter(ctx));
   app.use('/v1/media', anchorsRouter(ctx)); // public: anchor proofs by file SHA-256
   // Public, rate limited: verification with recovery, and the manifest repository (C2PA Soft Binding Resolution API).

@@ -16,6 +16,26 @@ export const HTTP_STATUS: Record<ErrorKind, number> = {
   internal: 500,
 };
 
+/**
+ * The HTTP edge's log line of each kind of error, beside the request line (pino-http's, at info, with the status):
+ * error for the service's own failures only. A refusal anyone can cause (the pool busy, a remote fetch slot taken, a
+ * dependency down: 503; a client over its allowance: 429) is warn or info, so anonymous clients cannot fill the error
+ * log; a client's own mistake needs no line beyond the request's.
+ */
+export const LOG_LEVEL: Record<ErrorKind, 'error' | 'warn' | 'info' | null> = {
+  invalid: null,
+  unauthenticated: null,
+  forbidden: null,
+  not_found: null,
+  conflict: null,
+  too_large: null,
+  unsupported: null,
+  unprocessable: null,
+  rate_limited: 'info',
+  unavailable: 'warn',
+  internal: 'error',
+};
+
 /** An error the API raises itself: its code and message are sent as they are. */
 export class ApiError extends ServiceError {
   constructor(kind: ErrorKind, code: string, message: string, options: Pick<ServiceErrorOptions, 'retryAfterSeconds'> = {}) {
@@ -47,13 +67,15 @@ interface HttpError {
 
 /**
  * The last handler: every failure becomes {"error":{"code","message"}}, its status from its kind; internals are
- * logged, never sent.
+ * logged, never sent; the log line's level is the kind's (LOG_LEVEL).
  */
 export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next) => {
   let status = 500;
   let code = 'internal_error';
   let message = 'internal server error';
+  let kind: ErrorKind = 'internal';
   if (err instanceof ServiceError) {
+    kind = err.kind;
     if (err.kind !== 'internal') ({ code, publicMessage: message } = err);
     status = HTTP_STATUS[err.kind];
     if (err.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(err.retryAfterSeconds));
@@ -78,10 +100,15 @@ export const errorHandler: ErrorRequestHandler = (err: unknown, req, res, _next)
       code = 'bad_request';
       message = 'the request could not be processed';
     }
+    if (status < 500) kind = 'invalid';
   }
-  if (status >= 500) req.log?.error({ err }, 'request failed');
-  if (req.socket?.destroyed) {
-    // The client went away (mid-upload, say): there is nobody to answer, but the log says what happened.
+  const level = LOG_LEVEL[kind];
+  // The client went away (mid-upload, or its verification was stopped): there is nobody to answer, and what failed
+  // for it deserves no more than the line saying so, unless the service itself failed.
+  const gone = req.socket?.destroyed === true;
+  if (level === 'error') req.log?.error({ err }, 'request failed');
+  else if (level && !gone) req.log?.[level]({ code, reason: err instanceof Error ? err.message : String(err) }, 'request refused');
+  if (gone) {
     req.log?.info({ code }, 'client disconnected before the answer');
     return;
   }

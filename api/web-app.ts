@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler } from 'express';
@@ -52,6 +53,12 @@ export function webFormatsModule(): string {
 }
 
 /**
+ * tus-js-client's browser build (a UMD script that defines `tus`), served from node_modules as `/app/vendor/tus.min.js`:
+ * the app has no bundler, and the package's ES modules import bare names a browser cannot resolve.
+ */
+const TUS_BROWSER_BUILD = createRequire(import.meta.url).resolve('tus-js-client/dist/tus.min.js');
+
+/**
  * Serves the app shell at `/`, the public verify page (no sign-in) at `/verify` and their assets under `/app/`;
  * everything else falls through to the API.
  */
@@ -75,6 +82,10 @@ export function webAppRouter(config: Pick<Config, 'baseUrl'>): Router {
     if (req.path !== '/formats.js' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
     res.type('text/javascript').send(formatsModule);
   };
-  router.use('/app', csp, noCache, formats, express.static(path.join(WEB_ROOT, 'app'), { index: false, redirect: false, dotfiles: 'ignore', cacheControl: false }));
+  const tusScript: RequestHandler = (req, res, next) => {
+    if (req.path !== '/vendor/tus.min.js' || (req.method !== 'GET' && req.method !== 'HEAD')) return next();
+    res.type('text/javascript').sendFile(TUS_BROWSER_BUILD);
+  };
+  router.use('/app', csp, noCache, formats, tusScript, express.static(path.join(WEB_ROOT, 'app'), { index: false, redirect: false, dotfiles: 'ignore', cacheControl: false }));
   return router;
 }

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { pendingSignJobsPage } from '../shared/db/repositories/sign-jobs.js';
 import { reconciledJobs } from '../shared/metrics/metrics.js';
 import type { SignQueue } from '../shared/queue/types.js';
+import { startPeriodic, type PeriodicJob } from './periodic.js';
 
 /** Advisory lock key: "JOB" in ASCII, then the reconciler's number. */
 const LOCK = [0x4a4f42, 1] as const;
@@ -62,40 +63,15 @@ export async function reconcileSignJobs(deps: ReconcileDeps, now = new Date()): 
   });
 }
 
-export interface ReconcileJob {
-  /** Settles after the start-up run (successful or not). */
-  readonly started: Promise<void>;
-  /** Runs once now (after any run in progress); failures are logged, not thrown. */
-  runNow(): Promise<void>;
-  stop(): Promise<void>;
-}
-
-export function startReconcileJob(deps: ReconcileDeps, logger: Logger, intervalMs: number): ReconcileJob {
-  let running: Promise<void> = Promise.resolve();
-  let stopped = false;
-  const run = (): Promise<void> => {
-    running = running.then(async () => {
-      if (stopped) return;
-      try {
-        const result = await reconcileSignJobs(deps);
-        if (result.requeued.length > 0) logger.warn({ requeued: result.requeued.length, checked: result.checked, jobIds: result.requeued.slice(0, 20) }, 'sign jobs missing from the queue were enqueued again');
-        else if (result.ran) logger.debug({ checked: result.checked }, 'sign queue matches the database');
-      } catch (err) {
-        logger.error({ err }, 'sign queue reconciliation failed; will retry at the next interval');
-      }
-    });
-    return running;
-  };
-  const started = run();
-  const timer = setInterval(() => void run(), intervalMs);
-  timer.unref();
-  return {
-    started,
-    runNow: run,
-    async stop() {
-      stopped = true;
-      clearInterval(timer);
-      await running;
+export function startReconcileJob(deps: ReconcileDeps, logger: Logger, intervalMs: number): PeriodicJob {
+  return startPeriodic(
+    async () => {
+      const result = await reconcileSignJobs(deps);
+      if (result.requeued.length > 0) logger.warn({ requeued: result.requeued.length, checked: result.checked, jobIds: result.requeued.slice(0, 20) }, 'sign jobs missing from the queue were enqueued again');
+      else if (result.ran) logger.debug({ checked: result.checked }, 'sign queue matches the database');
     },
-  };
+    intervalMs,
+    logger,
+    'sign queue reconciliation failed',
+  );
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { C2PA_SPEC_VERSIONS, DEFAULT_C2PA_SPEC_VERSION, type C2paSpecVersion } from './c2pa/spec-version.js';
 import { FINGERPRINT_MODES, type FingerprintMode } from './softbinding/fingerprint-mode.js';
@@ -57,12 +58,17 @@ export interface Config {
   /** Largest image upload (MAX_UPLOAD_BYTES), and the fallback for any kind without a limit of its own. */
   maxUploadBytes: number;
   /**
-   * Largest video upload (MAX_UPLOAD_BYTES_VIDEO) and audio upload (MAX_UPLOAD_BYTES_AUDIO). Signing holds a file
-   * several times over in memory (c2pa-wasm: an MP4 about 5x, a WAV about 6x, see the README), so these bound what
-   * one sign job can take from a worker: WORKER_CONCURRENCY x that must fit the worker's memory.
+   * Largest video upload (MAX_UPLOAD_BYTES_VIDEO) and audio upload (MAX_UPLOAD_BYTES_AUDIO). MP4, M4V, MOV and M4A are
+   * signed streamed, in bounded memory whatever their size (shared/c2pa/bmff-sign.ts); c2pa-wasm holds the other
+   * formats whole, several times over (a WAV about 6x, see the README), which bounds audio, and AVI by its format's
+   * own bound.
    */
   maxUploadBytesVideo: number;
   maxUploadBytesAudio: number;
+  /** A resumable upload (tus) with no byte received for this long is abandoned: 404, then swept (UPLOAD_EXPIRY_HOURS). */
+  uploadExpiryHours: number;
+  /** How often the scheduler removes expired resumable uploads and their bytes (UPLOAD_SWEEP_INTERVAL_MS). */
+  uploadSweepIntervalMs: number;
   workerConcurrency: number;
   /**
    * Images declaring more pixels than this (MAX_IMAGE_PIXELS; width x height from the header, an SVG's declared size)
@@ -77,6 +83,11 @@ export interface Config {
   verifyPoolSize: number;
   verifyQueueLimit: number;
   verifyRecycleBytes: number;
+  /**
+   * Processes of the API's second pool, for uploads' pixel checks alone (UPLOAD_CHECK_POOL_SIZE), so that an upload
+   * never waits behind verifications; its queue limit and recycling bound are the verification pool's.
+   */
+  uploadCheckPoolSize: number;
   /** Requests one client address may have in flight on the heavy public endpoints (PUBLIC_CONCURRENCY_PER_ADDRESS). */
   publicConcurrencyPerAddress: number;
   /**
@@ -122,17 +133,29 @@ export interface Config {
   authRateLimit: number;
   /** Sign-in attempts per account (e-mail address) per 15 minutes that did not succeed, from any address. */
   loginFailureLimit: number;
+  /** Certificate requests to external CAs one organisation may have open (MAX_PENDING_CERTIFICATE_REQUESTS): each makes a vault key. */
+  maxPendingCertificateRequests: number;
   /** Requests per client per minute on the public endpoints (verify, manifest repository, lookups). */
   publicRateLimit: number;
   bcryptRounds: number;
+  /**
+   * Worker threads that hash and compare passwords off the event loop (PASSWORD_THREADS), and the password checks
+   * that may be running or waiting at once in one API process (PASSWORD_CHECKS_MAX; beyond, 503 auth_busy).
+   */
+  passwordThreads: number;
+  passwordChecksMax: number;
   /** Number of reverse proxies in front of the API whose X-Forwarded-For is believed (rate limits, logs). */
   trustProxyHops: number;
   /** The shipped trust lists verification uses (TRUST_LISTS, default official,interim). */
   trustLists: TrustListName[];
   /** Where the pinned trust lists are read (TRUST_LISTS_DIR; undefined: the shipped trust/lists). */
   trustListsDir: string | undefined;
-  /** The operator's own trust anchors, a PEM file (TRUST_ANCHORS_FILE). */
+  /** The operator's own trust anchors, for claim signers and timestamps, a PEM file (TRUST_ANCHORS_FILE). */
   trustAnchorsFile: string | undefined;
+  /** The operator's end-entity claim-signing certificates, trusted one by one, a PEM file (TRUST_ALLOWED_FILE). */
+  trustAllowedFile: string | undefined;
+  /** The operator's anchors for timestamps only (TSAs), a PEM file (TRUST_TSA_ANCHORS_FILE). */
+  trustTsaAnchorsFile: string | undefined;
   /** How often a running process looks for a new version of the lists (TRUST_RELOAD_SECONDS). */
   trustReloadSeconds: number;
   /** Whether verification fetches a file's remote manifest (REMOTE_MANIFESTS on|off), through the outbound guard. */
@@ -151,6 +174,12 @@ export interface RemoteManifestsConfig {
   maxBytes: number;
   /** Fetches running at once in one API process (REMOTE_MANIFESTS_CONCURRENCY); beyond, 503 remote_fetch_busy. */
   concurrency: number;
+  /**
+   * Requests (each redirect counts) fetches may make per minute for one client address (REMOTE_MANIFESTS_PER_ADDRESS;
+   * beyond, 429 remote_fetch_rate_limited) and to one host (REMOTE_MANIFESTS_PER_HOST; beyond, 503 remote_host_busy).
+   */
+  perAddress: number;
+  perHost: number;
   /** How long a fetched manifest is kept and reused (REMOTE_MANIFESTS_CACHE_SECONDS; 0: not kept). */
   cacheSeconds: number;
   /** At most this many bytes of fetched manifests kept (REMOTE_MANIFESTS_CACHE_BYTES). */
@@ -158,8 +187,13 @@ export interface RemoteManifestsConfig {
 }
 
 export interface WebhookConfig {
-  /** Let endpoints on private, loopback and link-local addresses, and plain http, through (WEBHOOK_ALLOW_PRIVATE; development, tests). */
+  /**
+   * Let endpoints on private, loopback and link-local addresses, and plain http, through (WEBHOOK_ALLOW_PRIVATE;
+   * development, tests; in production only with WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION, and warned about at start).
+   */
   allowPrivate: boolean;
+  /** Endpoints one organisation may have (MAX_WEBHOOK_ENDPOINTS): each event fans out to each, with its retries. */
+  maxEndpoints: number;
   /** 32 bytes that encrypt endpoint secrets at rest (WEBHOOK_SECRET_KEY); unset: derived from JWT_SECRET. */
   secretKey: Buffer | undefined;
   /** How long the old secret still signs after a rotation (WEBHOOK_SECRET_GRACE_HOURS). */
@@ -389,24 +423,21 @@ function blobStorage(env: Env): BlobStorageConfig | undefined {
 const MiB = 1024 * 1024;
 
 /**
- * Per-kind upload limits. The defaults keep a worker with WORKER_CONCURRENCY=2 inside a 4 GiB container: a sign job's
- * peak is about 1.3 GB for a 256 MiB MP4 and for a 200 MiB WAV (measured, bench/formats/memory.ts), so two at once
- * plus the worker process stay under 3 GB. The ceiling is what c2pa-wasm can sign at all (MAX_WASM_SIGN_BYTES,
- * shared/c2pa/sign-asset.ts): beyond it signing runs out of WASM memory, so a larger limit would only accept files
- * that can never be signed.
+ * Per-kind upload limits. Video (MP4, M4V, MOV; AVI has a bound of its own, shared/media/formats/avi.ts) is signed in
+ * bounded memory whatever its size, so its limit is the disk's and the network's: 8 GiB by default. Audio other than M4A
+ * is signed by c2pa-wasm, which holds it whole several times over (a 200 MiB WAV: about 1.3 GB): its ceiling is what
+ * c2pa-wasm can sign at all (MAX_WASM_SIGN_BYTES, shared/c2pa/sign-asset.ts), and a larger limit would only accept
+ * files that can never be signed.
  */
 function mediaUploadLimits(env: Env): Pick<Config, 'maxUploadBytesVideo' | 'maxUploadBytesAudio'> {
   const ceiling = 600 * MiB;
-  const limit = (name: string, fallback: number) => {
-    const raw = optional(env, name);
-    if (raw !== undefined && /^\d+$/.test(raw) && Number(raw) > ceiling) {
-      throw new ConfigError(name, `must be at most ${ceiling} (600 MiB): c2pa-wasm cannot sign larger files, got ${raw}`);
-    }
-    return int(env, name, fallback, 1, ceiling);
-  };
+  const raw = optional(env, 'MAX_UPLOAD_BYTES_AUDIO');
+  if (raw !== undefined && /^\d+$/.test(raw) && Number(raw) > ceiling) {
+    throw new ConfigError('MAX_UPLOAD_BYTES_AUDIO', `must be at most ${ceiling} (600 MiB): c2pa-wasm cannot sign larger files, got ${raw}`);
+  }
   return {
-    maxUploadBytesVideo: limit('MAX_UPLOAD_BYTES_VIDEO', 256 * MiB),
-    maxUploadBytesAudio: limit('MAX_UPLOAD_BYTES_AUDIO', 200 * MiB),
+    maxUploadBytesVideo: int(env, 'MAX_UPLOAD_BYTES_VIDEO', 8 * 1024 * MiB, 1, 2 ** 40),
+    maxUploadBytesAudio: int(env, 'MAX_UPLOAD_BYTES_AUDIO', 200 * MiB, 1, ceiling),
   };
 }
 
@@ -445,10 +476,11 @@ function trustListsDir(env: Env): string | undefined {
   return path.resolve(dir);
 }
 
-function trustAnchorsFile(env: Env): string | undefined {
-  const file = optional(env, 'TRUST_ANCHORS_FILE');
+/** An operator's trust file (its certificates are read, and checked, with the trust lists). */
+function trustFile(env: Env, name: 'TRUST_ANCHORS_FILE' | 'TRUST_ALLOWED_FILE' | 'TRUST_TSA_ANCHORS_FILE'): string | undefined {
+  const file = optional(env, name);
   if (file === undefined) return undefined;
-  if (!existsSync(file)) throw new ConfigError('TRUST_ANCHORS_FILE', `${file} does not exist`);
+  if (!existsSync(file)) throw new ConfigError(name, `${file} does not exist`);
   return path.resolve(file);
 }
 
@@ -467,6 +499,8 @@ function remoteManifests(env: Env, nodeEnv: Config['nodeEnv']): RemoteManifestsC
     caFile: caFile === undefined ? undefined : path.resolve(caFile),
     maxBytes: int(env, 'REMOTE_MANIFESTS_MAX_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     concurrency: int(env, 'REMOTE_MANIFESTS_CONCURRENCY', 8, 1, 1000),
+    perAddress: int(env, 'REMOTE_MANIFESTS_PER_ADDRESS', 10, 1, 100_000),
+    perHost: int(env, 'REMOTE_MANIFESTS_PER_HOST', 60, 1, 100_000),
     cacheSeconds: int(env, 'REMOTE_MANIFESTS_CACHE_SECONDS', 600, 0, 86_400),
     cacheBytes: int(env, 'REMOTE_MANIFESTS_CACHE_BYTES', 64 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
   };
@@ -482,9 +516,26 @@ function webhookSecretKey(env: Env): Buffer | undefined {
   return key;
 }
 
-function webhookSettings(env: Env): WebhookConfig {
+/**
+ * WEBHOOK_ALLOW_PRIVATE lifts the SSRF guard for webhook endpoints (private, loopback and link-local addresses, and
+ * plain http): in production only when WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true says so as well, and then warned
+ * about at every start (startupWarnings).
+ */
+function webhookAllowPrivate(env: Env, nodeEnv: Config['nodeEnv']): boolean {
+  const allowPrivate = bool(env, 'WEBHOOK_ALLOW_PRIVATE', false);
+  if (allowPrivate && nodeEnv === 'production' && !bool(env, 'WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION', false)) {
+    throw new ConfigError(
+      'WEBHOOK_ALLOW_PRIVATE',
+      'is for tests and development: in production it lets webhook endpoints reach private, loopback and link-local addresses over plain http; set WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true as well if that is really meant',
+    );
+  }
+  return allowPrivate;
+}
+
+function webhookSettings(env: Env, nodeEnv: Config['nodeEnv']): WebhookConfig {
   return {
-    allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    allowPrivate: webhookAllowPrivate(env, nodeEnv),
+    maxEndpoints: int(env, 'MAX_WEBHOOK_ENDPOINTS', 20, 1, 10_000),
     secretKey: webhookSecretKey(env),
     secretGraceHours: int(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24, 0, 24 * 30),
     timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -544,6 +595,7 @@ export function loadConfig(env: Env = process.env): Config {
     verifyPoolSize: int(env, 'VERIFY_POOL_SIZE', 2, 1, 64),
     verifyQueueLimit: int(env, 'VERIFY_QUEUE_LIMIT', 8, 0, 10_000),
     verifyRecycleBytes: int(env, 'VERIFY_RECYCLE_BYTES', 512 * MiB, 64 * MiB, 64 * 1024 * MiB),
+    uploadCheckPoolSize: int(env, 'UPLOAD_CHECK_POOL_SIZE', 1, 1, 64),
     workerRecycleWasmBytes: int(env, 'WORKER_RECYCLE_WASM_BYTES', 512 * MiB, 0, 4 * 1024 * MiB),
     workerRecycleIdleMs: int(env, 'WORKER_RECYCLE_IDLE_MS', 30_000, 0, 24 * 3600_000),
     ffmpegPath: str(env, 'FFMPEG_PATH', 'ffmpeg') === 'off' ? undefined : str(env, 'FFMPEG_PATH', 'ffmpeg'),
@@ -554,6 +606,8 @@ export function loadConfig(env: Env = process.env): Config {
     workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 2000, 600_000),
     crlSchedule: str(env, 'CRL_SCHEDULE', '0 3 * * 1'),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30_000, 100, 24 * 3600_000),
+    uploadExpiryHours: int(env, 'UPLOAD_EXPIRY_HOURS', 24, 1, 720),
+    uploadSweepIntervalMs: int(env, 'UPLOAD_SWEEP_INTERVAL_MS', 15 * 60_000, 1000, 24 * 3600_000),
     opsPort: int(env, 'OPS_PORT', 3004, 0, 65535),
     opsHost: host(env, 'OPS_HOST', '127.0.0.1'),
     pki: pkiSubjects(env),
@@ -561,15 +615,34 @@ export function loadConfig(env: Env = process.env): Config {
     authRateLimit: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
     publicRateLimit: int(env, 'PUBLIC_RATE_LIMIT', 30, 1, 1_000_000),
     loginFailureLimit: int(env, 'LOGIN_FAILURE_LIMIT', 10, 1, 1_000_000),
+    maxPendingCertificateRequests: int(env, 'MAX_PENDING_CERTIFICATE_REQUESTS', 5, 1, 1000),
     publicConcurrencyPerAddress: int(env, 'PUBLIC_CONCURRENCY_PER_ADDRESS', 2, 1, 1000),
     // bcryptjs is pure JS: 12 rounds is about a quarter second; production may not go below 10.
     bcryptRounds: int(env, 'BCRYPT_ROUNDS', 12, nodeEnv === 'production' ? 10 : 4, 15),
+    // One core is left to the event loop (and the verification pool's processes).
+    passwordThreads: int(env, 'PASSWORD_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64),
+    passwordChecksMax: int(env, 'PASSWORD_CHECKS_MAX', 32, 1, 100_000),
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     trustLists: trustLists(env),
     trustListsDir: trustListsDir(env),
-    trustAnchorsFile: trustAnchorsFile(env),
+    trustAnchorsFile: trustFile(env, 'TRUST_ANCHORS_FILE'),
+    trustAllowedFile: trustFile(env, 'TRUST_ALLOWED_FILE'),
+    trustTsaAnchorsFile: trustFile(env, 'TRUST_TSA_ANCHORS_FILE'),
     trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
     remoteManifests: remoteManifests(env, nodeEnv),
-    webhooks: webhookSettings(env),
+    webhooks: webhookSettings(env, nodeEnv),
   };
+}
+
+/** What a process says at start about settings in effect that weaken it (shared/run-main.ts logs each at warn). */
+export function startupWarnings(config: Pick<Config, 'nodeEnv' | 'webhooks'>): { variable: string; message: string }[] {
+  const warnings: { variable: string; message: string }[] = [];
+  if (config.nodeEnv === 'production' && config.webhooks.allowPrivate) {
+    warnings.push({
+      variable: 'WEBHOOK_ALLOW_PRIVATE',
+      message:
+        'WEBHOOK_ALLOW_PRIVATE is on in production (WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true): webhook endpoints may be on private, loopback and link-local addresses (the cloud metadata service, internal admin pages) and use plain http',
+    });
+  }
+  return warnings;
 }

@@ -135,7 +135,8 @@ export function stagingLimit(config: UploadLimits): number {
   return largestUploadLimit(config);
 }
 
-const mib = (bytes: number) => `${Number((bytes / 2 ** 20).toFixed(1))} MiB`;
+/** A size in words for messages: `12.5 MiB`. */
+export const describeBytes = (bytes: number) => `${Number((bytes / 2 ** 20).toFixed(1))} MiB`;
 
 /**
  * 413 unless a staged file of `mimeType` (identified by content) is within the limit of its kind: MAX_UPLOAD_BYTES_VIDEO,
@@ -146,5 +147,5 @@ export function assertWithinUploadLimit(config: UploadLimits, mimeType: string, 
   const kind = formatFor(mimeType)?.kind ?? 'image';
   const limit = uploadLimitFor(config, kind);
   if (size <= limit) return;
-  throw new ApiError('too_large', 'payload_too_large', `${kind} files may be at most ${limit} bytes (${mib(limit)}); this one is ${size} bytes (${mib(size)})`);
+  throw new ApiError('too_large', 'payload_too_large', `${kind} files may be at most ${limit} bytes (${describeBytes(limit)}); this one is ${size} bytes (${describeBytes(size)})`);
 }

@@ -6,9 +6,11 @@
  * - a file with its own manifest: the signer's revocation status and the file's anchor are read again, and when the
  *   file is one the service signed for an organisation that has since made it non-discoverable, nothing is shown
  *   (the caller learns only that no public result is kept; whoever has the file can verify it again).
+ * Only what the file alone proves is kept there (provenByFileAlone).
  */
 import type { Knex } from 'knex';
 import { chainReaderFor } from '../../shared/chain/readers.js';
+import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/reader-open.js';
 import type { Config } from '../../shared/config.js';
 import { manifestDiscoverabilityOfBytes } from '../../shared/db/repositories/sign-jobs.js';
 import { decodeImageCode } from '../../shared/softbinding/iscc-image.js';
@@ -16,6 +18,17 @@ import { verifyAnchor } from './anchor-verification.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from './recovery.js';
 import { revocationOf } from './verification.js';
 import type { VerifyPool } from './verify-pool.js';
+
+/**
+ * Whether a verdict is what the file alone proves (its embedded manifest, or none), the only kind a permalink shows.
+ * Not one read from a manifest store sent with the file (a sidecar: whoever holds the file can send any), nor from the
+ * remote manifest the URL in the file names (whoever serves that URL decides it, and can change it). A manifest store
+ * verified alone is a file of its own: what it proves is its own.
+ */
+export function provenByFileAlone(result: { mime_type?: unknown; manifest_source?: unknown }): boolean {
+  const kind = (result.manifest_source as { kind?: unknown } | null | undefined)?.kind;
+  return kind === undefined || kind === 'embedded' || result.mime_type === MANIFEST_STORE_TYPE;
+}
 
 type StoredResult = Record<string, unknown> & { validation_state?: string; fingerprint?: string | null; signer?: { serial?: string | null; issuer?: string | null } | null };
 

@@ -8,10 +8,14 @@ import type { Knex } from 'knex';
 import type { Config } from '../../shared/config.js';
 import { anchorViewsForFiles, type AnchorView } from '../../shared/anchoring/views.js';
 import { manifestStoresOfFiles, type StoredManifestOfFile } from '../../shared/db/repositories/sign-jobs.js';
-import type { ManifestSummary, SignerInfo, VerificationReport } from '../../shared/c2pa/read-asset.js';
+import type { ManifestSummary } from '../../shared/c2pa/manifest-summary.js';
+import type { SignerInfo } from '../../shared/c2pa/signer-info.js';
+import type { VerificationReport } from '../../shared/c2pa/verification-report.js';
 import { findNearCodes, findNearCodesInOrg, type SoftBindingMatch } from '../../shared/softbinding/code-index.js';
 import { hashToInt64, type ImageCode } from '../../shared/softbinding/iscc-image.js';
-import { revocationOf, signerTrust, trustInUse, type RevocationView, type SignerTrust } from './verification.js';
+import type { TrustConfig } from '../../shared/trust/store.js';
+import { revocationOf, type RevocationView } from './verification.js';
+import { signerTrust, trustInUse, type SignerTrust } from './verification-trust.js';
 import type { VerifyPool } from './verify-pool.js';
 
 /**
@@ -76,7 +80,7 @@ export function signatureOf(report: VerificationReport): 'trusted' | 'valid' | '
 export interface StoreContext {
   knex: Knex;
   verifyPool: VerifyPool;
-  config: Pick<Config, 'baseUrl' | 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds'>;
+  config: Pick<Config, 'baseUrl'> & TrustConfig;
 }
 
 /**
@@ -84,12 +88,13 @@ export interface StoreContext {
  * (trustInUse: with `ownOrgId`, a signed-in caller's, its organisation's anchors too), the signer's trust source
  * named: for candidates and the repository's JSON view.
  */
-export async function describeStoredManifests(ctx: StoreContext, stores: Uint8Array[], ownOrgId?: string) {
+export async function describeStoredManifests(ctx: StoreContext, stores: Uint8Array[], options: { ownOrgId?: string | undefined; signal?: AbortSignal | undefined } = {}) {
   if (stores.length === 0) return [];
-  const { store, serviceRoots, trust } = await trustInUse(ctx.knex, ctx.config, ownOrgId);
+  const { store, trust } = await trustInUse(ctx.knex, ctx.config, options.ownOrgId);
   // The repository holds what the service signed: its own roots are asked first.
-  const candidates = [{ source: 'service_ca' as const, trust: { trustAnchorsPem: serviceRoots } }, ...trust.candidates];
-  const read = await ctx.verifyPool.run('read_stores', { stores, trust: trust.all, candidates });
+  const own = (c: { source: string }) => c.source === 'service_ca';
+  const candidates = [...trust.candidates.filter(own), ...trust.candidates.filter((c) => !own(c))];
+  const read = await ctx.verifyPool.run('read_stores', { stores, trust: trust.all, candidates }, options.signal);
   return Promise.all(
     read.map(async ({ report, trust_source }) => ({
       report,
@@ -128,13 +133,17 @@ export async function findByFingerprint(knex: Knex, code: ImageCode, options: { 
 }
 
 /** Candidates for a file's fingerprint (see findByFingerprint), each with what its stored manifest says. */
-export async function recoverByFingerprint(ctx: StoreContext, code: ImageCode, options: { ownOrgId?: string; limit?: number } = {}): Promise<RecoveredCandidate[]> {
+export async function recoverByFingerprint(
+  ctx: StoreContext,
+  code: ImageCode,
+  options: { ownOrgId?: string | undefined; limit?: number; signal?: AbortSignal | undefined } = {},
+): Promise<RecoveredCandidate[]> {
   const { knex } = ctx;
   const baseUrl = ctx.config.baseUrl;
   const found = await findByFingerprint(knex, code, options);
   if (found.length === 0) return [];
   const [described, anchors] = await Promise.all([
-    describeStoredManifests(ctx, found.map((f) => new Uint8Array(f.stored.store)), options.ownOrgId),
+    describeStoredManifests(ctx, found.map((f) => new Uint8Array(f.stored.store)), options),
     anchorViewsForFiles(knex, baseUrl, found.map((f) => f.match.signedFileId)),
   ]);
   return found.map(({ match, stored }, i): RecoveredCandidate => {

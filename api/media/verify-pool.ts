@@ -10,6 +10,13 @@
  * with Retry-After. A member that dies or errs mid-task is a 503 verification_failed and is replaced by the next task
  * that needs one; one that grew past VERIFY_RECYCLE_BYTES is ended after its task; one idle for a minute is ended.
  * Members run at a lower CPU priority than the API process.
+ *
+ * Cancellable: a task whose signal aborts (its client went away) leaves the queue, or has its member killed and
+ * replaced, as a stuck one is. Its run() settles only once the member is gone, so whoever waits on it (the
+ * per-address limit, api/rate-limit.ts) counts the work until it has really stopped.
+ *
+ * The API keeps two (api/app.ts): one for verification, and one for uploads' pixel checks, so that an organisation's
+ * upload never waits behind anyone's verifications.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -20,7 +27,7 @@ import { MediaRejectedError, type MediaRejection } from '../../shared/media/erro
 import { reportVerifyPool, verifyPoolRejections, verifyPoolSeconds, verifyPoolWaitSeconds } from '../../shared/metrics/metrics.js';
 import { ApiError } from '../errors.js';
 import type { TaskError } from './verify-process.js';
-import type { SupervisorAnswer, SupervisorLog, SupervisorMembers, SupervisorOptions, SupervisorTask } from './verify-supervisor.js';
+import type { SupervisorAnswer, SupervisorCancel, SupervisorLog, SupervisorMembers, SupervisorOptions, SupervisorTask, TaskFailure } from './verify-supervisor.js';
 import type { TaskInput, TaskKind, TaskResult } from './verify-tasks.js';
 
 const SUPERVISOR = fileURLToPath(new URL('./verify-supervisor.ts', import.meta.url));
@@ -33,7 +40,11 @@ const IDLE_MS = 60_000;
 const MEMBER_NICENESS = 10;
 const RETRY_AFTER_SECONDS = 5;
 
+/** verify: verification's (VERIFY_POOL_SIZE); uploads: uploads' pixel checks (UPLOAD_CHECK_POOL_SIZE). */
+export type PoolName = 'verify' | 'uploads';
+
 export interface VerifyPoolOptions {
+  name: PoolName;
   size: number;
   queueLimit: number;
   recycleBytes: number;
@@ -41,9 +52,14 @@ export interface VerifyPoolOptions {
   logger?: Logger;
 }
 
-/** The pool's settings from the configuration. */
-export function verifyPoolOptions(config: Pick<Config, 'verifyPoolSize' | 'verifyQueueLimit' | 'verifyRecycleBytes'>, logger?: Logger): VerifyPoolOptions {
-  return { size: config.verifyPoolSize, queueLimit: config.verifyQueueLimit, recycleBytes: config.verifyRecycleBytes, logger };
+/** A pool's settings from the configuration: its own size; the queue limit and recycling bound are shared. */
+export function verifyPoolOptions(
+  config: Pick<Config, 'verifyPoolSize' | 'uploadCheckPoolSize' | 'verifyQueueLimit' | 'verifyRecycleBytes'>,
+  name: PoolName,
+  logger?: Logger,
+): VerifyPoolOptions {
+  const size = name === 'uploads' ? config.uploadCheckPoolSize : config.verifyPoolSize;
+  return { name, size, queueLimit: config.verifyQueueLimit, recycleBytes: config.verifyRecycleBytes, logger: logger?.child({ pool: name }) };
 }
 
 function busy(): ApiError {
@@ -51,8 +67,22 @@ function busy(): ApiError {
   return new ApiError('unavailable', 'verification_busy', 'the service is busy verifying other files; try again shortly', { retryAfterSeconds: RETRY_AFTER_SECONDS });
 }
 
-function unavailable(code: 'verification_failed' | 'verification_timeout', detail: string): ApiError {
+function unavailable(code: Exclude<TaskFailure['code'], 'verification_cancelled'>, detail: string): ApiError {
   return new ApiError('unavailable', code, `the file could not be verified: ${detail}; try again shortly`, { retryAfterSeconds: RETRY_AFTER_SECONDS });
+}
+
+/** The task's client went away: nobody reads this, but the request's handler ends with it (logged at info). */
+function cancelled(): ApiError {
+  return new ApiError('unavailable', 'verification_cancelled', 'the client went away: its verification was stopped');
+}
+
+const failureError = (failure: TaskFailure) => (failure.code === 'verification_cancelled' ? cancelled() : unavailable(failure.code, failure.message));
+
+/** The metrics' outcome of a task the pool did not complete. */
+function outcomeOf(err: unknown): 'timeout' | 'cancelled' | 'failed' {
+  if (err instanceof ApiError && err.code === 'verification_timeout') return 'timeout';
+  if (err instanceof ApiError && err.code === 'verification_cancelled') return 'cancelled';
+  return 'failed';
 }
 
 /** The file's own faults come back as the errors an in-process read throws. */
@@ -80,7 +110,7 @@ export class VerifyPool {
 
   constructor(options: VerifyPoolOptions) {
     this.#options = { timeoutMs: VERIFY_TASK_TIMEOUT_MS, ...options };
-    this.#unreport = reportVerifyPool(() => this.state());
+    this.#unreport = reportVerifyPool(options.name, () => this.state());
   }
 
   /** Tasks running, tasks waiting, member processes alive. */
@@ -101,15 +131,17 @@ export class VerifyPool {
   /**
    * Runs a task in a member once one is free. Rejects with the file's own errors (C2paError, MediaRejectedError) as an
    * in-process call would, and with ApiError 503 verification_busy / verification_failed / verification_timeout.
+   * When `signal` aborts, the task is dropped from the queue or its member killed, and this rejects with
+   * verification_cancelled once the member is gone.
    */
-  async run<K extends TaskKind>(kind: K, input: TaskInput<K>): Promise<TaskResult<K>> {
+  async run<K extends TaskKind>(kind: K, input: TaskInput<K>, signal?: AbortSignal): Promise<TaskResult<K>> {
     const queued = performance.now();
-    const release = await this.#turn();
+    const release = await this.#turn(signal);
     const started = performance.now();
     verifyPoolWaitSeconds.observe({ task: kind }, (started - queued) / 1000);
     let outcome = 'failed';
     try {
-      const answer = await this.#perform(kind, input);
+      const answer = await this.#perform(kind, input, signal);
       if ('refused' in answer) {
         outcome = 'refused';
         throw answer.refused;
@@ -117,7 +149,7 @@ export class VerifyPool {
       outcome = 'ok';
       return answer.result as TaskResult<K>;
     } catch (err) {
-      if (outcome === 'failed' && err instanceof ApiError && err.code === 'verification_timeout') outcome = 'timeout';
+      if (outcome === 'failed') outcome = outcomeOf(err);
       if (outcome !== 'refused') verifyPoolRejections.inc({ reason: outcome });
       throw err;
     } finally {
@@ -136,13 +168,30 @@ export class VerifyPool {
     await supervisor.exited;
   }
 
-  /** Waits for a slot; the function it returns gives the slot up (to the first waiter, who then holds it). */
-  async #turn(): Promise<() => void> {
+  /**
+   * Waits for a slot; the function it returns gives the slot up (to the first waiter, who then holds it). A waiter
+   * whose signal aborts leaves the queue.
+   */
+  async #turn(signal: AbortSignal | undefined): Promise<() => void> {
     if (this.#closed) throw busy();
+    if (signal?.aborted) throw this.#dropped();
     if (this.#running < this.#options.size) this.#running += 1;
     else if (this.#waiting.length >= this.#options.queueLimit) throw busy();
     // Handed over as it is freed, never re-counted: a task arriving meanwhile cannot slip in ahead.
-    else await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    else {
+      await new Promise<void>((resolve, reject) => {
+        const drop = () => {
+          this.#waiting.splice(this.#waiting.indexOf(handOver), 1);
+          reject(this.#dropped());
+        };
+        const handOver = () => {
+          signal?.removeEventListener('abort', drop);
+          resolve();
+        };
+        signal?.addEventListener('abort', drop, { once: true });
+        this.#waiting.push(handOver);
+      });
+    }
     return () => {
       const next = this.#waiting.shift();
       if (next) next();
@@ -150,17 +199,34 @@ export class VerifyPool {
     };
   }
 
-  /** The task's result, or the file's own fault (a refusal, not a failure of the pool); rejects when the pool fails. */
-  async #perform(kind: TaskKind, input: TaskInput<TaskKind>): Promise<{ result: unknown } | { refused: Error }> {
+  /** A task dropped from the queue (or before it got there): its client went away. */
+  #dropped(): ApiError {
+    verifyPoolRejections.inc({ reason: 'cancelled' });
+    return cancelled();
+  }
+
+  /**
+   * The task's result, or the file's own fault (a refusal, not a failure of the pool); rejects when the pool fails.
+   * `signal` aborting asks the supervisor to kill the task's member; the answer (verification_cancelled) comes once it
+   * is gone.
+   */
+  async #perform(kind: TaskKind, input: TaskInput<TaskKind>, signal: AbortSignal | undefined): Promise<{ result: unknown } | { refused: Error }> {
     const supervisor = this.#ensureSupervisor();
     if (!(await supervisor.ready)) throw unavailable('verification_failed', 'the verification processes could not start');
+    if (signal?.aborted) throw cancelled();
     const id = (this.#nextId += 1);
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      supervisor.child.send({ id, kind, input } satisfies SupervisorTask, (err) => {
-        if (err) this.#settle(id, (p) => p.reject(unavailable('verification_failed', 'the verification processes could not be reached')));
+    const stop = () => supervisor.child.send({ cancel: id } satisfies SupervisorCancel, () => undefined);
+    signal?.addEventListener('abort', stop, { once: true });
+    try {
+      return await new Promise((resolve, reject) => {
+        this.#pending.set(id, { resolve, reject });
+        supervisor.child.send({ id, kind, input } satisfies SupervisorTask, (err) => {
+          if (err) this.#settle(id, (p) => p.reject(unavailable('verification_failed', 'the verification processes could not be reached')));
+        });
       });
-    });
+    } finally {
+      signal?.removeEventListener('abort', stop);
+    }
   }
 
   #settle(id: number, how: (pending: { resolve(result: unknown): void; reject(err: unknown): void }) => void): void {
@@ -200,6 +266,6 @@ export class VerifyPool {
     else if ('log' in msg) this.#options.logger?.[msg.log.level](msg.log.fields, msg.log.message);
     else if ('result' in msg) this.#settle(msg.id, (p) => p.resolve({ result: msg.result }));
     else if ('error' in msg) this.#settle(msg.id, (p) => p.resolve({ refused: fileError(msg.error) }));
-    else if ('failure' in msg) this.#settle(msg.id, (p) => p.reject(unavailable(msg.failure.code, msg.failure.message)));
+    else if ('failure' in msg) this.#settle(msg.id, (p) => p.reject(failureError(msg.failure)));
   }
 }

@@ -1,14 +1,17 @@
 /**
  * The verification pool's supervisor (verify-pool.ts starts it, one per API process): a small process of its own that
  * starts the pool's members (verify-process.ts), hands each task the API sends to an idle one, relays the answer, and
- * ends members that took too long, died, or grew past the recycling bound. Members are forked here rather than by the
- * API because fork() copies the forking process's page tables, which stalls the event loop of a large process (the
- * API under `npm start` holds the embedded database) for as long as that takes, at every new member.
+ * ends members that took too long, died, grew past the recycling bound, or whose task the API cancelled (its client
+ * went away). A member killed mid-task has its task answered once the process is gone, so the API frees the task's
+ * slot (and its client's share of the pool) only when the work has really stopped. Members are forked here rather
+ * than by the API because fork() copies the forking process's page tables, which stalls the event loop of a large
+ * process (the API under `npm start` holds the embedded database) for as long as that takes, at every new member.
  *
  * The API never sends more tasks than the pool's size, so a task always finds an idle member or starts one.
  *
- * Protocol (IPC, advanced serialization): API -> supervisor: SupervisorTask. Supervisor -> API: `{ ready: true }` once,
- * SupervisorAnswer per task, SupervisorMembers whenever the members change, SupervisorLog for the API's log.
+ * Protocol (IPC, advanced serialization): API -> supervisor: SupervisorTask, SupervisorCancel. Supervisor -> API:
+ * `{ ready: true }` once, SupervisorAnswer per task, SupervisorMembers whenever the members change, SupervisorLog for
+ * the API's log.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
@@ -33,8 +36,19 @@ export interface SupervisorTask {
   input: TaskInput<TaskKind>;
 }
 
-/** The member's answer, or why there is none (`code`: the API's 503 error code). */
-export type SupervisorAnswer = { id: number } & ({ result: unknown } | { error: TaskError } | { failure: { code: 'verification_failed' | 'verification_timeout'; message: string } });
+/** Stops a task: dropped if it has not reached a member, its member killed if it has. */
+export interface SupervisorCancel {
+  cancel: number;
+}
+
+/** Why a task has no answer: the code the API's error carries. */
+export interface TaskFailure {
+  code: 'verification_failed' | 'verification_timeout' | 'verification_cancelled';
+  message: string;
+}
+
+/** The member's answer, or why there is none. */
+export type SupervisorAnswer = { id: number } & ({ result: unknown } | { error: TaskError } | { failure: TaskFailure });
 export interface SupervisorMembers {
   members: number[];
 }
@@ -60,6 +74,8 @@ interface Member {
   task: number | undefined;
   timer: NodeJS.Timeout | undefined;
   retired: boolean;
+  /** Why it was killed mid-task: its task's answer once the process is gone. */
+  killedFor: TaskFailure | undefined;
   exited: Promise<void>;
 }
 
@@ -87,6 +103,12 @@ function retire(member: Member, signal: NodeJS.Signals): void {
   announce();
 }
 
+/** Kills a member at work; its task is answered `failure` when the process has exited (see start). */
+function kill(member: Member, failure: TaskFailure): void {
+  member.killedFor ??= failure;
+  retire(member, 'SIGKILL');
+}
+
 function start(): Member {
   // This process's own loader flags (the API's tsx), so the member runs the same TypeScript.
   const child = fork(MEMBER, [], { execArgv: process.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
@@ -100,6 +122,7 @@ function start(): Member {
     task: undefined,
     timer: undefined,
     retired: false,
+    killedFor: undefined,
     ready: new Promise((resolve) => {
       const onReady = (msg: unknown) => {
         if ((msg as { ready?: unknown } | null)?.ready !== true) return;
@@ -114,12 +137,13 @@ function start(): Member {
   members.add(member);
   announce();
   child.on('message', (msg: TaskAnswer) => {
-    if (typeof msg?.id === 'number' && msg.id === member.task) answered(member, msg);
+    // A member being killed answers nothing more: its task is answered when it has exited.
+    if (typeof msg?.id === 'number' && msg.id === member.task && !member.retired) answered(member, msg);
   });
   child.once('exit', (code, signal) => {
     const wasRetired = member.retired;
     if (!wasRetired) retire(member, 'SIGKILL');
-    answer(member, { failure: { code: 'verification_failed', message: `the verification process ended (${signal ?? `exit ${code}`})` } });
+    answer(member, { failure: member.killedFor ?? { code: 'verification_failed', message: `the verification process ended (${signal ?? `exit ${code}`})` } });
     if (!wasRetired) log('warn', 'a verification process ended unexpectedly; the next task starts another', { pid: child.pid, code, signal });
   });
   child.once('error', (err) => log('warn', 'verification process error', { pid: child.pid, err: err.message }));
@@ -132,8 +156,7 @@ function answered(member: Member, msg: TaskAnswer): void {
   else {
     // A failure of our own (a WASM trap, a bug) may leave the process damaged: it is replaced.
     log('warn', 'a verification task failed; replacing its process', { pid: member.child.pid, error: msg.error });
-    answer(member, { failure: { code: 'verification_failed', message: msg.error.message } });
-    retire(member, 'SIGKILL');
+    kill(member, { code: 'verification_failed', message: msg.error.message });
     return;
   }
   if (msg.rssBytes > options.recycleBytes) {
@@ -149,20 +172,25 @@ async function run(task: SupervisorTask): Promise<void> {
   const member = idle.pop() ?? start();
   clearTimeout(member.timer);
   member.task = task.id;
-  if (!(await member.ready) || member.task !== task.id) {
+  const ready = await member.ready;
+  // Killed meanwhile (cancelled): answered as it exits.
+  if (member.retired) return;
+  if (!ready || member.task !== task.id) {
     answer(member, { failure: { code: 'verification_failed', message: 'the verification process could not start' } });
     return;
   }
   member.timer = setTimeout(() => {
     log('warn', 'ending a verification process that took too long', { pid: member.child.pid, task: task.kind });
-    answer(member, { failure: { code: 'verification_timeout', message: `it took longer than ${options.timeoutMs / 1000} s` } });
-    retire(member, 'SIGKILL');
+    kill(member, { code: 'verification_timeout', message: `it took longer than ${options.timeoutMs / 1000} s` });
   }, options.timeoutMs);
   member.child.send({ id: task.id, kind: task.kind, input: task.input } satisfies TaskMessage, (err) => {
-    if (!err) return;
-    answer(member, { failure: { code: 'verification_failed', message: 'the verification process could not be reached' } });
-    retire(member, 'SIGKILL');
+    if (err) kill(member, { code: 'verification_failed', message: 'the verification process could not be reached' });
   });
+}
+
+/** The task's client went away: its member (starting or at work) is killed as a stuck one is, and later replaced. */
+function cancel(id: number): void {
+  for (const member of members) if (member.task === id) kill(member, { code: 'verification_cancelled', message: 'its client went away' });
 }
 
 /** Ends every member and waits for them, then this process. */
@@ -173,7 +201,7 @@ async function shutdown(): Promise<void> {
   process.exit(0);
 }
 
-process.on('message', (task: SupervisorTask) => void run(task));
+process.on('message', (msg: SupervisorTask | SupervisorCancel) => ('cancel' in msg ? cancel(msg.cancel) : void run(msg)));
 // The API closed the pool (SIGTERM) or is gone (even by SIGKILL: its IPC channel closes).
 process.once('SIGTERM', () => void shutdown());
 process.once('disconnect', () => void shutdown());

@@ -5,26 +5,21 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import {
-  crJsonOf,
-  inaccessibleReport,
-  MANIFEST_STORE_TYPE,
-  readAsset,
-  readAssetFile,
-  readDetachedManifest,
-  readManifestStore,
-  RemoteManifestError,
-  type ReadOptions,
-  type VerificationReport,
-} from '../../shared/c2pa/read-asset.js';
+import { crJsonOf, readAsset, readAssetFile, readDetachedManifest, readManifestStore } from '../../shared/c2pa/read-asset.js';
+import type { ReadOptions } from '../../shared/c2pa/settings.js';
+import { MANIFEST_STORE_TYPE, RemoteManifestError } from '../../shared/c2pa/reader-open.js';
+import { inaccessibleReport, withSignerVouchedForTimestampsOnly, type VerificationReport } from '../../shared/c2pa/verification-report.js';
+import { crJsonOfBmffFile, readBmffFile } from '../../shared/c2pa/bmff-read.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { checkedTimestamp } from '../../shared/c2pa/signature-timestamp.js';
 import { FileBlob } from '../../shared/c2pa/wasm.js';
 import { MediaRejectedError } from '../../shared/media/errors.js';
+import { formatFor } from '../../shared/media/formats.js';
 import { assertImageDecodes, assertImagePixelsWithin } from '../../shared/media/image-pixels.js';
 import { imageCodeFromFile, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { FingerprintMode } from '../../shared/softbinding/fingerprint-mode.js';
 import type { TrustSource } from '../../shared/trust/store.js';
+import type { TrustCandidate } from './verification-trust.js';
 
 /** What is read: a file (its embedded manifest), a manifest store alone (MANIFEST_STORE_TYPE), or a file with its detached manifest. */
 type ReadType = SignableMimeType | typeof MANIFEST_STORE_TYPE;
@@ -64,11 +59,12 @@ export interface VerifyTasks {
     result: string | { refused: string } | { remote_url: string } | undefined;
   };
   /**
-   * Which trust source vouches for a file's signer: the file is read again under each candidate's anchors alone, in
-   * order, and the first under which c2pa-rs reports signingCredential.trusted names it (null: none does).
+   * Which trust source vouches for a file's signer: the file is read again under each candidate's claim-signer list
+   * alone, in order, and the first under which c2pa-rs reports signingCredential.trusted names it (null: none does, so
+   * only an anchor for timestamps made c2pa-rs trust it).
    */
   trust_source: {
-    input: { filePath: string; mimeType: ReadType; readWhole: boolean; candidates: { source: TrustSource; trust: ReadOptions }[]; manifest?: Uint8Array };
+    input: { filePath: string; mimeType: ReadType; readWhole: boolean; candidates: TrustCandidate[]; manifest?: Uint8Array };
     result: TrustSource | null;
   };
   /** The ISCC Image-Code of an image (refused when over maxPixels, corrupt when it cannot be decoded). */
@@ -77,10 +73,11 @@ export interface VerifyTasks {
   check_image: { input: { filePath: string; mimeType: string; maxPixels: number }; result: null };
   /**
    * Detached manifest stores (the repository's), each read and judged under `trust`, in order; a trusted one's source
-   * is the first of `candidates` under which it reads trusted (as trust_source does for files).
+   * is the first of `candidates` under which it reads trusted (as trust_source does for files), and one that none of
+   * them trusts is not trusted (withSignerVouchedForTimestampsOnly).
    */
   read_stores: {
-    input: { stores: Uint8Array[]; trust: ReadOptions; candidates: { source: TrustSource; trust: ReadOptions }[] };
+    input: { stores: Uint8Array[]; trust: ReadOptions; candidates: TrustCandidate[] };
     result: { report: VerificationReport; trust_source: TrustSource | null }[];
   };
 }
@@ -108,10 +105,18 @@ function fingerprintOf(filePath: string, mode: FingerprintMode): Promise<ImageCo
   return imageCodeFromFile(filePath, { mode });
 }
 
+/**
+ * A file read from disk (not whole) that the service reads streamed, whatever its size: MP4, M4V, MOV and M4A, whose
+ * manifest store is read out of the file and whose BMFF hash is checked by streaming (shared/c2pa/bmff-read.ts), where
+ * c2pa-wasm would hold the whole file in its WASM memory.
+ */
+const readStreamed = (mimeType: ReadType, readWhole: boolean): mimeType is SignableMimeType => !readWhole && formatFor(mimeType)?.streamed === 'bmff';
+
 async function readStaged(filePath: string, mimeType: ReadType, readWhole: boolean, trust: ReadOptions, manifest?: Uint8Array): Promise<VerificationReport> {
   // Who signed a detached manifest does not depend on the asset: the store alone tells.
   if (manifest) return readManifestStore(manifest, trust);
   if (mimeType === MANIFEST_STORE_TYPE) return readManifestStore(new Uint8Array(await readFile(filePath)), trust);
+  if (readStreamed(mimeType, readWhole)) return (await readBmffFile(filePath, mimeType, trust)).report;
   return readWhole ? readAsset(new Uint8Array(await readFile(filePath)), mimeType, trust) : readAssetFile(filePath, mimeType, trust);
 }
 
@@ -122,13 +127,14 @@ async function reportOfStaged(
   bytes: Uint8Array | undefined,
   trust: ReadOptions,
   manifest: DetachedManifest | undefined,
-): Promise<{ report: VerificationReport; remote_url: string | null }> {
+): Promise<{ report: VerificationReport; remote_url: string | null; store?: Uint8Array }> {
   if (mimeType === MANIFEST_STORE_TYPE) return { report: await readManifestStore(bytes ?? new Uint8Array(await readFile(filePath)), trust), remote_url: null };
   if (manifest) {
     const report = await readDetachedManifest(manifest.bytes, filePath, trust, { kind: manifest.kind, url: manifest.url, asset_checked: false });
     return { report, remote_url: null };
   }
   try {
+    if (readStreamed(mimeType, !!bytes)) return { ...(await readBmffFile(filePath, mimeType, trust)), remote_url: null };
     return { report: bytes ? await readAsset(bytes, mimeType, trust) : await readAssetFile(filePath, mimeType, trust), remote_url: null };
   } catch (err) {
     if (!(err instanceof RemoteManifestError)) throw err;
@@ -140,11 +146,11 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
   async verify({ filePath, mimeType, image, readWhole, trust, manifest, tsaAnchors, maxPixels, fingerprintMode }) {
     if (image) await assertImagePixelsWithin(filePath, maxPixels);
     const bytes = readWhole || mimeType === MANIFEST_STORE_TYPE ? new Uint8Array(await readFile(filePath)) : undefined;
-    const { report, remote_url } = await reportOfStaged(filePath, mimeType, bytes, trust, manifest);
+    const { report, remote_url, store } = await reportOfStaged(filePath, mimeType, bytes, trust, manifest);
     if (report.timestamp) {
       const anchors = tsaAnchors.map(({ pem, source }) => ({ pem, source, certificate: parsedAnchor(pem) }));
-      // The token is found in the bytes that carry the manifest: the store itself when it is detached.
-      report.timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, manifest?.bytes ?? bytes ?? filePath, anchors);
+      // The token is found in the bytes that carry the manifest: the store itself when it is detached or was read out.
+      report.timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, manifest?.bytes ?? store ?? bytes ?? filePath, anchors);
     }
     // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
     const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath, fingerprintMode).catch(() => undefined))?.iscc ?? null) : null;
@@ -152,8 +158,9 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
   },
   async crjson({ filePath, mimeType, readWhole, trust, manifest }) {
     if (manifest || mimeType === MANIFEST_STORE_TYPE) return crJsonOf(manifest ?? new Uint8Array(await readFile(filePath)), MANIFEST_STORE_TYPE, trust);
-    const blob = readWhole ? undefined : FileBlob.open(filePath, mimeType);
+    const blob = readWhole || readStreamed(mimeType, readWhole) ? undefined : FileBlob.open(filePath, mimeType);
     try {
+      if (readStreamed(mimeType, readWhole)) return await crJsonOfBmffFile(filePath, mimeType, trust);
       return await crJsonOf(blob ?? new Uint8Array(await readFile(filePath)), mimeType, trust);
     } catch (err) {
       if (err instanceof RemoteManifestError) return { remote_url: err.url };
@@ -163,11 +170,7 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
     }
   },
   async trust_source({ filePath, mimeType, readWhole, candidates, manifest }) {
-    for (const { source, trust } of candidates) {
-      const report = await readStaged(filePath, mimeType, readWhole, trust, manifest);
-      if (report.status.success.includes('signingCredential.trusted')) return source;
-    }
-    return null;
+    return vouchingSource(candidates, (trust) => readStaged(filePath, mimeType, readWhole, trust, manifest));
   },
   async fingerprint({ filePath, mimeType, maxPixels, fingerprintMode }) {
     await assertImagePixelsWithin(filePath, maxPixels);
@@ -186,20 +189,25 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
     const read: TaskResult<'read_stores'> = [];
     for (const store of stores) {
       const report = await readManifestStore(store, trust);
-      let source: TrustSource | null = null;
-      if (report.status.success.includes('signingCredential.trusted')) {
-        for (const candidate of candidates) {
-          if ((await readManifestStore(store, candidate.trust)).status.success.includes('signingCredential.trusted')) {
-            source = candidate.source;
-            break;
-          }
-        }
-      }
-      read.push({ report, trust_source: source });
+      const source = isTrusted(report) ? await vouchingSource(candidates, (candidate) => readManifestStore(store, candidate)) : null;
+      read.push({ report: isTrusted(report) && !source ? withSignerVouchedForTimestampsOnly(report) : report, trust_source: source });
     }
     return read;
   },
 };
+
+const isTrusted = (report: VerificationReport) => report.status.success.includes('signingCredential.trusted');
+
+/**
+ * The first candidate whose claim-signer list alone makes c2pa-rs trust the signer, read by `readUnder`; null when none
+ * does (c2pa-rs trusted it through an anchor for timestamps only).
+ */
+async function vouchingSource(candidates: readonly TrustCandidate[], readUnder: (trust: ReadOptions) => Promise<VerificationReport>): Promise<TrustSource | null> {
+  for (const { source, trust } of candidates) {
+    if (isTrusted(await readUnder(trust))) return source;
+  }
+  return null;
+}
 
 export function performTask<K extends TaskKind>(kind: K, input: TaskInput<K>): Promise<TaskResult<K>> {
   return (tasks[kind] as (input: TaskInput<K>) => Promise<TaskResult<K>>)(input);

@@ -15,6 +15,7 @@ import { orgUsersPaths } from '../schemas/org-users.js';
 import { organisationTrustAnchorsPaths } from '../schemas/organisation-trust-anchors.js';
 import { signJobsPaths } from '../schemas/sign-jobs.js';
 import { uploadsPaths } from '../schemas/uploads.js';
+import { resumableUploadsPaths } from '../schemas/resumable-uploads.js';
 import { verifyPaths } from '../schemas/verify.js';
 import { webhooksPaths } from '../schemas/webhooks.js';
 
@@ -27,6 +28,7 @@ export const OPERATIONS: readonly RouteConfig[] = [
   ...webhooksPaths,
   ...organisationPaths,
   ...uploadsPaths,
+  ...resumableUploadsPaths,
   ...signJobsPaths,
   ...verifyPaths,
   ...anchorsPaths,

@@ -1,7 +1,8 @@
 import { Router, type Request } from 'express';
-import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
+import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/reader-open.js';
 import { isccFromBindingValue } from '../../shared/softbinding/binding-value.js';
 import { decodeImageCode, ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
+import { clientSignal } from '../client-signal.js';
 import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
@@ -42,15 +43,20 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
     res.json(await byBinding(parseBody(ByBindingInput, req.body).value, maxResults));
   });
 
-  router.post('/matches/byContent', limits.publicApi, limits.publicConcurrency, async (req, res) => {
-    const { maxResults: limit } = parseParams(ByContentQuery, req.query);
-    const staged = await receiveAnyFile(req, ctx.staging, ctx.config.maxUploadBytes);
-    try {
-      res.json(await findManifestMatchesByContent(ctx, staged, limit));
-    } finally {
-      await ctx.staging.discard(staged);
-    }
-  });
+  router.post(
+    '/matches/byContent',
+    limits.publicApi,
+    limits.publicConcurrency(async (req, res) => {
+      const signal = clientSignal(res);
+      const { maxResults: limit } = parseParams(ByContentQuery, req.query);
+      const staged = await receiveAnyFile(req, ctx.staging, ctx.config.maxUploadBytes);
+      try {
+        res.json(await findManifestMatchesByContent(ctx, staged, limit, signal));
+      } finally {
+        await ctx.staging.discard(staged);
+      }
+    }),
+  );
 
   router.get('/manifests/:manifestId', limits.publicApi, async (req, res) => {
     const row = await discoverableManifest(ctx, manifestIdOf(req));

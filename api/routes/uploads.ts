@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
+import { clientSignal } from '../client-signal.js';
 import type { AppContext } from '../context.js';
 import { receiveFile, stagingLimit } from '../media/multipart-file.js';
 import { pageQuery } from '../schemas/common.js';
@@ -12,9 +13,10 @@ export function uploadsRouter(ctx: AppContext): Router {
   const auth = authenticate(ctx.passport);
 
   router.post('/upload', auth, requirePermission('media:upload'), async (req, res) => {
+    const signal = clientSignal(res);
     const principal = principalOf(req);
     const { staged, filename } = await receiveFile(req, ctx.staging, stagingLimit(ctx.config));
-    res.status(201).json(await storeUpload(ctx, principal, staged, filename));
+    res.status(201).json(await storeUpload(ctx, principal, staged, filename, signal));
   });
 
   router.get('/uploads', auth, requirePermission('media:read'), async (req, res) => {

@@ -1,5 +1,5 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
-import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/read-asset.js';
+import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/reader-open.js';
 import { ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
 import { refuse } from '../validation.js';
 import { errors, json, refusals } from './common.js';
@@ -107,7 +107,7 @@ export const manifestRepositoryPaths: RouteConfig[] = [
     path: '/v1/matches/byContent',
     tags,
     summary: 'Manifest ids of signed images that look like the one sent (C2PA Soft Binding Resolution API byContent)',
-    description: `The body is the image itself, in its own media type (${formatsInWords(['image'])}), or multipart/form-data with a part named file. Its ISCC Image-Code is computed (in the verification pool: 503 verification_busy when it is full) and matched as for byBinding. The image is not kept. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large; one that cannot be decoded 400 corrupt_image. At most PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight per client (429 too_many_concurrent_requests).`,
+    description: `The body is the image itself, in its own media type (${formatsInWords(['image'])}), or multipart/form-data with a part named file. Its ISCC Image-Code is computed (in the verification pool: 503 verification_busy when it is full) and matched as for byBinding. The image is not kept. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large; one that cannot be decoded 400 corrupt_image. At most PUBLIC_CONCURRENCY_PER_ADDRESS requests at work per client, each counted until its pool work has ended (429 too_many_concurrent_requests); a client that hangs up has its work dropped or stopped.`,
     request: { query: ByContentQuery, body: mediaBodies.image },
     responses: {
       200: matches,

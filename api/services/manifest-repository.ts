@@ -31,10 +31,10 @@ export async function findManifestMatches(ctx: Pick<RepositoryContext, 'knex'>, 
  * findManifestMatches for an image itself: its ISCC Image-Code is computed in the verification pool (422
  * image_too_large over MAX_IMAGE_PIXELS, 400 corrupt_image when it cannot be decoded).
  */
-export async function findManifestMatchesByContent(ctx: RepositoryContext, staged: StagedFile, limit: number): Promise<ManifestMatches> {
+export async function findManifestMatchesByContent(ctx: RepositoryContext, staged: StagedFile, limit: number, signal?: AbortSignal): Promise<ManifestMatches> {
   const format = await identifyMedia(staged.tempPath, { checkStructure: false });
   if (format.kind !== 'image') throw new MediaRejectedError('unsupported', `fingerprint queries take images; this is ${format.label}`);
-  const { iscc } = await ctx.verifyPool.run('fingerprint', { filePath: staged.tempPath, mimeType: format.mimeType, maxPixels: ctx.config.maxImagePixels, fingerprintMode: ctx.config.fingerprintMode });
+  const { iscc } = await ctx.verifyPool.run('fingerprint', { filePath: staged.tempPath, mimeType: format.mimeType, maxPixels: ctx.config.maxImagePixels, fingerprintMode: ctx.config.fingerprintMode }, signal);
   return findManifestMatches(ctx, decodeImageCode(iscc), limit);
 }
 

@@ -21,10 +21,11 @@ export function actorColumns(p: Principal): { user_id: string | null; api_key_id
  * acceptable media throws MediaRejectedError.
  */
 export async function storeUpload(
-  deps: Pick<AppContext, 'knex' | 'config' | 'files' | 'staging' | 'verifyPool'>,
+  deps: Pick<AppContext, 'knex' | 'config' | 'files' | 'staging' | 'uploadCheckPool'>,
   principal: Principal,
   staged: StagedFile,
   filename: string,
+  signal?: AbortSignal,
 ): Promise<UploadView> {
   const id = randomUUID();
   let storageKey: string;
@@ -34,8 +35,8 @@ export async function storeUpload(
     mimeType = identified.mimeType;
     // The limit of the kind it turned out to be (video, audio, image): 413, and the staged copy is discarded.
     assertWithinUploadLimit(deps.config, mimeType, staged.size);
-    // An image's pixels: within MAX_IMAGE_PIXELS (from its header) and all there (decoded), in the verification pool.
-    if (identified.kind === 'image') await deps.verifyPool.run('check_image', { filePath: staged.tempPath, mimeType, maxPixels: deps.config.maxImagePixels });
+    // An image's pixels: within MAX_IMAGE_PIXELS (from its header) and all there (decoded), in the uploads' own pool.
+    if (identified.kind === 'image') await deps.uploadCheckPool.run('check_image', { filePath: staged.tempPath, mimeType, maxPixels: deps.config.maxImagePixels }, signal);
     // Only a checked file reaches the store, streamed from the staged copy.
     storageKey = `uploads/${principal.orgId}/${id}.${extensionFor(mimeType)}`;
     await deps.files.putFile(storageKey, staged.tempPath);

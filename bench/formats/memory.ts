@@ -4,9 +4,10 @@
  *
  * - file:     the worker's path now (workers/sign-job.ts without the database): FileStore.readToFile to a temp file,
  *             signFile (c2pa-rs reads the source through a FileBlob; the signed file is written to a temp file and
- *             hashed), FileStore.putFile streams it into the store.
+ *             hashed; MP4, MOV and M4A are signed streamed instead, shared/c2pa/bmff-sign.ts, and
+ *             bench/formats/large.ts measures them up to 4 GiB), FileStore.putFile streams it into the store.
  * - buffered: the worker's path before: FileStore.read (the whole upload in memory), signAssetWithManifest from
- *             memory, FileStore.write, SHA-256.
+ *             memory (MP4, MOV, M4A: streamed through temp files), FileStore.write, SHA-256.
  * - wasm:     c2pa-rs alone on a FileBlob, without signFile's size guard: what c2pa-wasm itself does with the file.
  * - verify:   reading the signed file back as the API does for a file over MAX_UPLOAD_BYTES (readAssetFile in a
  *             process of its own, api/media/verify-process.ts), trusting the signing chain's root. The signed file is

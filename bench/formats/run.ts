@@ -4,8 +4,8 @@
  *
  * - worker path: what workers/sign-job.ts does with a file, minus the database: the upload is copied out of the file
  *   store to a temp file (FileStore.readToFile), signed from a FileBlob (signFile: type check, a look for an existing
- *   manifest, c2pa-rs, the signed file written and hashed), streamed into the store (putFile), temp
- *   files removed. The store is a local directory (DATA_DIR/files) on the same disk, as on a single host.
+ *   manifest, c2pa-rs, the signed file written and hashed; MP4, MOV and M4A signed streamed instead, with the signed
+ *   file checked, shared/c2pa/bmff-sign.ts), streamed into the store (putFile), temp files removed. The store is a local directory (DATA_DIR/files) on the same disk, as on a single host.
  * - raw loop: c2pa-rs alone: WasmBuilder.sign on the bytes in memory (BytesBlob), nothing else.
  * - floor: raw c2pa-rs plus the I/O any signer that stores and anchors its output must do, in the plainest code: the
  *   source read from disk (readFileSync), the signed file written to disk (writeFileSync) and its SHA-256 computed.

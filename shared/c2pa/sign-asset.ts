@@ -1,77 +1,23 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { open, rm, type FileHandle } from 'node:fs/promises';
-import type { WasmBuilder as Builder } from '@contentauth/c2pa-wasm';
-import { identifyMedia, MediaRejectedError } from '../media/formats.js';
-import type { VaultKey } from '../vault/types.js';
-import type { Timestamper } from '../tsa/client.js';
+import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { formatFor, identifyMedia, MediaRejectedError } from '../media/formats.js';
+import { signBmffFile } from './bmff-sign.js';
 import { coseSigner } from './cose-sign1.js';
-import { C2paError, describeWasmError } from './errors.js';
-import { opensParentIngredient, PARENT_INGREDIENT_ID, type ManifestDefinition } from './manifest-definition.js';
+import { C2paError } from './errors.js';
+import { opensParentIngredient, PARENT_INGREDIENT_ID } from './manifest-definition.js';
 import { assertSignableMedia, isSignableMimeType, MediaTypeMismatchError, UnsupportedMediaTypeError, type SignableMimeType } from './media-type.js';
 import { activeManifestTitle, hasManifest, sourceHasManifest } from './read-asset.js';
 import { signingSettings } from './settings.js';
-import { claimThumbnailOf, type ThumbnailSource } from './thumbnail.js';
-import { BytesBlob, c2paWasm, FileBlob } from './wasm.js';
-
-/** What signing needs besides the source: the same for a file in memory (signAsset) and one on disk (signFile). */
-export interface SignOptions {
-  mimeType: SignableMimeType;
-  /** From buildManifestDefinition; built with sourceHasManifest matching the source. */
-  manifest: ManifestDefinition;
-  key: VaultKey;
-  /** Leaf certificate first, then the sub-CA (no root). The leaf must certify `key`. */
-  chainDer: Uint8Array[];
-  timestamper?: Timestamper;
-  /**
-   * Anchors to judge an existing manifest by when the source becomes the parent ingredient. c2pa-rs records
-   * that judgement in the ingredient; without anchors every parent is recorded as signingCredential.untrusted.
-   */
-  trustAnchorsPem?: string | readonly string[];
-  /**
-   * Called when the definition asks for a claim thumbnail that cannot be made (an image too large or one the
-   * decoder refuses, a video without ffmpeg or without a frame it can decode, audio): the file is then signed
-   * without one, as c2pa-rs does by default (thumbnail ignore_errors).
-   */
-  onThumbnailError?: (err: unknown) => void;
-  /** ffmpeg, which takes the frame a video's claim thumbnail is made of (signFile only); without it video gets none. */
-  ffmpegPath?: string;
-  /**
-   * Whether c2pa-rs reads the signed file back and validates it before returning it (its verify_after_sign; default
-   * true). That second pass hashes the whole file again, and costs about as much CPU as signing it. Without it,
-   * what signing checks itself still holds: the leaf certificate belongs to the vault key (coseSigner), the
-   * signature verifies against it and the timestamp token answers the imprint (buildCoseSign1).
-   */
-  verifyAfterSign?: boolean;
-  /**
-   * The claim thumbnail (JPEG), already made by the caller (e.g. of the pixels its fingerprint decoded); used when
-   * the definition asks for one, instead of decoding the source again.
-   */
-  thumbnail?: Uint8Array;
-}
+import { withClaimThumbnail, withSigningBuilder } from './sign-builder.js';
+import { SourceManifestConflictError, type SignedFile, type SignFileInput, type SignOptions } from './sign-options.js';
+import type { ThumbnailSource } from './thumbnail.js';
+import { BytesBlob, FileBlob } from './wasm.js';
 
 export interface SignAssetInput extends SignOptions {
   bytes: Uint8Array;
-}
-
-export interface SignFileInput extends Omit<SignOptions, 'manifest'> {
-  /** The file to sign; read, never changed. It must not change while it is being signed. */
-  sourcePath: string;
-  /** Where the signed file is written (replaced if it exists; removed again if signing fails). */
-  outputPath: string;
-  /**
-   * The definition, or how to build it once signFile has looked for a manifest in the source (so the file is read
-   * for that once): `(sourceHasManifest) => buildManifestDefinition(request, { sourceHasManifest, ... })`.
-   */
-  manifest: ManifestDefinition | ((sourceHasManifest: boolean) => ManifestDefinition);
-}
-
-/** The definition says created, but the source has a manifest that signing would silently discard. */
-export class SourceManifestConflictError extends C2paError {
-  constructor() {
-    super('the source already carries a C2PA manifest: build the definition with sourceHasManifest: true (c2pa.opened)');
-    this.name = 'SourceManifestConflictError';
-  }
 }
 
 /**
@@ -115,6 +61,7 @@ export interface SignedAsset {
 /** signAsset, also handing back the manifest store it embedded (for the manifest repository). */
 export async function signAssetWithManifest(input: SignAssetInput): Promise<SignedAsset> {
   const mimeType = assertSignableMedia(input.bytes, input.mimeType);
+  if (signedStreamed(mimeType)) return signBmffBytes(input, mimeType);
   if (!opensParentIngredient(input.manifest) && (await hasManifest(input.bytes, mimeType))) throw new SourceManifestConflictError();
   return signSource(input, mimeType, new BytesBlob(input.bytes, mimeType), { bytes: input.bytes });
 }
@@ -136,25 +83,40 @@ export interface SignedBytes extends SignedAsset {
 export async function signBytes(input: SignBytesInput): Promise<SignedBytes> {
   if (input.bytes.byteLength > C2PA_WASM_WHOLE_READ_BYTES) throw new RangeError(`signBytes takes at most ${C2PA_WASM_WHOLE_READ_BYTES} bytes; sign larger files with signFile`);
   const mimeType = assertSignableMedia(input.bytes, input.mimeType);
+  if (signedStreamed(mimeType)) return signBmffBytes(input, mimeType);
   const signed = await signChecked(input, mimeType, new BytesBlob(input.bytes, mimeType), { bytes: input.bytes });
   return { ...signed, sha256: createHash('sha256').update(signed.asset).digest('hex') };
 }
 
-/** The signed file on disk: its size and SHA-256, and the manifest store it carries. */
-export interface SignedFile {
-  size: number;
-  sha256: string;
-  manifestStore: Uint8Array;
+/** MP4, M4V, MOV and M4A: signed streamed (bmff-sign.ts), whatever their size, and only so. */
+function signedStreamed(mimeType: SignableMimeType): boolean {
+  return formatFor(mimeType)?.streamed === 'bmff';
+}
+
+/** A BMFF file in memory, signed on the one path such files take: written to a temp file, signed streamed, read back. */
+async function signBmffBytes(input: SignBytesInput, mimeType: SignableMimeType): Promise<SignedBytes> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'bmff-sign-'));
+  try {
+    const sourcePath = path.join(dir, 'source');
+    const outputPath = path.join(dir, 'signed');
+    await writeFile(sourcePath, input.bytes, { mode: 0o600 });
+    const signed = await signBmffFile({ ...input, sourcePath, outputPath }, mimeType);
+    return { asset: new Uint8Array(await readFile(outputPath)), manifestStore: signed.manifestStore, sha256: signed.sha256 };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 /**
  * signAssetWithManifest for a file on disk, writing the signed file to `outputPath`: for files of any size the
- * service accepts (video, audio). c2pa-rs reads a source over 50 MB through a FileBlob, only the ranges it asks for,
- * when it asks; a smaller one is read into memory once (c2pa-wasm copies it whole anyway). c2pa-wasm itself still
- * holds the file several times over and returns the signed file as one array (see MAX_WASM_SIGN_BYTES): it is
- * written to `outputPath` and hashed, then dropped.
+ * service accepts (video, audio). MP4, M4V, MOV and M4A are signed streamed, in bounded memory (bmff-sign.ts). Other
+ * formats go to c2pa-wasm: it reads a source over 50 MB through a FileBlob, only the ranges it asks for, when it asks;
+ * a smaller one is read into memory once (c2pa-wasm copies it whole anyway). c2pa-wasm itself still holds the file
+ * several times over and returns the signed file as one array (see MAX_WASM_SIGN_BYTES): it is written to
+ * `outputPath` and hashed, then dropped.
  */
 export async function signFile(input: SignFileInput): Promise<SignedFile> {
+  if (isSignableMimeType(input.mimeType) && signedStreamed(input.mimeType)) return signBmffFile(input, await assertSignableFile(input.sourcePath, input.mimeType));
   const source = FileBlob.open(input.sourcePath, input.mimeType);
   try {
     if (source.size > MAX_WASM_SIGN_BYTES) throw new SourceTooLargeError(source.size);
@@ -253,43 +215,11 @@ async function assertSignableFile(filePath: string, mimeType: string): Promise<S
 
 /** The signing both entry points share; `source` is a BytesBlob or a FileBlob, already checked to be `mimeType`. */
 async function signSource(input: SignOptions, mimeType: SignableMimeType, source: Blob, thumbnailSource: ThumbnailSource): Promise<SignedAsset> {
-  const opensParent = opensParentIngredient(input.manifest);
-  const { WasmBuilder } = c2paWasm();
+  const { definition, thumbnail } = await withClaimThumbnail(input, input.manifest, mimeType, thumbnailSource);
   const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper });
-  // c2pa-wasm flattens a rejected sign() into a string; keep the original (VaultUnavailableError, a timestamp
-  // failure) so callers can tell a retryable vault outage from a bad file.
-  let signFailure: unknown;
-  const capturingSigner = {
-    ...signer,
-    sign: async (claim: Uint8Array) => {
-      try {
-        return await signer.sign(claim);
-      } catch (err) {
-        signFailure = err;
-        throw err;
-      }
-    },
-  };
-
-  // c2pa-rs's WASM build cannot make the claim thumbnail the definition names: it is made here (thumbnail.ts).
-  let definition = input.manifest;
-  let thumbnail: Uint8Array | undefined;
-  if (definition.thumbnail) {
-    try {
-      thumbnail = input.thumbnail ?? (await claimThumbnailOf(thumbnailSource, mimeType, { ffmpegPath: input.ffmpegPath }));
-    } catch (err) {
-      input.onThumbnailError?.(err);
-      const { thumbnail: _omitted, ...rest } = definition;
-      definition = rest;
-    }
-  }
-
-  let builder: Builder | undefined;
-  try {
-    const context = signingSettings({ trustAnchorsPem: input.trustAnchorsPem, verifyAfterSign: input.verifyAfterSign });
-    builder = WasmBuilder.fromJson(JSON.stringify({ ...definition, format: mimeType }), context);
-    if (thumbnail && definition.thumbnail) builder.addResourceFromBlob(definition.thumbnail.identifier, new BytesBlob(thumbnail, 'image/jpeg'));
-    if (opensParent) {
+  const settings = signingSettings({ trustAnchorsPem: input.trustAnchorsPem, verifyAfterSign: input.verifyAfterSign });
+  return withSigningBuilder({ definition, mimeType, thumbnail, settings, signer }, async (builder, capturingSigner) => {
+    if (opensParentIngredient(definition)) {
       // The parent keeps its own title (its active manifest's), not the title of the manifest being made.
       const parentTitle = await activeManifestTitle(source, mimeType);
       const parent = { ...(parentTitle === undefined ? {} : { title: parentTitle }), relationship: 'parentOf', label: PARENT_INGREDIENT_ID };
@@ -297,12 +227,5 @@ async function signSource(input: SignOptions, mimeType: SignableMimeType, source
     }
     const { asset, manifest } = (await builder.signAndGetManifestBytes(capturingSigner, [], mimeType, source)) as { asset: Uint8Array; manifest: Uint8Array };
     return { asset, manifestStore: manifest };
-  } catch (err) {
-    if (signFailure !== undefined) throw signFailure;
-    if (err instanceof C2paError) throw err;
-    throw new C2paError(`c2pa-rs could not sign the ${mimeType} file: ${describeWasmError(err)}`, { cause: err });
-  } finally {
-    // WASM memory is not garbage collected promptly; free the builder now.
-    builder?.free();
-  }
+  });
 }

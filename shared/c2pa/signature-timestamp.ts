@@ -5,9 +5,32 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import { TimeStampResp } from '@peculiar/asn1-tsp';
 import { decode } from 'cbor-x';
 import { anchorReached } from '../trust/chain.js';
-import type { Anchor } from '../trust/store.js';
+import type { Anchor, TrustSource } from '../trust/store.js';
 import { boxAt, superboxLabel, type Box } from './manifest-store-label.js';
-import type { TimestampInfo } from './read-asset.js';
+import type { ReaderManifest, StatusLists } from './reader-json.js';
+
+export interface TimestampInfo {
+  time: string | null;
+  /** timeStamp.validated: the token stamps this signature and its TSA signature is correct. */
+  validated: boolean;
+  /**
+   * timeStamp.trusted as c2pa-rs reports it; the API replaces it with its own check (the TSA's chain reaches a TSA
+   * anchor in use), since c2pa-rs does not check a C2PA 1.x claim's TSA at all.
+   */
+  trusted: boolean;
+  /** Whose anchor the TSA's chain reaches, when the service checked it (see trusted); null otherwise. */
+  trust_source?: TrustSource | null;
+  /** Any timeStamp.* codes c2pa-rs reported. */
+  codes: string[];
+}
+
+/** The timestamp as c2pa-rs reports it for the active manifest; null when the signature has none. */
+export function timestampOf(manifest: ReaderManifest | undefined, status: StatusLists): TimestampInfo | null {
+  const codes = [...status.success, ...status.informational, ...status.failure].filter((c) => c.startsWith('timeStamp.'));
+  const time = manifest?.signature_info?.time ?? null;
+  if (!time && codes.length === 0) return null;
+  return { time, validated: status.success.includes('timeStamp.validated'), trusted: status.success.includes('timeStamp.trusted'), codes };
+}
 
 /**
  * The certificates of the RFC 3161 timestamp on a file's active manifest signature, read from the file itself:

@@ -31,6 +31,12 @@ export interface MediaFormatDescriptor<M extends string = string> {
   bounds?(size: number): Walk<void>;
   /** A size bound of the format's own (`too_large` above it, whether or not the structure is checked). */
   readonly maxBytes?: number;
+  /**
+   * How a file of any size is signed and read in bounded memory: 'bmff', an ISO BMFF file whose manifest and BMFF
+   * hash the service writes and checks itself (shared/c2pa/bmff-sign.ts, bmff-read.ts). Without it, c2pa-wasm reads
+   * the whole file, which bounds its size (maxBytes).
+   */
+  readonly streamed?: 'bmff';
   /** Look-alikes c2pa-rs cannot sign: the reason they are refused (415), or undefined. Asked when no sniff said yes. */
   refuse?(head: Buffer, size: number): Walk<string | undefined>;
   /** The playing time in seconds where the format's header says it; undefined when it does not. */

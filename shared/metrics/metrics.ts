@@ -48,49 +48,38 @@ new Gauge({
   },
 });
 
-/** What the API's verification pools (api/media/verify-pool.ts) report, read at scrape time: one per API, summed. */
+/** What the API's pools (api/media/verify-pool.ts) report, read at scrape time: by pool name, summed over APIs. */
 export interface VerifyPoolState {
   busy: number;
   queued: number;
   processes: number;
 }
 
-const verifyPools = new Set<() => VerifyPoolState>();
+const verifyPools = new Set<{ name: string; state: () => VerifyPoolState }>();
 
-/** Adds a pool's state to the gauges below; the function it returns takes it out (the pool closed). */
-export function reportVerifyPool(state: () => VerifyPoolState): () => void {
-  verifyPools.add(state);
-  return () => verifyPools.delete(state);
+/** Adds a pool's state to the gauges below, under its name; the function it returns takes it out (the pool closed). */
+export function reportVerifyPool(name: string, state: () => VerifyPoolState): () => void {
+  const entry = { name, state };
+  verifyPools.add(entry);
+  return () => verifyPools.delete(entry);
 }
 
-const poolSum = (key: keyof VerifyPoolState) => [...verifyPools].reduce((sum, state) => sum + state()[key], 0);
+function poolGauge(name: string, help: string, key: keyof VerifyPoolState): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['pool'],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const pool of verifyPools) this.inc({ pool: pool.name }, pool.state()[key]);
+    },
+  });
+}
 
-new Gauge({
-  name: 'mss_verify_pool_busy',
-  help: 'Verification pool tasks running now (at most VERIFY_POOL_SIZE per API process)',
-  registers: [registry],
-  collect() {
-    this.set(poolSum('busy'));
-  },
-});
-
-new Gauge({
-  name: 'mss_verify_pool_queued',
-  help: 'Verification pool tasks waiting for a process (at most VERIFY_QUEUE_LIMIT per API process)',
-  registers: [registry],
-  collect() {
-    this.set(poolSum('queued'));
-  },
-});
-
-new Gauge({
-  name: 'mss_verify_pool_processes',
-  help: 'Verification pool processes alive (started on demand, ended when idle or grown past VERIFY_RECYCLE_BYTES)',
-  registers: [registry],
-  collect() {
-    this.set(poolSum('processes'));
-  },
-});
+poolGauge('mss_verify_pool_busy', 'Verification pool tasks running now, by pool (verify: at most VERIFY_POOL_SIZE per API process; uploads: UPLOAD_CHECK_POOL_SIZE)', 'busy');
+poolGauge('mss_verify_pool_queued', 'Verification pool tasks waiting for a process, by pool (at most VERIFY_QUEUE_LIMIT per pool and API process)', 'queued');
+poolGauge('mss_verify_pool_processes', 'Verification pool processes alive, by pool (started on demand, ended when idle or grown past VERIFY_RECYCLE_BYTES)', 'processes');
 
 new Gauge({
   name: 'mss_trust_list_next_update_seconds',
@@ -107,7 +96,7 @@ new Gauge({
 /** Pool tasks by kind (verify, crjson, trust_source, fingerprint, check_image, read_stores) and outcome, from their turn to the answer. */
 export const verifyPoolSeconds = new Histogram({
   name: 'mss_verify_pool_task_seconds',
-  help: 'Verification pool tasks by task and outcome (ok, refused: the file was at fault, failed: the process died or erred, timeout), from their turn to the answer',
+  help: 'Verification pool tasks by task and outcome (ok, refused: the file was at fault, failed: the process died or erred, timeout, cancelled: the client went away and the process was killed), from their turn to the answer',
   labelNames: ['task', 'outcome'] as const,
   buckets: SECONDS,
   registers: [registry],
@@ -122,10 +111,13 @@ export const verifyPoolWaitSeconds = new Histogram({
   registers: [registry],
 });
 
-/** Refused pool work: busy (503 verification_busy, the queue was full), failed (503 verification_failed), timeout. */
+/**
+ * Pool work not done: busy (503 verification_busy, the queue was full), failed (503 verification_failed), timeout, and
+ * cancelled (the client went away: the task left the queue, or its process was killed).
+ */
 export const verifyPoolRejections = new Counter({
   name: 'mss_verify_pool_rejections_total',
-  help: 'Verification pool tasks answered 503: busy (queue full), failed (the process died or erred), timeout',
+  help: 'Verification pool tasks not done: busy (503, queue full), failed (503, the process died or erred), timeout (503), cancelled (the client went away: dropped from the queue or its process killed)',
   labelNames: ['reason'] as const,
   registers: [registry],
 });
@@ -134,6 +126,46 @@ export const verifyPoolRejections = new Counter({
 export const publicConcurrencyRejections = new Counter({
   name: 'mss_public_concurrency_rejections_total',
   help: 'Public requests refused with 429 because their client address already had PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight',
+  registers: [registry],
+});
+
+/** What the API's password threads (api/auth/password-pool.ts) report, read at scrape time: one per API, summed. */
+export interface PasswordPoolState {
+  running: number;
+  waiting: number;
+}
+
+const passwordPools = new Set<() => PasswordPoolState>();
+
+/** Adds a password pool's state to the gauge below; the function it returns takes it out (the pool closed). */
+export function reportPasswordPool(state: () => PasswordPoolState): () => void {
+  passwordPools.add(state);
+  return () => passwordPools.delete(state);
+}
+
+new Gauge({
+  name: 'mss_password_checks',
+  help: 'bcrypt hashes and comparisons running in the password threads or waiting for one (at most PASSWORD_CHECKS_MAX per API process)',
+  labelNames: ['state'] as const,
+  registers: [registry],
+  collect() {
+    for (const state of ['running', 'waiting'] as const) this.set({ state }, [...passwordPools].reduce((sum, pool) => sum + pool()[state], 0));
+  },
+});
+
+/** One bcrypt hash (registration, a new user) or comparison (sign-in) in a password thread, waiting excluded. */
+export const passwordCheckSeconds = new Histogram({
+  name: 'mss_password_check_seconds',
+  help: 'bcrypt hashes (hash) and comparisons (compare) in the password threads, waiting excluded',
+  labelNames: ['op'] as const,
+  buckets: SECONDS,
+  registers: [registry],
+});
+
+/** Sign-ins, registrations and new users refused with 503 auth_busy: PASSWORD_CHECKS_MAX checks were in flight. */
+export const passwordChecksRefused = new Counter({
+  name: 'mss_password_checks_refused_total',
+  help: 'Requests refused with 503 auth_busy because PASSWORD_CHECKS_MAX password checks were running or waiting',
   registers: [registry],
 });
 

@@ -13,12 +13,22 @@ export type AzureBlobTarget = { connectionString: string } | { accountUrl: strin
  */
 export const BLOB_RETRY_OPTIONS = { maxTries: 3, retryDelayInMs: 500, maxRetryDelayInMs: 2000 } as const;
 
-function statusOf(err: unknown): number | undefined {
+export function statusOf(err: unknown): number | undefined {
   return (err as { statusCode?: number }).statusCode;
 }
 
 function describe(err: unknown): string {
   return err instanceof Error ? err.message.split('\n')[0]! : String(err);
+}
+
+/** The SDK's client of one container, with the store's retry policy. */
+export function containerClientFor(target: AzureBlobTarget, containerName: string, options: StoragePipelineOptions = {}): ContainerClient {
+  const pipeline = { retryOptions: BLOB_RETRY_OPTIONS, ...options };
+  const service =
+    'connectionString' in target
+      ? BlobServiceClient.fromConnectionString(target.connectionString, pipeline)
+      : new BlobServiceClient(target.accountUrl, target.credential, pipeline);
+  return service.getContainerClient(containerName);
 }
 
 /**
@@ -31,12 +41,7 @@ export class AzureBlobFileStore implements FileStore {
   private ready: Promise<void> | undefined;
 
   constructor(target: AzureBlobTarget, containerName: string, options: StoragePipelineOptions = {}) {
-    const pipeline = { retryOptions: BLOB_RETRY_OPTIONS, ...options };
-    const service =
-      'connectionString' in target
-        ? BlobServiceClient.fromConnectionString(target.connectionString, pipeline)
-        : new BlobServiceClient(target.accountUrl, target.credential, pipeline);
-    this.container = service.getContainerClient(containerName);
+    this.container = containerClientFor(target, containerName, options);
   }
 
   private blob(key: string) {

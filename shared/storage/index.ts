@@ -21,3 +21,4 @@ export function createFileStore(config: Pick<Config, 'dataDir' | 'blobStorage'>,
   if (blob?.accountUrl) return new AzureBlobFileStore({ accountUrl: blob.accountUrl, credential: options.credential ?? new DefaultAzureCredential() }, blob.container);
   return new LocalFileStore(config.dataDir);
 }
+export { createResumableStore, type ResumableStore } from './resumable-store.js';

@@ -6,7 +6,7 @@ import { ServiceError } from '../errors.js';
 import { LIST_SOURCES, parseCertificates, PINS_FILE, readPinnedList, readPins, SHIPPED_TRUST_LISTS_DIR, type ListPin, type Pins, type TrustListName } from './lists.js';
 
 /** Who vouches for a certificate the store holds. */
-export type TrustSource = 'c2pa_trust_list' | 'interim_trust_list' | 'service_ca' | 'operator_anchor' | 'organisation_anchor';
+export type TrustSource = 'c2pa_trust_list' | 'interim_trust_list' | 'service_ca' | 'operator_anchor' | 'operator_allowed' | 'organisation_anchor';
 
 export interface Anchor {
   pem: string;
@@ -15,9 +15,11 @@ export interface Anchor {
 }
 
 /**
- * The anchors the pinned lists and the operator's file give (the service's own roots come from its database and are
- * added per verification). Claim signers chain to `claimAnchors` or are one of `allowed` (interim end-entity
- * certificates); timestamps chain to `tsaAnchors` (the C2PA TSA Trust List, the interim anchors, the operator's).
+ * The anchors the pinned lists and the operator's files give (the service's own roots come from its database and are
+ * added per verification), each for what its list vouches for. Claim signers chain to `claimAnchors` (the C2PA Trust
+ * List, the interim anchors, TRUST_ANCHORS_FILE) or are one of `allowed` (the interim list's end-entity certificates,
+ * TRUST_ALLOWED_FILE); timestamps chain to `tsaAnchors` (the C2PA TSA Trust List, the interim anchors,
+ * TRUST_ANCHORS_FILE, TRUST_TSA_ANCHORS_FILE).
  */
 export interface TrustStore {
   lists: readonly TrustListName[];
@@ -34,6 +36,10 @@ export interface TrustStoreOptions {
   trustLists: readonly TrustListName[];
   /** TRUST_ANCHORS_FILE: the operator's own anchors (PEM), trusted for claim signers and timestamps. */
   trustAnchorsFile: string | undefined;
+  /** TRUST_ALLOWED_FILE: the operator's end-entity claim-signing certificates (PEM), trusted one by one. */
+  trustAllowedFile?: string | undefined;
+  /** TRUST_TSA_ANCHORS_FILE: the operator's anchors (PEM) for timestamps only. */
+  trustTsaAnchorsFile?: string | undefined;
   /** The lists folder (default: the one shipped in trust/lists). */
   dir?: string;
 }
@@ -65,11 +71,14 @@ export function buildTrustStore(options: TrustStoreOptions): TrustStore {
       store.ekuConfig = texts.get(fileOf(list, 'eku_config'));
     }
   }
+  const operatorFile = (file: string, source: TrustSource) => anchorsOf(readFileSync(file, 'utf8'), file, source);
   if (options.trustAnchorsFile) {
-    const operator = anchorsOf(readFileSync(options.trustAnchorsFile, 'utf8'), options.trustAnchorsFile, 'operator_anchor');
+    const operator = operatorFile(options.trustAnchorsFile, 'operator_anchor');
     store.claimAnchors.push(...operator);
     store.tsaAnchors.push(...operator);
   }
+  if (options.trustAllowedFile) store.allowed.push(...operatorFile(options.trustAllowedFile, 'operator_allowed'));
+  if (options.trustTsaAnchorsFile) store.tsaAnchors.push(...operatorFile(options.trustTsaAnchorsFile, 'operator_anchor'));
   return store;
 }
 
@@ -105,8 +114,8 @@ function mtimeOf(file: string | undefined): number {
 }
 
 /**
- * A store that re-reads the lists when the pin file (rewritten by `npm run trust -- update`) or the operator's file
- * changes, looking at most every `checkIntervalMs`: a running service picks up a new version without a restart.
+ * A store that re-reads the lists when the pin file (rewritten by `npm run trust -- update`) or one of the operator's
+ * files changes, looking at most every `checkIntervalMs`: a running service picks up a new version without a restart.
  * A version that fails its pins (or cannot be read) is refused: every call throws that failure, never a mix of the
  * old and the new, until a good version is in place (tried again every `checkIntervalMs`).
  */
@@ -130,7 +139,8 @@ export class TrustStoreLoader {
     if (now - this.checkedAt < this.checkIntervalMs && (this.store || this.failure !== undefined)) return this.answer();
     this.checkedAt = now;
     const dir = this.options.dir ?? SHIPPED_TRUST_LISTS_DIR;
-    const stamp = `${mtimeOf(path.join(dir, PINS_FILE))}:${mtimeOf(this.options.trustAnchorsFile)}`;
+    const files = [path.join(dir, PINS_FILE), this.options.trustAnchorsFile, this.options.trustAllowedFile, this.options.trustTsaAnchorsFile];
+    const stamp = files.map(mtimeOf).join(':');
     // A failure is tried again even when nothing changed on disk (it may have been a passing read error).
     if (this.store && this.failure === undefined && stamp === this.stamp) return this.store;
     this.stamp = stamp;
@@ -149,6 +159,9 @@ export class TrustStoreLoader {
   }
 }
 
+/** The settings a process's trust store is built from. */
+export type TrustConfig = Pick<Config, 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustAllowedFile' | 'trustTsaAnchorsFile' | 'trustReloadSeconds'>;
+
 let processLoader: { key: string; loader: TrustStoreLoader } | undefined;
 
 /**
@@ -156,10 +169,16 @@ let processLoader: { key: string; loader: TrustStoreLoader } | undefined;
  * cannot be loaded (a file that differs from its pin, an unreadable operator file) are a 503
  * `trust_lists_unavailable`: no verdict is given without the trust it is meant to be judged by.
  */
-export function processTrustStore(config: Pick<Config, 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustReloadSeconds'>): TrustStore {
-  const key = JSON.stringify([config.trustLists, config.trustListsDir, config.trustAnchorsFile, config.trustReloadSeconds]);
+export function processTrustStore(config: TrustConfig): TrustStore {
+  const key = JSON.stringify([config.trustLists, config.trustListsDir, config.trustAnchorsFile, config.trustAllowedFile, config.trustTsaAnchorsFile, config.trustReloadSeconds]);
   if (processLoader?.key !== key) {
-    const options = { trustLists: config.trustLists, dir: config.trustListsDir, trustAnchorsFile: config.trustAnchorsFile };
+    const options = {
+      trustLists: config.trustLists,
+      dir: config.trustListsDir,
+      trustAnchorsFile: config.trustAnchorsFile,
+      trustAllowedFile: config.trustAllowedFile,
+      trustTsaAnchorsFile: config.trustTsaAnchorsFile,
+    };
     processLoader = { key, loader: new TrustStoreLoader(options, config.trustReloadSeconds * 1000) };
   }
   try {

@@ -54,7 +54,7 @@ const SPEC_2_4_CONFLICT = 'C2PA Asset Conformance 0.2 Spec 2.4 Rubric: validatio
 
 /** c2pa-rs's crJSON report of the file, validated against `anchors` only. */
 async function crJsonOf(bytes: Uint8Array, mimeType: string, anchors: string): Promise<unknown> {
-  const reader = await c2paWasm().WasmReader.fromBytes(mimeType, bytes, trustSettings(anchors));
+  const reader = await c2paWasm().WasmReader.fromBytes(mimeType, bytes, trustSettings({ trustAnchorsPem: anchors }));
   try {
     return JSON.parse(reader.crJson());
   } finally {

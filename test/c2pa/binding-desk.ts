@@ -9,7 +9,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { coseSigner } from '../../shared/c2pa/cose-sign1.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
-import { readDetachedManifest, type VerificationReport } from '../../shared/c2pa/read-asset.js';
+import { readDetachedManifest } from '../../shared/c2pa/read-asset.js';
+import type { VerificationReport } from '../../shared/c2pa/verification-report.js';
 import { trustSettings } from '../../shared/c2pa/settings.js';
 import { BytesBlob, c2paWasm, type C2paWasm } from '../../shared/c2pa/wasm.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
@@ -66,7 +67,7 @@ export async function openBindingDesk(options: { cn: string; creator: string; ti
   };
   const c2paRsVerdict = async <A>(type: SignableMimeType, file: Buffer, labelPrefix: string, stem: string): Promise<C2paRsVerdict<A> | 'unreadable'> => {
     const reader = await c2paWasm()
-      .WasmReader.fromBytes(type, new Uint8Array(file), trustSettings(rootPem))
+      .WasmReader.fromBytes(type, new Uint8Array(file), trustSettings({ trustAnchorsPem: rootPem }))
       .catch((err: unknown) => {
         if (/InvalidAsset/.test(String(err))) return undefined;
         throw err;

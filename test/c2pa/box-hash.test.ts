@@ -202,7 +202,7 @@ describe('c2pa: box hash hard bindings (c2pa.hash.boxes) of a manifest that is n
   it('c2pa-wasm signs JPEG and PNG with a data hash even when builder.prefer_box_hash is set (so the box hashes here are made by the test)', async () => {
     for (const type of ['image/jpeg', 'image/png'] as const) {
       const signed = await desk.embedded(type, samples[type], undefined, { builder: { prefer_box_hash: true } });
-      const reader = await c2paWasm().WasmReader.fromBytes(type, new Uint8Array(signed), trustSettings(desk.rootPem));
+      const reader = await c2paWasm().WasmReader.fromBytes(type, new Uint8Array(signed), trustSettings({ trustAnchorsPem: desk.rootPem }));
       try {
         const manifest = (JSON.parse(reader.crJson()) as { manifests: { label: string; assertions: Record<string, unknown> }[] }).manifests.find((m) => m.label === reader.activeLabel())!;
         const bindings = Object.keys(manifest.assertions).filter((label) => label.startsWith('c2pa.hash.'));

@@ -66,7 +66,7 @@ describe('c2pa: manifests from templates', function () {
 
       // The thumbnail is a JPEG of the image at its own size (both fixtures are under the 512 px long edge).
       const { WasmReader } = c2paWasm();
-      const reader = await WasmReader.fromBytes(mimeType, signed, trustSettings(chain.pem.root));
+      const reader = await WasmReader.fromBytes(mimeType, signed, trustSettings({ trustAnchorsPem: chain.pem.root }));
       try {
         const json = JSON.parse(reader.json()) as { active_manifest: string; manifests: Record<string, { thumbnail: { identifier: string } }> };
         const thumb = reader.resourceToBytes(json.manifests[json.active_manifest]!.thumbnail.identifier);

@@ -13,7 +13,10 @@ import { expect } from 'chai';
 import sharp from 'sharp';
 import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
+import type { AddressInfo } from 'node:net';
 import { bearer, registerAccount, type Account } from '../support/api.js';
+import { startCuttingProxy } from '../support/cutting-proxy.js';
+import { noisePng } from '../support/noise-png.js';
 import { startWebStack, type WebStack } from '../web/support.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -61,11 +64,11 @@ describe('mss, the CLI (clients/typescript)', function () {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  const env = (key = apiKey) => ({ PATH: process.env.PATH ?? '', MSS_URL: stack.baseUrl, MSS_API_KEY: key });
+  const env = (key = apiKey, url = stack.baseUrl) => ({ PATH: process.env.PATH ?? '', MSS_URL: url, MSS_API_KEY: key });
 
   /** Starts the CLI (from its source, through tsx as the suite runs); `onStderr` sees its progress as it comes. */
-  function start(args: string[], key?: string, onStderr?: (all: string, child: ChildProcess) => void): { child: ChildProcess; done: Promise<Run> } {
-    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], { cwd: work, env: env(key), stdio: ['ignore', 'pipe', 'pipe'] });
+  function start(args: string[], key?: string, onStderr?: (all: string, child: ChildProcess) => void, url?: string): { child: ChildProcess; done: Promise<Run> } {
+    const child = spawn(process.execPath, ['--import', TSX, CLI, ...args], { cwd: work, env: env(key, url), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -156,6 +159,30 @@ describe('mss, the CLI (clients/typescript)', function () {
     const got = await mss(['download', job.job_id, '--out', 'downloads']);
     expect(got.code, got.stderr).to.equal(0);
     expect(sha256(readFileSync(path.resolve(work, got.stdout.trim())))).to.equal(job.signed_file!.sha256);
+  });
+
+  it('sign: an upload whose connection is cut mid-way resumes from the bytes the service has, with progress in bytes', async () => {
+    const proxy = await startCuttingProxy((stack.server.address() as AddressInfo).port);
+    try {
+      mkdirSync(path.join(work, 'large'), { recursive: true });
+      const png = noisePng(1000, 1000);
+      writeFileSync(path.join(work, 'large/harbour.png'), png);
+      proxy.cutAfter(1_500_000);
+      const run = await start(['sign', 'large', '--out', 'large-signed', '--creator', 'Jane Doe'], undefined, undefined, `http://127.0.0.1:${proxy.port}`).done;
+      runs.push(run);
+      expect(run.code, run.stdout + run.stderr).to.equal(0);
+      expect(proxy.cuts).to.equal(1);
+      // Off a terminal: a line at each quarter of the bytes, the last one all of them.
+      expect(run.stderr).to.match(/^uploaded [\d.]+ MB of 2\.9 MB$/m);
+      expect(run.stderr).to.include('uploaded 2.9 MB of 2.9 MB\n');
+      // One session, resumed (not a second upload from zero), and it became the upload that was signed.
+      const sessions = await stack.api.db.knex('upload_sessions').where({ org_id: acc.orgId, filename: 'harbour.png' });
+      expect(sessions.map((s) => s.status)).to.deep.equal(['completed']);
+      const report = await readAsset(readFileSync(path.join(work, 'large-signed/harbour.png')), 'image/png', { trustAnchorsPem: stack.rootPem });
+      expect(report.validation_state).to.equal('Trusted');
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('a file the service refuses: the others are signed, the run exits 1 with a summary naming it', async () => {

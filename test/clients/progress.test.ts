@@ -30,4 +30,19 @@ describe('mss sign progress', () => {
     progress.end();
     expect(out.written).to.deep.equal(['signed 1/2 a.jpg\n', 'already signed 2/2 b.jpg\n']);
   });
+
+  it('counts the bytes of uploads on their way: on a terminal in the bar, elsewhere a line at each quarter of the run', () => {
+    const tty = stream(true);
+    const bar = new Progress(2, 4 * 1024 * 1024, tty.stream);
+    bar.sent('a.mp4', 1024 * 1024);
+    expect(tty.written.at(-1)).to.match(/0\/2 files, 1\.0 MB of 4\.0 MB$/);
+    bar.finished('a.mp4', 2 * 1024 * 1024, 'signed');
+    expect(tty.written.at(-1)).to.match(/1\/2 files, 2\.0 MB of 4\.0 MB$/);
+
+    const plain = stream(false);
+    const lines = new Progress(1, 1000, plain.stream);
+    for (const sent of [100, 200, 260, 400, 600, 999, 1000]) lines.sent('a.mov', sent);
+    expect(plain.written).to.deep.equal(['uploaded 260 B of 1000 B\n', 'uploaded 600 B of 1000 B\n', 'uploaded 999 B of 1000 B\n', 'uploaded 1000 B of 1000 B\n']);
+  });
 });
+

@@ -49,7 +49,7 @@ describe('media: registry formats and c2pa-rs, other shapes and refusals', funct
   async function wasmSign(bytes: Uint8Array, mimeType: string): Promise<string> {
     const { WasmBuilder } = c2paWasm();
     const definition = buildManifestDefinition({ title: 'probe', creator: 'Ada Lovelace' }, { sourceHasManifest: false });
-    const builder = WasmBuilder.fromJson(JSON.stringify({ ...definition, format: mimeType }), trustSettings(chain.pem.root));
+    const builder = WasmBuilder.fromJson(JSON.stringify({ ...definition, format: mimeType }), trustSettings({ trustAnchorsPem: chain.pem.root }));
     try {
       await builder.signAndGetManifestBytes(coseSigner({ key: chain.keys.leaf, chainDer: [chain.der.leaf, chain.der.subCa] }), [], mimeType, new BytesBlob(bytes, mimeType));
       return 'signed';

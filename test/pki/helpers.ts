@@ -100,6 +100,20 @@ export async function issueTestChain(dir: string, now = Date.now()): Promise<Tes
   return { dir, vault, keys, root: rootCert, subCa: subCert, leaf: leafCert, tsa: tsaCert, file, write };
 }
 
+/** A leaf for `chain`'s leaf key that expires `lifetimeMs` from now: to see what a validator says once it has. */
+export function issueShortLivedLeaf(chain: TestChain, lifetimeMs: number, commonName = 'Short-lived Leaf'): Promise<IssuedCertificate> {
+  const now = Date.now();
+  return issueLeafCertificate({
+    subject: { commonName, organization: 'PKI Test Org', country: 'US' },
+    subjectPublicKeySpki: chain.keys.leaf.publicKeySpki,
+    issuer: { certificateDer: chain.subCa.der, key: chain.keys.subCa },
+    crlUrl: CRL_URL,
+    ocspUrl: OCSP_URL,
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + lifetimeMs),
+  });
+}
+
 /** Awaits `p` and asserts it rejects with an instance of `type` (message matching `message`, if given). */
 export async function expectReject(p: Promise<unknown>, type: new (...args: never[]) => Error, message?: RegExp): Promise<Error> {
   try {

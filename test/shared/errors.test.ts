@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import express from 'express';
+import { pinoHttp } from 'pino-http';
 import request from 'supertest';
 import { TokenError } from '../../api/auth/tokens.js';
-import { ApiError, errorHandler, HTTP_STATUS } from '../../api/errors.js';
+import { ApiError, errorHandler, HTTP_STATUS, LOG_LEVEL } from '../../api/errors.js';
 import { OCSP_STATUS, failureAnswer } from '../../ocsp/answers.js';
 import { OcspOverloadedError, OcspRefusedError } from '../../ocsp/source.js';
 import { C2paError } from '../../shared/c2pa/errors.js';
@@ -21,6 +22,7 @@ import { TimeStampRequestError } from '../../shared/tsa/protocol.js';
 import { TimeStampTokenError } from '../../shared/tsa/token-check.js';
 import { VaultKeyNotFoundError, VaultUnavailableError } from '../../shared/vault/types.js';
 import { JOB_RETRIES } from '../../workers/sign-job/outcome.js';
+import { RecordingLogger } from '../support/recording-logger.js';
 
 /** Every domain error that reaches an edge, with the kind and outward code it carries. */
 const DOMAIN_ERRORS: [ServiceError, ErrorKind, string][] = [
@@ -58,9 +60,10 @@ const DOMAIN_ERRORS: [ServiceError, ErrorKind, string][] = [
   [new NoTsaCertificateError(), 'unavailable', 'no_tsa_certificate'],
 ];
 
-/** The HTTP edge as the API runs it: a route that throws `err`, then the error handler. */
-function answerOf(err: unknown) {
+/** The HTTP edge as the API runs it: a route that throws `err`, then the error handler; logged to `logs` when given. */
+function answerOf(err: unknown, logs?: RecordingLogger) {
   const app = express();
+  if (logs) app.use(pinoHttp({ logger: logs.pino() }));
   app.get('/', () => {
     throw err;
   });
@@ -70,7 +73,7 @@ function answerOf(err: unknown) {
 
 describe('error kinds and their edges', () => {
   it('every edge maps every kind, and nothing else', () => {
-    for (const table of [HTTP_STATUS, OCSP_STATUS, JOB_RETRIES, TSA_FAIL_INFO]) expect(Object.keys(table)).to.have.members([...ERROR_KINDS]);
+    for (const table of [HTTP_STATUS, LOG_LEVEL, OCSP_STATUS, JOB_RETRIES, TSA_FAIL_INFO]) expect(Object.keys(table)).to.have.members([...ERROR_KINDS]);
   });
 
   it('each domain error carries its kind and code, and keeps its own name', () => {
@@ -105,6 +108,27 @@ describe('error kinds and their edges', () => {
       const answer = await answerOf(err);
       expect(answer.status).to.equal(500);
       expect(answer.body).to.deep.equal({ error: { code: 'internal_error', message: 'internal server error' } });
+    }
+  });
+
+  it('HTTP: the log level follows the kind: refusals anyone can cause (503, 429) at warn or info, only internal failures at error', async () => {
+    const cases: [unknown, number, string | null][] = [
+      [new ApiError('unavailable', 'verification_busy', 'busy', { retryAfterSeconds: 5 }), 503, 'warn'],
+      [new ApiError('unavailable', 'remote_fetch_busy', 'busy', { retryAfterSeconds: 2 }), 503, 'warn'],
+      [new VaultUnavailableError('timeout'), 503, 'warn'],
+      [new ApiError('rate_limited', 'too_many_concurrent_requests', 'wait', { retryAfterSeconds: 1 }), 429, 'info'],
+      [new ApiError('rate_limited', 'rate_limited', 'later'), 429, 'info'],
+      [new MediaRejectedError('too_many_pixels', 'x'), 422, null],
+      [new VaultKeyNotFoundError('leaf'), 500, 'error'],
+      [new Error('boom'), 500, 'error'],
+    ];
+    for (const [err, status, level] of cases) {
+      const logs = new RecordingLogger();
+      expect((await answerOf(err, logs)).status).to.equal(status);
+      const own = logs.entries.filter((e) => e.msg !== 'request completed' && e.msg !== 'request errored');
+      expect(own.map((e) => e.level), String(err)).to.deep.equal(level ? [level] : []);
+      // The request line itself stays at info, whatever the status.
+      expect(logs.entries.filter((e) => e.msg.startsWith('request ') && e.obj.res).map((e) => e.level)).to.deep.equal(['info']);
     }
   });
 

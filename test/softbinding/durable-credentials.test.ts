@@ -10,11 +10,13 @@ import sharp from 'sharp';
 import request from 'supertest';
 import { startTsaService, type TsaService } from '../../ocsp/tsa-service.js';
 import { readAsset, readManifestStore } from '../../shared/c2pa/read-asset.js';
+import { savePublicVerification } from '../../shared/db/repositories/public-verifications.js';
 import { createLogger } from '../../shared/logger.js';
 import { initPki, type InitPkiResult } from '../../shared/pki/init.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, downloadFile, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
+import { openBindingDesk } from '../c2pa/binding-desk.js';
 import { noisePng } from '../support/noise-png.js';
 import { startTestWorker, type RoleProcess } from '../support/processes.js';
 
@@ -153,6 +155,47 @@ describe('durable credentials: soft binding, manifest repository and public veri
     const byContent = await request(api.app).post('/v1/matches/byContent?alg=io.iscc.v0').set('Content-Type', 'image/jpeg').send(await platformCopy(planetSigned)).expect(200);
     expect(byContent.body.matches[0].manifestId).to.equal(planetManifestId);
     await request(api.app).get('/v1/manifests/urn:c2pa:00000000-0000-4000-8000-000000000000').expect(404);
+  });
+
+  it("a verification with a sidecar is answered but never kept: a file's permalink shows what the file alone proves", async () => {
+    const permalink = async (sha256: string) => (await request(api.app).get(`/v1/verify/${sha256}`)).body as Record<string, unknown> & { validation_state?: string };
+    // Daily Planet's signed file, verified alone: its permalink.
+    const alone = await request(api.app).post('/v1/verify').attach('file', planetSigned, 'signed.jpg').expect(200);
+    expect(alone.body.permalink).to.contain(alone.body.sha256);
+    const before = await permalink(alone.body.sha256);
+    expect([before.validation_state, (before.manifest as { title: string }).title]).to.deep.equal(['Trusted', 'Harbour']);
+    // Anyone holding it sends it with a sidecar of their own: answered from that sidecar, kept nowhere.
+    const withForeign = await request(api.app).post('/v1/verify').attach('file', planetSigned, 'signed.jpg').attach('manifest', fixture('c2pa-samples/cloud_manifest.c2pa'), 'x.c2pa').expect(200);
+    expect(withForeign.body.manifest_source).to.deep.include({ kind: 'sidecar' });
+    expect(withForeign.body.validation_state).to.equal('Invalid');
+    expect(withForeign.body.permalink).to.equal(null);
+    expect(await permalink(alone.body.sha256)).to.deep.equal(before);
+
+    // An unsigned image, and a prober's sidecar made for exactly its bytes (Valid, under the prober's title).
+    const desk = await openBindingDesk({ cn: 'Prober', creator: 'Prober', title: 'prober' });
+    try {
+      const unsigned = await sharp(noisePng(200, 150)).jpeg().toBuffer();
+      const sidecar = Buffer.from(await desk.sidecarFor('image/jpeg', unsigned));
+      const probe = () => request(api.app).post('/v1/verify').attach('file', unsigned, 'mine.jpg').attach('manifest', sidecar, 'mine.c2pa').expect(200);
+      // Never verified alone: no permalink comes of the sidecar's verdict.
+      const first = await probe();
+      expect([first.body.validation_state, first.body.manifest.title, first.body.permalink]).to.deep.equal(['Valid', 'prober.jpeg', null]);
+      await request(api.app).get(`/v1/verify/${first.body.sha256}`).expect(404);
+      // Verified alone, it has one ("none"), which the sidecar's verdict leaves as it is.
+      const none = await request(api.app).post('/v1/verify').attach('file', unsigned, 'mine.jpg').expect(200);
+      expect(none.body.validation_state).to.equal('none');
+      const kept = await permalink(none.body.sha256);
+      expect((await probe()).body.validation_state).to.equal('Valid');
+      expect(await permalink(none.body.sha256)).to.deep.equal(kept);
+      expect(kept.validation_state).to.equal('none');
+      expect(JSON.stringify(kept)).to.not.contain('prober');
+      // A sidecar's verdict kept before this rule (it carries its manifest_source) is not shown either.
+      await savePublicVerification(first.body.sha256, first.body, api.db.knex);
+      await request(api.app).get(`/v1/verify/${first.body.sha256}`).expect(404);
+      await savePublicVerification(first.body.sha256, none.body, api.db.knex);
+    } finally {
+      desk.close();
+    }
   });
 
   it('a permalink judges discoverability when it is read: an organisation that turned it off shows no manifest there', async () => {

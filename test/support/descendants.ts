@@ -19,3 +19,13 @@ export function descendantPids(pattern: string): number[] {
   }
   return rows.filter((row) => row.pid !== process.pid && ours.has(row.pid) && row.args.includes(pattern)).map((row) => row.pid).sort((a, b) => a - b);
 }
+
+/** Whether process `pid` exists (signal 0 checks without sending anything). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConfigError, loadConfig } from '../../shared/config.js';
@@ -60,7 +60,7 @@ describe('trust lists (shipped, pinned)', () => {
     expect(buildTrustStore({ dir, trustLists: ['official'], trustAnchorsFile: undefined }).claimAnchors).to.have.length(30);
   });
 
-  it('parses TRUST_LISTS and TRUST_ANCHORS_FILE', () => {
+  it("parses TRUST_LISTS and the operator's trust files", () => {
     const base = { DATA_DIR: mkdtempSync(path.join(scratch, 'd-')) };
     expect(loadConfig(base)).to.deep.include({ trustLists: ['official', 'interim'], trustListsDir: undefined, trustAnchorsFile: undefined, trustReloadSeconds: 60 });
     expect(loadConfig({ ...base, TRUST_LISTS: 'official' }).trustLists).to.deep.equal(['official']);
@@ -68,6 +68,28 @@ describe('trust lists (shipped, pinned)', () => {
     expect(() => loadConfig({ ...base, TRUST_LISTS: 'official,adobe' })).to.throw(ConfigError, /TRUST_LISTS.*unknown list: adobe/);
     expect(() => loadConfig({ ...base, TRUST_LISTS: 'interim' })).to.throw(ConfigError, /TRUST_LISTS must include official/);
     expect(() => loadConfig({ ...base, TRUST_ANCHORS_FILE: path.join(scratch, 'none.pem') })).to.throw(ConfigError, /TRUST_ANCHORS_FILE/);
+    expect(() => loadConfig({ ...base, TRUST_ALLOWED_FILE: path.join(scratch, 'none.pem') })).to.throw(ConfigError, /TRUST_ALLOWED_FILE/);
+    expect(() => loadConfig({ ...base, TRUST_TSA_ANCHORS_FILE: path.join(scratch, 'none.pem') })).to.throw(ConfigError, /TRUST_TSA_ANCHORS_FILE/);
+    const pem = path.join(scratch, 'one.pem');
+    writeFileSync(pem, readFileSync(path.join(SHIPPED_TRUST_LISTS_DIR, 'interim/allowed.pem'), 'utf8').split('-----END CERTIFICATE-----')[0] + '-----END CERTIFICATE-----\n');
+    expect(loadConfig({ ...base, TRUST_ALLOWED_FILE: pem, TRUST_TSA_ANCHORS_FILE: pem })).to.deep.include({ trustAllowedFile: pem, trustTsaAnchorsFile: pem });
+  });
+
+  it("reads the operator's allowed certificates and TSA anchors, and picks up a change to either file", () => {
+    const allowedFile = path.join(scratch, 'operator-allowed.pem');
+    const tsaFile = path.join(scratch, 'operator-tsa.pem');
+    const allowed = readFileSync(path.join(SHIPPED_TRUST_LISTS_DIR, 'interim/allowed.pem'), 'utf8');
+    writeFileSync(allowedFile, dropLastCertificate(allowed));
+    writeFileSync(tsaFile, readFileSync(path.join(SHIPPED_TRUST_LISTS_DIR, 'official/C2PA-TSA-TRUST-LIST.pem'), 'utf8'));
+    const loader = new TrustStoreLoader({ trustLists: ['official'], trustAnchorsFile: undefined, trustAllowedFile: allowedFile, trustTsaAnchorsFile: tsaFile }, 0);
+    const store = loader.current();
+    expect(store.allowed.map((a) => a.source)).to.deep.equal(Array(116).fill('operator_allowed'));
+    expect(store.tsaAnchors.filter((a) => a.source === 'operator_anchor')).to.have.length(22);
+    expect(store.claimAnchors.map((a) => a.source)).to.not.include('operator_anchor');
+
+    writeFileSync(allowedFile, allowed);
+    utimesSync(allowedFile, new Date(), new Date(Date.now() + 5000));
+    expect(loader.current().allowed).to.have.length(117);
   });
 
   it('`update --from DIR` checks and re-pins the files, and a running store picks the new version up', async () => {
@@ -115,7 +137,7 @@ describe('trust lists (shipped, pinned)', () => {
   });
 
   it('reports the seconds to each list\'s next update as a metric, once the process has loaded its store', async () => {
-    processTrustStore({ trustLists: ['official', 'interim'], trustListsDir: undefined, trustAnchorsFile: undefined, trustReloadSeconds: 60 });
+    processTrustStore({ trustLists: ['official', 'interim'], trustListsDir: undefined, trustAnchorsFile: undefined, trustAllowedFile: undefined, trustTsaAnchorsFile: undefined, trustReloadSeconds: 60 });
     const gauge = (await registry.getMetricsAsJSON()).find((m) => m.name === 'mss_trust_list_next_update_seconds');
     const official = gauge?.values.find((v) => v.labels.list === 'official');
     expect(official?.value).to.be.closeTo((Date.parse('2027-08-05T00:11:39Z') - Date.now()) / 1000, 5);

@@ -9,10 +9,9 @@ import { expect } from 'chai';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { signAsset } from '../../shared/c2pa/sign-asset.js';
-import { issueLeafCertificate } from '../../shared/pki/certificate-templates.js';
 import { httpTimestamper } from '../../shared/tsa/client.js';
 import { fixture } from '../c2pa/helpers.js';
-import { CRL_URL, OCSP_URL, issueTestChain, tempDir, type TestChain } from '../pki/helpers.js';
+import { issueShortLivedLeaf, issueTestChain, tempDir, type TestChain } from '../pki/helpers.js';
 import { startTestTsa, tsaIdentityOf, type RunningTsa } from './support.js';
 
 /** Lifetime of the short-lived leaf: long enough to sign and check two files, short enough to wait out. */
@@ -35,16 +34,7 @@ describe('tsa: a file signed with a leaf that then expires', function () {
 
   it('stays Trusted with a timestamp, and reads Invalid (signingCredential.expired) without one', async function () {
     const photo = await fixture('photo.jpg');
-    const now = Date.now();
-    const leaf = await issueLeafCertificate({
-      subject: { commonName: 'Short-lived Leaf', organization: 'PKI Test Org', country: 'US' },
-      subjectPublicKeySpki: chain.keys.leaf.publicKeySpki,
-      issuer: { certificateDer: chain.subCa.der, key: chain.keys.subCa },
-      crlUrl: CRL_URL,
-      ocspUrl: OCSP_URL,
-      notBefore: new Date(now - 60_000),
-      notAfter: new Date(now + LEAF_LIFETIME_MS),
-    });
+    const leaf = await issueShortLivedLeaf(chain, LEAF_LIFETIME_MS);
     const notAfter = leaf.facts.notAfter.getTime();
     const sign = (timestamped: boolean) =>
       signAsset({

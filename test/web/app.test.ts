@@ -64,7 +64,7 @@ describe('web app in headless Chromium', function () {
     await page.getByLabel('Password').fill(account.password);
     await page.getByLabel('Organisation name').fill(account.org);
     await page.getByRole('button', { name: 'Create account' }).click();
-    await heading(page, 'Sign an image').waitFor();
+    await heading(page, 'Sign a file').waitFor();
   }
 
   async function signIn(page: Page, email = account.email, password = account.password): Promise<void> {
@@ -90,8 +90,8 @@ describe('web app in headless Chromium', function () {
     });
     await page.getByLabel('Title').fill(title);
     await page.getByLabel('Creator').fill(creator);
-    await page.getByRole('button', { name: 'Sign image' }).click();
-    const download = page.getByRole('button', { name: 'Download signed image' });
+    await page.getByRole('button', { name: 'Sign file' }).click();
+    const download = page.getByRole('button', { name: 'Download signed file' });
     await download.waitFor({ timeout: 60_000 });
     // The progress list shows every stage of the job API, and all of them done.
     const labels = await page.locator('.steps__label').allTextContents();
@@ -144,7 +144,7 @@ describe('web app in headless Chromium', function () {
     // right after the listener could open the (headless, invisible) native dialog instead.
     const chooser = s.page.waitForEvent('filechooser', { timeout: 60_000 });
     await signIn(s.page);
-    await heading(s.page, 'Sign an image').waitFor();
+    await heading(s.page, 'Sign a file').waitFor();
 
     // PNG: Tab to the drop zone's file input and open the picker with Enter.
     await tabTo(s.page, (el) => el instanceof HTMLInputElement && el.type === 'file');
@@ -154,7 +154,7 @@ describe('web app in headless Chromium', function () {
     expect(await s.page.getByLabel('Title').inputValue()).to.equal('graphic');
     signed.push({ name: 'graphic.png', mime: 'image/png', file: await signAndDownload(s.page, 'Harbour at dawn', 'Jane Doe') });
 
-    await s.page.getByRole('button', { name: 'Sign another image' }).click();
+    await s.page.getByRole('button', { name: 'Sign another file' }).click();
     await s.page.locator('input[type=file]').setInputFiles(fixture('photo.jpg'));
     await s.page.getByText('photo.jpg', { exact: true }).waitFor();
     signed.push({ name: 'photo.jpg', mime: 'image/jpeg', file: await signAndDownload(s.page, 'Lighthouse', 'John Roe') });
@@ -227,20 +227,26 @@ describe('web app in headless Chromium', function () {
     await expectClean(s);
   });
 
-  it('refuses a GIF, dropped or picked, with a message, and uploads nothing', async () => {
+  it('refuses what is not a format of the registry, dropped or picked, with a message, and uploads nothing', async () => {
     const s = await open({ width: 390, height: 844 });
     await signIn(s.page);
-    await heading(s.page, 'Sign an image').waitFor();
-    await dropFile(s.page, '.drop-zone', fixture('tiny.gif'), 'image/gif');
-    const alert = s.page.getByRole('alert').filter({ hasText: 'tiny.gif' });
+    await heading(s.page, 'Sign a file').waitFor();
+    // The drop zone names every format of the registry, and its picker offers them all.
+    const hint = await s.page.locator('.drop-zone__hint').textContent();
+    expect(hint).to.contain('GIF').and.contain('MP4').and.contain('WAV');
+    expect(await s.page.locator('input[type=file]').getAttribute('accept')).to.contain('video/mp4').and.contain('.flac');
+    const pdf = path.join(downloadsDir, 'report.pdf');
+    writeFileSync(pdf, '%PDF-1.7\n% not signed here\n');
+    await dropFile(s.page, '.drop-zone', pdf, 'application/pdf');
+    const alert = s.page.getByRole('alert').filter({ hasText: 'report.pdf' });
     await alert.waitFor();
-    expect(await alert.textContent()).to.equal('“tiny.gif” is a GIF image. Only JPEG and PNG images can be signed.');
-    await s.page.locator('input[type=file]').setInputFiles(fixture('tiny.webp'));
-    await s.page.getByRole('alert').filter({ hasText: '“tiny.webp” is a WebP image. Only JPEG and PNG images can be signed.' }).waitFor();
+    expect(await alert.textContent()).to.equal('“report.pdf” is a PDF document, which the service does not sign.');
+    await s.page.locator('input[type=file]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just notes') });
+    await s.page.getByRole('alert').filter({ hasText: '“notes.txt” is not a format the service signs' }).waitFor();
     // Signing without a file says so too.
-    await s.page.getByRole('button', { name: 'Sign image' }).click();
-    await s.page.getByRole('alert').filter({ hasText: 'Choose a JPEG or PNG image to sign first.' }).waitFor();
-    expect(s.log.requests.filter((r) => r.url.includes('/v1/media/upload'))).to.deep.equal([]);
+    await s.page.getByRole('button', { name: 'Sign file' }).click();
+    await s.page.getByRole('alert').filter({ hasText: 'Choose a file to sign first.' }).waitFor();
+    expect(s.log.requests.filter((r) => /\/v1\/media\/(upload|resumable-uploads)/.test(r.url))).to.deep.equal([]);
     await expectClean(s);
   });
 
@@ -308,7 +314,7 @@ describe('web app in headless Chromium', function () {
     await signIn(s.page);
     await s.page.locator('input[type=file]').setInputFiles(fixture('graphic.png'));
     await s.page.getByLabel('Creator').fill('Jane Doe');
-    await s.page.getByRole('button', { name: 'Sign image' }).click();
+    await s.page.getByRole('button', { name: 'Sign file' }).click();
     await s.page.getByText('Signed and anchored on chain.').waitFor({ timeout: 60_000 });
     expect(await s.page.locator('.steps__label').allTextContents()).to.deep.equal(['Upload', 'Queued', 'Processing', 'Signed', 'Anchored']);
     expect(await s.page.locator('.steps__item--done').count()).to.equal(5);
@@ -323,7 +329,7 @@ describe('web app in headless Chromium', function () {
     expect(proofHref).to.match(/^\/v1\/media\/anchors\/[0-9a-f]{64}$/);
     if (pages) await saveScreenshot(s.page, pages, 'desktop-sign-anchored');
 
-    const [file] = await Promise.all([s.page.waitForEvent('download'), s.page.getByRole('button', { name: 'Download signed image' }).click()]);
+    const [file] = await Promise.all([s.page.waitForEvent('download'), s.page.getByRole('button', { name: 'Download signed file' }).click()]);
     const target = path.join(downloadsDir, `anchored-${file.suggestedFilename()}`);
     await file.saveAs(target);
     await s.page.getByRole('link', { name: 'Verify' }).click();
@@ -574,15 +580,15 @@ describe('web app in headless Chromium', function () {
       await heading(s.page, 'Create an account').waitFor();
       await check('register');
       await signIn(s.page);
-      await heading(s.page, 'Sign an image').waitFor();
+      await heading(s.page, 'Sign a file').waitFor();
       await check('sign');
-      await s.page.locator('input[type=file]').setInputFiles(fixture('tiny.gif'));
-      await s.page.getByRole('alert').filter({ hasText: 'GIF' }).waitFor();
+      await s.page.locator('input[type=file]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just notes') });
+      await s.page.getByRole('alert').filter({ hasText: 'notes.txt' }).waitFor();
       await s.page.locator('input[type=file]').setInputFiles(fixture('photo.jpg'));
       await s.page.getByLabel('Creator').fill('A photographer with a rather long name');
       await check('sign-chosen');
-      await s.page.getByRole('button', { name: 'Sign image' }).click();
-      await s.page.getByRole('button', { name: 'Download signed image' }).waitFor({ timeout: 60_000 });
+      await s.page.getByRole('button', { name: 'Sign file' }).click();
+      await s.page.getByRole('button', { name: 'Download signed file' }).waitFor({ timeout: 60_000 });
       await check('sign-done');
       await s.page.getByRole('link', { name: 'Verify' }).click();
       await heading(s.page, 'Verify a file').waitFor();

@@ -225,6 +225,23 @@ describe('public verify page (/verify) in headless Chromium', function () {
     await expectClean(s);
   });
 
+  it('a file checked with a sidecar: its verdict, and no permalink (the page says why); the address names no result', async () => {
+    const s = await openVerify();
+    await s.page.getByRole('button', { name: 'Add its sidecar manifest (.c2pa), optional' }).click();
+    await s.page.getByLabel('Sidecar manifest (.c2pa), sent with the file:').setInputFiles(fixture('c2pa-samples/cloud_manifest.c2pa'));
+    await s.page.locator('.drop-zone__input').setInputFiles(files.signed);
+    const result = s.page.locator('.result-card');
+    await result.getByRole('heading', { level: 2, name: 'harbour-signed.jpg' }).waitFor({ timeout: 30_000 });
+    expect(await result.locator('.verdict__title').textContent()).to.equal('Invalid');
+    expect(await s.page.getByLabel('Permalink to this result').count()).to.equal(0);
+    await result.getByText('No permalink: this result was read from a manifest outside the file').waitFor();
+    expect(s.page.url()).to.equal(`${stack.baseUrl}/verify`);
+    // The signed file's own permalink still shows what the file alone proves.
+    const kept = await request(stack.api.app).get(`/v1/verify/${sha256(signedBytes)}`).expect(200);
+    expect(kept.body.validation_state).to.equal('Trusted');
+    await expectClean(s);
+  });
+
   it('reads a signed video as Trusted with its duration; a changed byte of its video data as Invalid, said in words', async () => {
     const clip = path.join(dir, 'clip.mp4');
     await promisify(execFile)('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc=size=160x120:rate=25:duration=2.5', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p', clip]);

@@ -147,7 +147,7 @@ describe('web app: manifest templates in headless Chromium', function () {
     const signer = await addOrgUser(stack.api.app, admin, 'signer');
     const s = await open();
     await signIn(s.page, signer.email, 'a long enough passphrase');
-    await heading(s.page, 'Sign an image').waitFor();
+    await heading(s.page, 'Sign a file').waitFor();
     // Signers read templates but do not manage them.
     expect(await s.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Sign', 'Verify', 'History']);
     const sent: Record<string, unknown>[] = [];
@@ -162,8 +162,8 @@ describe('web app: manifest templates in headless Chromium', function () {
     await s.page.getByText('Optional: the template gives “Planet Staff”.').waitFor();
     await s.page.getByText(/From the template: creator Planet Staff; publisher Daily Planet/).waitFor();
     await s.page.getByLabel('Title').fill('Harbour at dawn');
-    await s.page.getByRole('button', { name: 'Sign image' }).click();
-    const download = s.page.getByRole('button', { name: 'Download signed image' });
+    await s.page.getByRole('button', { name: 'Sign file' }).click();
+    const download = s.page.getByRole('button', { name: 'Download signed file' });
     await download.waitFor({ timeout: 60_000 });
     expect(sent).to.deep.equal([{ upload_id: sent[0]!.upload_id, manifest: { title: 'Harbour at dawn' }, template_id: templateId }]);
     const [file] = await Promise.all([s.page.waitForEvent('download'), download.click()]);
@@ -184,16 +184,16 @@ describe('web app: manifest templates in headless Chromium', function () {
     expect(jobs[0].template).to.deep.equal({ id: templateId, version: 2 });
 
     // What the creator field says replaces the template's; "No template" needs a creator again.
-    await s.page.getByRole('button', { name: 'Sign another image' }).click();
+    await s.page.getByRole('button', { name: 'Sign another file' }).click();
     await s.page.getByLabel('Template').selectOption({ label: 'No template' });
     await s.page.locator('input[type=file]').setInputFiles(fixture('graphic.png'));
     await s.page.getByLabel('Title').fill('No creator');
-    await s.page.getByRole('button', { name: 'Sign image' }).click();
+    await s.page.getByRole('button', { name: 'Sign file' }).click();
     await s.page.getByRole('alert').filter({ hasText: 'Enter the creator.' }).waitFor();
     await s.page.getByLabel('Template').selectOption({ label: 'Wire <desk>' });
     await s.page.getByLabel('Creator').fill('Jane Doe');
-    await s.page.getByRole('button', { name: 'Sign image' }).click();
-    await s.page.getByRole('button', { name: 'Download signed image' }).waitFor({ timeout: 60_000 });
+    await s.page.getByRole('button', { name: 'Sign file' }).click();
+    await s.page.getByRole('button', { name: 'Download signed file' }).waitFor({ timeout: 60_000 });
     expect(sent[1]).to.deep.include({ manifest: { title: 'No creator', creator: 'Jane Doe' }, template_id: templateId });
 
     // Verify shows the template's credentials in words.
@@ -210,7 +210,7 @@ describe('web app: manifest templates in headless Chromium', function () {
   it('fits a phone: the Templates page and the Sign page with a template, without sideways scrolling', async () => {
     const s = await open({ width: 390, height: 844 });
     await signIn(s.page, admin.email, admin.password);
-    await heading(s.page, 'Sign an image').waitFor();
+    await heading(s.page, 'Sign a file').waitFor();
     await s.page.getByLabel('Template').waitFor();
     await s.page.getByLabel('Template').selectOption({ label: 'Wire <desk>' });
     await expectClean(s);
@@ -253,7 +253,7 @@ describe('web app: manifest templates in headless Chromium', function () {
     ]);
     // No templates left: Sign shows no template choice.
     await s.page.getByRole('link', { name: 'Sign', exact: true }).click();
-    await heading(s.page, 'Sign an image').waitFor();
+    await heading(s.page, 'Sign a file').waitFor();
     await s.page.waitForLoadState('networkidle');
     expect(await s.page.getByLabel('Template').isVisible()).to.equal(false);
     await expectClean(s);

@@ -319,15 +319,17 @@ describe('worker: upload limits and recycling settings', function () {
   after(() => rmSync(dataDir, { recursive: true, force: true }));
   const base = () => ({ DATA_DIR: dataDir });
 
-  it('defaults: video 256 MiB, audio 200 MiB, images MAX_UPLOAD_BYTES; staging takes the largest', function () {
+  it('defaults: video 8 GiB, audio 200 MiB, images MAX_UPLOAD_BYTES; staging takes the largest', function () {
     const config = loadConfig(base());
-    expect(config.maxUploadBytesVideo).to.equal(256 * 2 ** 20);
+    expect(config.maxUploadBytesVideo).to.equal(8 * 2 ** 30);
     expect(config.maxUploadBytesAudio).to.equal(200 * 2 ** 20);
     expect(uploadLimitFor(config, 'image')).to.equal(config.maxUploadBytes);
     expect(uploadLimitFor(config, 'video')).to.equal(config.maxUploadBytesVideo);
     expect(uploadLimitFor(config, 'audio')).to.equal(config.maxUploadBytesAudio);
-    expect(largestUploadLimit(config)).to.equal(256 * 2 ** 20);
-    expect(largestUploadLimit(loadConfig({ ...base(), MAX_UPLOAD_BYTES: String(300 * 2 ** 20) }))).to.equal(300 * 2 ** 20);
+    expect(largestUploadLimit(config)).to.equal(8 * 2 ** 30);
+    expect(largestUploadLimit(loadConfig({ ...base(), MAX_UPLOAD_BYTES_VIDEO: String(256 * 2 ** 20), MAX_UPLOAD_BYTES: String(300 * 2 ** 20) }))).to.equal(300 * 2 ** 20);
+    // Nothing stops video at 4 GiB (signed streamed, shared/c2pa/bmff-sign.ts).
+    expect(loadConfig({ ...base(), MAX_UPLOAD_BYTES_VIDEO: String(64 * 2 ** 30) }).maxUploadBytesVideo).to.equal(64 * 2 ** 30);
     expect(config.workerRecycleWasmBytes).to.equal(512 * 2 ** 20);
     expect(config.workerRecycleIdleMs).to.equal(30_000);
     expect(config.ffmpegPath).to.equal('ffmpeg');
@@ -336,7 +338,8 @@ describe('worker: upload limits and recycling settings', function () {
   });
 
   for (const [name, value, pattern] of [
-    ['MAX_UPLOAD_BYTES_VIDEO', String(600 * 2 ** 20 + 1), /c2pa-wasm cannot sign larger files/],
+    ['MAX_UPLOAD_BYTES_AUDIO', String(600 * 2 ** 20 + 1), /c2pa-wasm cannot sign larger files/],
+    ['MAX_UPLOAD_BYTES_VIDEO', String(2 ** 40 + 1), /between 1 and/],
     ['MAX_UPLOAD_BYTES_AUDIO', '0', /between 1 and/],
     ['MAX_UPLOAD_BYTES_AUDIO', '200MB', /whole number/],
     ['WORKER_RECYCLE_IDLE_MS', '-5', /whole number/],

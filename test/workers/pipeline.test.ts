@@ -11,6 +11,7 @@ import { orgKeyName } from '../../shared/pki/org-signing.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
+import { alive } from '../support/descendants.js';
 import { noisePng } from '../support/noise-png.js';
 import { startTestWorker, type RoleProcess } from '../support/processes.js';
 
@@ -22,15 +23,6 @@ function childPids(pid: number): number[] {
     return execFileSync('pgrep', ['-P', String(pid), '-f', 'bullmq/dist/cjs/classes/main.js'], { encoding: 'utf8' }).split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -263,6 +263,19 @@ async function currentAccess() {
   return refreshTokens(access);
 }
 
+/**
+ * A valid access token (refreshed when it is about to expire), for requests this module does not send itself: the
+ * resumable uploads tus-js-client makes. A session that cannot go on sends the user to sign in, as request() does.
+ */
+export async function accessToken() {
+  try {
+    return await currentAccess();
+  } catch (err) {
+    if (err instanceof SessionEndedError) throw endSession(err);
+    throw err;
+  }
+}
+
 const TOKEN_PROBLEMS = new Set(['token_expired', 'invalid_token', 'unauthenticated']);
 
 /** An authenticated request: refreshes before or after (once) as needed; throws ApiError. */

@@ -23,8 +23,6 @@ export async function sniff(file) {
   return SIGNATURES.find((s) => s.test(bytes)) ?? null;
 }
 
-export const SIGNABLE = new Set(['image/jpeg', 'image/png']);
-
 /** A file picker's accept list for formats of the registry (/app/formats.js): their MIME types and extensions. */
 export function acceptList(formats) {
   return [...formats.map((f) => f.mimeType), ...formats.flatMap((f) => f.extensions.map((e) => `.${e}`))].join(',');
@@ -41,15 +39,25 @@ export function formatsHint(formats) {
   return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : parts.join('');
 }
 
+/** The registry's format of a file: by its type or extension, else by its content where the browser can tell. */
+export async function formatOf(file, formats) {
+  const ext = file.name.includes('.') ? file.name.split('.').pop().toLowerCase() : '';
+  const byName = formats.find((f) => f.mimeType === file.type || f.extensions.includes(ext));
+  if (byName) return byName;
+  const kind = await sniff(file);
+  return (kind && formats.find((f) => f.mimeType === kind.type)) ?? null;
+}
+
 /**
- * Checks that a file can be signed. Resolves with null when it can, or with the reason in words.
+ * Checks that a file can be signed: one of the registry's formats (the service has the last word, by content).
+ * Resolves with null when it can, or with the reason in words.
  */
-export async function refusalFor(file) {
+export async function refusalFor(file, formats) {
   if (file.size === 0) return `“${file.name}” is empty.`;
   const kind = await sniff(file);
-  if (kind && SIGNABLE.has(kind.type)) return null;
-  const what = kind ? `is a ${kind.name}` : 'is not a JPEG or PNG image';
-  return `“${file.name}” ${what}. Only JPEG and PNG images can be signed.`;
+  if (kind && !formats.some((f) => f.mimeType === kind.type)) return `“${file.name}” is a ${kind.name}, which the service does not sign.`;
+  if (await formatOf(file, formats)) return null;
+  return `“${file.name}” is not a format the service signs: ${formatsHint(formats)}.`;
 }
 
 /** Saves a Blob as a download through a short-lived object URL (no token ever appears in a URL). */

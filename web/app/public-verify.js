@@ -54,13 +54,17 @@ function start(main) {
 
   function show(report, { heading, meta, focus }) {
     const title = h('h2', { id: 'verify-result-title', tabindex: '-1' }, heading);
-    const sha = typeof report.sha256 === 'string' && /^[0-9a-f]{64}$/.test(report.sha256) ? report.sha256 : null;
+    // A result read from a sidecar or remote manifest is not kept (permalink null): the file's permalink shows only
+    // what the file alone proves.
+    const sha = report.permalink && typeof report.sha256 === 'string' && /^[0-9a-f]{64}$/.test(report.sha256) ? report.sha256 : null;
     if (sha && location.hash !== `#${sha}`) history.replaceState(null, '', `/verify#${sha}`);
     result.replaceChildren(
       title,
       ...meta.map((m) => h('p', { class: 'result-meta muted' }, m)),
       ...resultBody(report, previewUrl),
-      sha ? permalinkBox(`${location.origin}/verify#${sha}`) : null,
+      sha
+        ? permalinkBox(`${location.origin}/verify#${sha}`)
+        : h('p', { class: 'result-meta muted' }, 'No permalink: this result was read from a manifest outside the file (a sidecar or a remote manifest), so it is not kept. A permalink shows what the file alone proves.'),
     );
     result.hidden = false;
     status.textContent = `Result: ${summaryOf(report)}`;

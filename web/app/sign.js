@@ -1,13 +1,14 @@
-// Sign: pick or drop a JPEG/PNG, give a title and creator (or choose one of the organisation's manifest
+// Sign: pick or drop a file of any format of the registry (/app/formats.js), give a title and creator (or choose one of the organisation's manifest
 // templates, whose defaults the entered fields replace), then follow the job from upload to signed (and
 // anchored, where the service anchors) and download the result.
 import { api, seg } from './api.js';
 import { dropZone } from './drop-zone.js';
 import { announce, field, formatBytes, h, messageBox, pageTitle, shown } from './dom.js';
-import { acceptList, refusalFor, SIGNABLE } from './files.js';
+import { acceptList, formatOf, formatsHint, refusalFor } from './files.js';
 import { MEDIA_FORMATS } from './formats.js';
 import { anchorDetails, anchorInfo, downloadButton, hasAnchoring, isSettled, statusLabel } from './jobs.js';
 import { describeError, describeJobError } from './messages.js';
+import { uploadResumable } from './resumable.js';
 import { loadAllTemplates, templateSummary } from './templates.js';
 
 /** How long the page keeps following an anchor that is still pending once the file is signed. */
@@ -106,14 +107,14 @@ export function signPage(ctx) {
   const fileError = messageBox('error');
   const formError = messageBox('error');
   const zone = dropZone({
-    label: 'Drop a JPEG or PNG image here',
-    hint: 'JPEG and PNG only',
-    accept: acceptList(MEDIA_FORMATS.filter((f) => SIGNABLE.has(f.mimeType))),
+    label: 'Drop an image, video or audio file here',
+    hint: formatsHint(MEDIA_FORMATS),
+    accept: acceptList(MEDIA_FORMATS),
     onFile: (f) => choose(f),
     onRefuse: (why) => refuse(why),
   });
   const chosen = h('div', { class: 'chosen', hidden: true });
-  const title = field('Title', { type: 'text', name: 'title', required: true, maxlength: '256' }, 'The title written into the image’s Content Credentials.');
+  const title = field('Title', { type: 'text', name: 'title', required: true, maxlength: '256' }, 'The title written into the file’s Content Credentials.');
   const CREATOR_HINT = 'The author: a person or organisation.';
   const creator = field('Creator', { type: 'text', name: 'creator', required: true, maxlength: '256', autocomplete: 'name' }, CREATOR_HINT);
   const creatorHint = creator.querySelector('.hint');
@@ -136,17 +137,17 @@ export function signPage(ctx) {
   }
   templateSelect.addEventListener('change', templateChanged);
   const description = field('Description (optional)', h('textarea', { class: 'input', name: 'description', rows: '2', maxlength: '2000' }));
-  const submit = h('button', { type: 'submit', class: 'button button--primary' }, 'Sign image');
+  const submit = h('button', { type: 'submit', class: 'button button--primary' }, 'Sign file');
   const form = h('form', { class: 'form sign-form', novalidate: true }, zone.el, fileError.el, chosen, template, title, creator, description, formError.el, h('div', { class: 'actions' }, submit));
-  const formCard = h('section', { class: 'card', 'aria-label': 'Image and details' }, form);
+  const formCard = h('section', { class: 'card', 'aria-label': 'File and details' }, form);
 
   const progressTitle = h('h2', { tabindex: '-1' }, 'Signing');
   const stepsList = h('ol', { class: 'steps' });
-  const uploadBar = h('progress', { class: 'upload-bar', max: '100', value: '0', 'aria-label': 'Upload progress' });
+  const uploadBar = h('progress', { class: 'upload-bar', max: '1', value: '0', 'aria-label': 'Upload progress' });
   const detail = h('p', { class: 'progress-detail', role: 'status' });
   const jobError = messageBox('error');
   const result = h('div', { class: 'result' });
-  const again = h('button', { type: 'button', class: 'button button--secondary' }, 'Sign another image');
+  const again = h('button', { type: 'button', class: 'button button--secondary' }, 'Sign another file');
   const progress = h('section', { class: 'card progress', hidden: true, 'aria-labelledby': 'progress-title' }, progressTitle, stepsList, uploadBar, detail, jobError.el, result, h('div', { class: 'actions' }, again));
   progressTitle.id = 'progress-title';
 
@@ -157,17 +158,19 @@ export function signPage(ctx) {
 
   async function choose(f) {
     fileError.hide();
-    const why = await refusalFor(f);
+    const why = await refusalFor(f, MEDIA_FORMATS);
     if (why) {
       refuse(why);
       return;
     }
     file = f;
+    const format = await formatOf(f, MEDIA_FORMATS);
     if (previewUrl) URL.revokeObjectURL(previewUrl);
-    previewUrl = URL.createObjectURL(f);
+    // A preview for images only (the page's policy loads no media from blob: URLs).
+    previewUrl = format?.kind === 'image' ? URL.createObjectURL(f) : null;
     chosen.replaceChildren(
-      h('img', { class: 'chosen__preview', src: previewUrl, alt: '' }),
-      h('div', { class: 'chosen__meta' }, h('strong', { class: 'chosen__name' }, f.name), h('span', {}, `${f.type === 'image/png' ? 'PNG' : 'JPEG'} · ${formatBytes(f.size)}`)),
+      ...(previewUrl ? [h('img', { class: 'chosen__preview', src: previewUrl, alt: '' })] : []),
+      h('div', { class: 'chosen__meta' }, h('strong', { class: 'chosen__name' }, f.name), h('span', {}, `${format?.label ?? 'File'} · ${formatBytes(f.size)}`)),
       h('button', { type: 'button', class: 'button button--link', onclick: () => reset(true) }, 'Remove'),
     );
     chosen.hidden = false;
@@ -190,7 +193,7 @@ export function signPage(ctx) {
     e.preventDefault();
     formError.hide();
     if (!file) {
-      refuse('Choose a JPEG or PNG image to sign first.');
+      refuse('Choose a file to sign first.');
       zone.input.focus();
       return;
     }
@@ -230,6 +233,7 @@ export function signPage(ctx) {
     result.replaceChildren();
     again.hidden = true;
     uploadBar.hidden = false;
+    uploadBar.max = Math.max(1, f.size);
     uploadBar.value = 0;
     renderSteps(stepsList, progressOf('upload', null));
     detail.textContent = `Uploading ${shown(f.name)}…`;
@@ -237,10 +241,14 @@ export function signPage(ctx) {
     progressTitle.focus();
     let job = null;
     try {
-      const upload = await api.postFile('/v1/media/upload', f, {
+      // Resumable whatever the size: a dropped connection goes on from the bytes the service has.
+      const upload = await uploadResumable(f, {
         signal: runSignal,
-        onUploadProgress: (p) => {
-          uploadBar.value = Math.round(p * 100);
+        onProgress: (sent, total) => {
+          uploadBar.value = sent;
+          const words = `${formatBytes(sent)} of ${formatBytes(total)}`;
+          uploadBar.setAttribute('aria-valuetext', words);
+          detail.textContent = `Uploading ${shown(f.name)}: ${words}`;
         },
       });
       uploadBar.hidden = true;
@@ -287,10 +295,10 @@ export function signPage(ctx) {
     // Done from the user's point of view once the file is signed (or failed); an anchor may follow.
     if (job.signed_file || job.status === 'failed') again.hidden = false;
     if (job.signed_file && !result.querySelector('.download')) {
-      const dl = downloadButton(job.signed_file, { onError: (msg) => jobError.show(msg) });
+      const dl = downloadButton(job.signed_file, { label: 'Download signed file', onError: (msg) => jobError.show(msg) });
       dl.classList.add('download');
       result.replaceChildren(
-        h('div', { class: 'result__file' }, h('p', {}, `${job.signed_file.mime_type === 'image/png' ? 'PNG' : 'JPEG'} · ${formatBytes(job.signed_file.size)}`), dl),
+        h('div', { class: 'result__file' }, h('p', {}, `${MEDIA_FORMATS.find((f) => f.mimeType === job.signed_file.mime_type)?.label ?? job.signed_file.mime_type} · ${formatBytes(job.signed_file.size)}`), dl),
         h('div', { class: 'result__anchor' }),
       );
       dl.focus();
@@ -300,7 +308,7 @@ export function signPage(ctx) {
   }
 
   main.append(
-    ...pageTitle('Sign an image', 'Embed C2PA Content Credentials — title, creator and this service’s signature — into a JPEG or PNG.'),
+    ...pageTitle('Sign a file', 'Embed C2PA Content Credentials — title, creator and this service’s signature — into an image, a video or an audio file.'),
     formCard,
     progress,
   );

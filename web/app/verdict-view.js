@@ -37,6 +37,7 @@ const TRUST_SOURCES = {
   interim_trust_list: () => 'Trusted through the interim list, frozen 2026-01-01.',
   service_ca: () => 'Trusted: signed under this service’s own certificate authority.',
   operator_anchor: () => 'Trusted: signed under a certificate authority this service’s operator added.',
+  operator_allowed: () => 'Trusted: its signing certificate is one this service’s operator trusts by name.',
   organisation_anchor: () => 'Trusted: signed under a certificate authority your organisation added (its trust anchors).',
 };
 

@@ -27,8 +27,9 @@ export interface PreparedJob {
 
 /**
  * Reads what a job signs. An image is read into memory once, signed there and written to the store once. Video and
- * audio (and any file over C2PA_WASM_WHOLE_READ_BYTES) stay on disk: c2pa-rs reads the source from its file
- * (FileBlob), ffmpeg seeks in it, and the signed file is written to a file in the workspace.
+ * audio (and any file over C2PA_WASM_WHOLE_READ_BYTES) stay on disk: MP4, M4V, MOV and M4A are signed streamed from
+ * the file (shared/c2pa/bmff-sign.ts), other formats read by c2pa-rs from it (FileBlob); ffmpeg seeks in it, and the
+ * signed file is written to a file in the workspace.
  */
 export async function prepareSignJob(deps: SignJobDeps, job: SignJob, workspace: JobWorkspace): Promise<PreparedJob> {
   const upload = await findUploadById(job.upload_id, deps.knex);

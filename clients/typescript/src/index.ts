@@ -5,8 +5,10 @@
  */
 import createFetchClient from 'openapi-fetch';
 import type { components, paths } from './generated/openapi.js';
+import { uploadResumable, type ResumableOptions } from './resumable.js';
 
 export type { components, paths } from './generated/openapi.js';
+export type { ResumableOptions } from './resumable.js';
 export type Job = components['schemas']['Job'];
 export type Upload = components['schemas']['Upload'];
 export type SignInput = components['schemas']['SignInput'];
@@ -79,8 +81,9 @@ function filenameOf(disposition: string | null, fallback: string): string {
 export type Client = ReturnType<typeof createClient>;
 
 export function createClient(options: ClientOptions) {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const api = createFetchClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    baseUrl,
     headers: { 'X-API-Key': options.apiKey },
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
@@ -103,6 +106,14 @@ export function createClient(options: ClientOptions) {
       const form = multipart(file, filename);
       // The generated type describes the multipart fields; the body sent is the FormData itself.
       return expectData(await api.POST('/v1/media/upload', { body: form as never, bodySerializer: (b: unknown) => b as FormData }));
+    },
+
+    /**
+     * Uploads a file from disk resumably (tus): a dropped connection resumes where the service's bytes end, and
+     * `options.sessionUrl` carries on an upload an earlier run began. Progress is reported in bytes.
+     */
+    uploadFile(file: string, size: number, filename: string, resumable: ResumableOptions = {}): Promise<Upload> {
+      return uploadResumable({ baseUrl, apiKey: options.apiKey, fetch: options.fetch ?? globalThis.fetch }, file, size, filename, resumable);
     },
 
     /** Asks for an upload to be signed; with an idempotency key, repeating the request returns the same job. */

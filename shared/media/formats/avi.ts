@@ -12,12 +12,19 @@ function* headerAndMovie(chunks: Chunk[], what: string): Walk<void> {
   if (!chunks.some((c) => c.id === 'LIST' && c.listType === 'movi')) throw corrupt(`${what} has no movie data (LIST movi)`);
 }
 
+/**
+ * c2pa-wasm signs an AVI whole, holding it several times over in its 4 GiB of WASM memory: beyond this it cannot
+ * (MAX_WASM_SIGN_BYTES, shared/c2pa/sign-asset.ts), so a larger file is refused at upload rather than at signing.
+ */
+const AVI_MAX_BYTES = 600 * 1024 * 1024;
+
 export const avi = defineFormat({
   mimeType: 'video/x-msvideo',
   extensions: ['avi'],
   kind: 'video',
   label: 'AVI video',
-  notes: 'RIFF chunk walk, RIFF size matches the file (OpenDML AVIX chunks allowed), LIST hdrl with avih first, LIST movi',
+  notes: 'RIFF chunk walk, RIFF size matches the file (OpenDML AVIX chunks allowed), LIST hdrl with avih first, LIST movi; at most 600 MiB (c2pa-wasm signs it whole)',
+  maxBytes: AVI_MAX_BYTES,
   *sniff(head) {
     return riffForm(head) === 'AVI ';
   },

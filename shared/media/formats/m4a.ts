@@ -6,6 +6,7 @@ const BRANDS = new Set(['M4A ', 'M4B ']);
 export const m4a = defineFormat({
   mimeType: 'audio/mp4',
   extensions: ['m4a', 'm4b'],
+  streamed: 'bmff',
   kind: 'audio',
   label: 'M4A audio',
   notes: 'ISO BMFF box walk, ftyp brand M4A/M4B, a moov box',

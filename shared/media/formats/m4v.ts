@@ -6,6 +6,7 @@ const BRANDS = new Set(['M4V ', 'M4VH', 'M4VP']);
 export const m4v = defineFormat({
   mimeType: 'video/x-m4v',
   extensions: ['m4v'],
+  streamed: 'bmff',
   kind: 'video',
   label: 'M4V video',
   notes: 'as MP4, ftyp brand M4V',

@@ -7,6 +7,7 @@ const OLD_FIRST_ATOMS = new Set(['moov', 'mdat', 'wide', 'free', 'skip', 'pnot']
 export const mov = defineFormat({
   mimeType: 'video/quicktime',
   extensions: ['mov', 'qt'],
+  streamed: 'bmff',
   kind: 'video',
   label: 'QuickTime video',
   notes: 'ISO BMFF box walk, ftyp brand "qt  ", a moov box (old MOV without ftyp: refused, c2pa-rs cannot sign it)',

@@ -6,6 +6,7 @@ const BRANDS = new Set(['isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'iso7', 
 export const mp4 = defineFormat({
   mimeType: 'video/mp4',
   extensions: ['mp4'],
+  streamed: 'bmff',
   kind: 'video',
   label: 'MP4 video',
   notes: 'ISO BMFF box walk (64-bit sizes, size 0 to the end), ftyp brand isom/mp41/mp42/avc1/..., a moov box and its track containers in bounds',

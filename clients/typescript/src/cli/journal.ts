@@ -9,6 +9,8 @@ export interface JournalEntry {
   /** The output's path inside the out directory (the entry's identity). */
   output: string;
   source_sha256: string;
+  /** The resumable upload's session URL while its bytes are on their way. */
+  upload_session?: string;
   upload_id?: string;
   /** Counts sign attempts: a failed job is asked again under a new idempotency key. */
   attempt: number;

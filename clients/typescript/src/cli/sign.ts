@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, mkdirSync, openAsBlob } from 'node:fs';
+import { createReadStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { ApiError, type Client, type Job, type SignInput } from '../index.js';
 import { writeVerified } from './download.js';
@@ -61,8 +61,18 @@ export async function signCommand(client: Client, args: readonly string[], optio
     }
     if (job === undefined) {
       if (entry.upload_id === undefined) {
-        const blob = await openAsBlob(input.source);
-        const upload = await withRetries(() => client.upload(blob, path.basename(input.source)));
+        // Resumable whatever the size: a dropped connection, or a run killed mid-file, goes on from the bytes the
+        // service has (the session's URL is journalled as soon as it exists).
+        const upload = await withRetries(() =>
+          client.uploadFile(input.source, input.size, path.basename(input.source), {
+            ...(entry.upload_session !== undefined ? { sessionUrl: entry.upload_session } : {}),
+            onSessionUrl: (url) => {
+              entry = { ...entry, upload_session: url };
+              journal.record(entry);
+            },
+            onProgress: (sent) => progress.sent(input.output, sent),
+          }),
+        );
         entry = { ...entry, upload_id: upload.upload_id };
         journal.record(entry);
       }

@@ -5,6 +5,8 @@ const TRUST_SOURCES: Record<string, string> = {
   interim_trust_list: 'the interim C2PA trust list',
   service_ca: "the service's own certificate authority",
   operator_anchor: "the operator's trust anchors",
+  operator_allowed: "the operator's list of trusted signing certificates",
+  organisation_anchor: "your organisation's trust anchors",
 };
 
 /** The service's verdict on a file, in words: what it means first, then who signed, when, and what failed. */

@@ -54,8 +54,19 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
+                    headers: {
+                        /** @description seconds to wait */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PASSWORD_CHECKS_MAX password checks are running or waiting in this API process (503, code auth_busy): see the Retry-After header */
+                503: {
                     headers: {
                         /** @description seconds to wait */
                         "Retry-After"?: number;
@@ -123,8 +134,19 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
+                    headers: {
+                        /** @description seconds to wait */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PASSWORD_CHECKS_MAX password checks are running or waiting in this API process (503, code auth_busy): see the Retry-After header */
+                503: {
                     headers: {
                         /** @description seconds to wait */
                         "Retry-After"?: number;
@@ -194,7 +216,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -441,6 +463,17 @@ export interface paths {
                 /** @description Conflicts with the current state (409) */
                 409: {
                     headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description PASSWORD_CHECKS_MAX password checks are running or waiting in this API process (503, code auth_busy): see the Retry-After header */
+                503: {
+                    headers: {
+                        /** @description seconds to wait */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -1102,7 +1135,16 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The URL is refused (422, code url_not_allowed): not https, credentials in it, or a private, loopback or link-local address (also after DNS resolution) */
+                /** @description The organisation already has MAX_WEBHOOK_ENDPOINTS endpoints (409, code webhook_limit_reached) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The URL is refused (422): url_not_allowed (not https, credentials in it, or a private, loopback or link-local address, also after DNS resolution) or url_not_resolvable (its host name resolves to no address) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1317,7 +1359,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The URL is refused (422, code url_not_allowed): not https, credentials in it, or a private, loopback or link-local address (also after DNS resolution) */
+                /** @description The URL is refused (422): url_not_allowed (not https, credentials in it, or a private, loopback or link-local address, also after DNS resolution) or url_not_resolvable (its host name resolves to no address) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -1689,7 +1731,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an image, video or audio file to sign (recognised by content, not by name)
-         * @description Accepted formats (the format registry, shared/media/formats.ts): JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio. The content decides the format (magic numbers and a walk over the file's structure), never the name or the declared type: other content is 415, an empty, damaged or truncated file 400. An image declaring more than MAX_IMAGE_PIXELS pixels (width x height from its header; an SVG's declared size) is 422 image_too_large; a JPEG, PNG, WebP, GIF, TIFF or AVIF image whose pixel data is missing or cut short is 400 corrupt_image (it is decoded, in the verification pool: 503 verification_busy when that is full). Size limits by kind: MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO and MAX_UPLOAD_BYTES_AUDIO.
+         * @description Accepted formats (the format registry, shared/media/formats.ts): JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio. The content decides the format (magic numbers and a walk over the file's structure), never the name or the declared type: other content is 415, an empty, damaged or truncated file 400. An image declaring more than MAX_IMAGE_PIXELS pixels (width x height from its header; an SVG's declared size) is 422 image_too_large; a JPEG, PNG, WebP, GIF, TIFF or AVIF image whose pixel data is missing or cut short is 400 corrupt_image (it is decoded in the uploads' own pool, UPLOAD_CHECK_POOL_SIZE processes that never wait behind verifications: 503 verification_busy when that is full). Size limits by kind: MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO and MAX_UPLOAD_BYTES_AUDIO.
          */
         post: {
             parameters: {
@@ -1846,6 +1888,466 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/v1/media/resumable-uploads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a resumable upload (tus creation) for a file of any size up to the largest per-kind limit
+         * @description tus 1.0 (https://tus.io/protocols/resumable-upload): the bodies, statuses and headers are the protocol's; errors come as the service's JSON error shape. The session belongs to the caller's organisation. Upload-Length over the largest of MAX_UPLOAD_BYTES, MAX_UPLOAD_BYTES_VIDEO and MAX_UPLOAD_BYTES_AUDIO is 413 naming that limit (the kind is known only from the content: once the last byte is in, the limit of the kind the file turns out to be applies, as for POST /v1/media/upload). The answer's Location is the session's URL (relative). A body may come with the request (creation-with-upload, Content-Type: application/offset+octet-stream).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header: {
+                    /** @description the protocol version */
+                    "Tus-Resumable": "1.0.0";
+                    /** @description the whole file's size in bytes (Upload-Defer-Length is not accepted) */
+                    "Upload-Length": string;
+                    /** @description comma-separated `key base64(value)` pairs; `filename` names the upload (as the multipart upload's file name does); others are ignored */
+                    "Upload-Metadata"?: string;
+                };
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Created: Location names the session. When the body carried the whole file, the session is completed and the body is the Upload, as for POST /v1/media/upload */
+                201: {
+                    headers: {
+                        /** @description the session's URL, relative */
+                        Location?: string;
+                        /** @description when the session expires unless bytes arrive (RFC 7231 date) */
+                        "Upload-Expires"?: string;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Upload"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Tus-Resumable is missing or not 1.0.0 (412, code tus_version_unsupported) */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The file exceeds the upload limit (413) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        /**
+         * tus discovery: the protocol version, extensions and largest size (no credentials needed)
+         * @description tus 1.0 (https://tus.io/protocols/resumable-upload): the bodies, statuses and headers are the protocol's; errors come as the service's JSON error shape.
+         */
+        options: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Tus-Version, Tus-Extension (creation, creation-with-upload, termination...) and Tus-Max-Size */
+                204: {
+                    headers: {
+                        /** @description 1.0.0 */
+                        "Tus-Version"?: string;
+                        /** @description supported extensions */
+                        "Tus-Extension"?: string;
+                        /** @description the largest Upload-Length accepted */
+                        "Tus-Max-Size"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/media/resumable-uploads/{session_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resumable upload's state, and the upload it became once completed
+         * @description Not part of tus: for clients that lost the answer to their last PATCH (they find the upload here) and for progress views.
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The session */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["UploadSession"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such session in the organisation (another organisation's is not found), or it expired: code upload_expired until the sweep removes it, not_found after (404; tus allows 404 or 410, the service answers 404 for both) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        /**
+         * Abandon a resumable upload (tus termination): the session and its bytes are removed
+         * @description tus 1.0 (https://tus.io/protocols/resumable-upload): the bodies, statuses and headers are the protocol's; errors come as the service's JSON error shape.
+         */
+        delete: {
+            parameters: {
+                query?: never;
+                header: {
+                    "Tus-Resumable": "1.0.0";
+                };
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Removed */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such session in the organisation (another organisation's is not found), or it expired: code upload_expired until the sweep removes it, not_found after (404; tus allows 404 or 410, the service answers 404 for both) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The session is completed or completing (409, upload_complete): its upload stays */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        /**
+         * The bytes received so far (tus): Upload-Offset, where to resume
+         * @description tus 1.0 (https://tus.io/protocols/resumable-upload): the bodies, statuses and headers are the protocol's; errors come as the service's JSON error shape. A completed session answers Upload-Offset equal to Upload-Length (ask GET for the upload it became).
+         */
+        head: {
+            parameters: {
+                query?: never;
+                header: {
+                    "Tus-Resumable": "1.0.0";
+                };
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Upload-Offset and Upload-Length (and Upload-Metadata as sent); Cache-Control: no-store */
+                200: {
+                    headers: {
+                        /** @description bytes received */
+                        "Upload-Offset"?: string;
+                        /** @description the declared size */
+                        "Upload-Length"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such session in the organisation (another organisation's is not found), or it expired: code upload_expired until the sweep removes it, not_found after (404; tus allows 404 or 410, the service answers 404 for both) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        /**
+         * Send bytes from Upload-Offset on (tus); the last byte makes the session an upload
+         * @description tus 1.0 (https://tus.io/protocols/resumable-upload): the bodies, statuses and headers are the protocol's; errors come as the service's JSON error shape. Upload-Offset must be the bytes received so far: anything else is 409 upload_offset_conflict and nothing is written (a request cut off keeps what arrived: HEAD says where to go on). When the last byte is in, the file goes through the checks of POST /v1/media/upload; the answer is 200 with the Upload (tus itself answers 204; tus clients take any 2xx). A file those checks refuse is answered as that endpoint answers it (415, 413 with the kind's limit, 400, 422), and the session and its bytes are removed: nothing is recorded. When a service the checks need is unavailable (503), the bytes are kept: a PATCH at the final offset with an empty body tries again. Another request writing the same session at that moment: 423 upload_locked (retry).
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header: {
+                    "Tus-Resumable": "1.0.0";
+                    /** @description the bytes received so far, as HEAD reports them */
+                    "Upload-Offset": string;
+                    "Content-Type": "application/offset+octet-stream";
+                };
+                path: {
+                    session_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/offset+octet-stream": string;
+                };
+            };
+            responses: {
+                /** @description The last byte is in: the upload the session became */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Upload"];
+                    };
+                };
+                /** @description Bytes stored; Upload-Offset is the new offset, Upload-Expires the session's new expiry */
+                204: {
+                    headers: {
+                        /** @description bytes received */
+                        "Upload-Offset"?: string;
+                        /** @description RFC 7231 date */
+                        "Upload-Expires"?: string;
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No such session in the organisation (another organisation's is not found), or it expired: code upload_expired until the sweep removes it, not_found after (404; tus allows 404 or 410, the service answers 404 for both) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state (409) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The file exceeds the upload limit (413) */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not an image, video or audio format the service reads, told by content (415) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Another request holds the session (423, upload_locked): retry */
+                423: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/v1/media/sign": {
@@ -2174,7 +2676,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a file's C2PA manifest against the trust in use (the service's roots, the trust lists, the operator's anchors and the organisation's own, /org/trust-anchors) and report the signer's revocation status and on-chain anchor
-         * @description Takes every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
+         * @description Takes every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole (an MP4, M4V, MOV or M4A in bounded memory, whatever its size: its manifest store read out of the file and validated by c2pa-rs, its BMFF hash checked against the file by streaming, with the verdict c2pa-rs gives the whole file; crjson then reports the store with that verdict on the binding). An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
          */
         post: {
             parameters: {
@@ -2257,9 +2759,22 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready) */
+                /** @description Too many requests from this address (429, with Retry-After): remote_fetch_rate_limited (its remote-manifest requests reached REMOTE_MANIFESTS_PER_ADDRESS this minute) */
+                429: {
+                    headers: {
+                        /** @description seconds to wait */
+                        "Retry-After"?: number;
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready); or remote-manifest fetches are at a limit: remote_fetch_busy (REMOTE_MANIFESTS_CONCURRENCY) or remote_host_busy (the manifest's host had REMOTE_MANIFESTS_PER_HOST requests this minute), with Retry-After */
                 503: {
                     headers: {
+                        /** @description seconds to wait */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2285,7 +2800,7 @@ export interface paths {
         put?: never;
         /**
          * Verify any file without an account: its embedded Content Credentials, or the ones recovered by its fingerprint
-         * @description Every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}); nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight: 429 too_many_concurrent_requests).
+         * @description Every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}) when it is what the file alone proves (its embedded manifest, or none): a verdict read from a sidecar sent with the file or from a remote manifest is answered with permalink null and not kept, and leaves the file's permalink as it was; nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full; a client that hangs up has its work dropped or stopped); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests at work, each counted until its pool work has ended: 429 too_many_concurrent_requests).
          */
         post: {
             parameters: {
@@ -2379,7 +2894,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests from this address (429, with Retry-After): rate_limited (PUBLIC_RATE_LIMIT), too_many_concurrent_requests (PUBLIC_CONCURRENCY_PER_ADDRESS), or remote_fetch_rate_limited (its remote-manifest requests reached REMOTE_MANIFESTS_PER_ADDRESS this minute) */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -2390,9 +2905,11 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready) */
+                /** @description The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready); or remote-manifest fetches are at a limit: remote_fetch_busy (REMOTE_MANIFESTS_CONCURRENCY) or remote_host_busy (the manifest's host had REMOTE_MANIFESTS_PER_HOST requests this minute), with Retry-After */
                 503: {
                     headers: {
+                        /** @description seconds to wait */
+                        "Retry-After"?: number;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2416,7 +2933,7 @@ export interface paths {
         };
         /**
          * The last public verification of a file, by its SHA-256 (the permalink of the verify page)
-         * @description What POST /v1/verify answered for a file with this hash, and when (checked_at), brought up to date as it is read: recovered manifests are looked up again by the stored fingerprint (a file no longer discoverable is not shown), and the signer's revocation and the file's anchor are read again. Only files someone verified publicly are known here; a file the service signed for an organisation that has since made it non-discoverable is 404.
+         * @description What POST /v1/verify answered for the file alone (never a verdict read from a sidecar or remote manifest) with this hash, and when (checked_at), brought up to date as it is read: recovered manifests are looked up again by the stored fingerprint (a file no longer discoverable is not shown), and the signer's revocation and the file's anchor are read again. Only files someone verified publicly are known here; a file the service signed for an organisation that has since made it non-discoverable is 404.
          */
         get: {
             parameters: {
@@ -2456,7 +2973,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -3045,7 +3562,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -3097,7 +3614,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -3127,7 +3644,7 @@ export interface paths {
         put?: never;
         /**
          * Manifest ids of signed images that look like the one sent (C2PA Soft Binding Resolution API byContent)
-         * @description The body is the image itself, in its own media type (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images), or multipart/form-data with a part named file. Its ISCC Image-Code is computed (in the verification pool: 503 verification_busy when it is full) and matched as for byBinding. The image is not kept. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large; one that cannot be decoded 400 corrupt_image. At most PUBLIC_CONCURRENCY_PER_ADDRESS requests in flight per client (429 too_many_concurrent_requests).
+         * @description The body is the image itself, in its own media type (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images), or multipart/form-data with a part named file. Its ISCC Image-Code is computed (in the verification pool: 503 verification_busy when it is full) and matched as for byBinding. The image is not kept. An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large; one that cannot be decoded 400 corrupt_image. At most PUBLIC_CONCURRENCY_PER_ADDRESS requests at work per client, each counted until its pool work has ended (429 too_many_concurrent_requests); a client that hangs up has its work dropped or stopped.
          */
         post: {
             parameters: {
@@ -3204,7 +3721,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -3287,7 +3804,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -3354,7 +3871,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS in flight from this address (too_many_concurrent_requests); see the Retry-After header */
+                /** @description Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header */
                 429: {
                     headers: {
                         /** @description seconds to wait */
@@ -3470,6 +3987,15 @@ export interface paths {
                 };
                 /** @description The caller may not do this (403) */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The organisation has MAX_PENDING_CERTIFICATE_REQUESTS requests open, their key being made or waiting for a chain (too_many_pending_requests): hand in a chain for one, or withdraw one */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -3643,6 +4169,92 @@ export interface paths {
                 };
                 /** @description The chain is refused (422), the code naming the check: chain_invalid (not PEM certificates), chain_key_mismatch (the leaf does not hold this request's key), chain_expired (a certificate is outside its validity), chain_profile (the leaf does not meet the C2PA claim-signer profile: keyUsage, EKU, ...), chain_untrusted (it does not verify up to the C2PA Trust List or an anchor in TRUST_ANCHORS_FILE) */
                 422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/signing-certificate/requests/{request_id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a request waiting for its key or chain (one the CA will not answer): it then takes no chain, and no longer counts against MAX_PENDING_CERTIFICATE_REQUESTS
+         * @description The request ends as failed with error code withdrawn and stays in the list. Its vault key stays (the API cannot delete keys); it never signs.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    request_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The withdrawn request */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExternalCertificateRequest"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The request is accepted or failed already (request_not_pending) */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4235,6 +4847,33 @@ export interface components {
          * @enum {string}
          */
         MediaType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "image/tiff" | "image/x-adobe-dng" | "image/avif" | "image/heic" | "image/heif" | "image/jxl" | "image/svg+xml" | "video/mp4" | "video/x-m4v" | "video/quicktime" | "video/x-msvideo" | "audio/mp4" | "audio/mpeg" | "audio/wav" | "audio/flac";
+        UploadSession: {
+            /** Format: uuid */
+            session_id: string;
+            /**
+             * Format: uri
+             * @description where HEAD, PATCH and DELETE go
+             */
+            upload_url: string;
+            /**
+             * @description receiving bytes; being checked and stored; completed (`upload` is set)
+             * @enum {string}
+             */
+            status: "receiving" | "completing" | "completed";
+            filename: string;
+            /** @description the declared Upload-Length */
+            size: number;
+            /** @description bytes received so far */
+            offset: number;
+            upload: components["schemas"]["Upload"] & unknown;
+            /**
+             * Format: date-time
+             * @description UPLOAD_EXPIRY_HOURS after the last PATCH began; then 404 and swept
+             */
+            expires_at: string;
+            /** Format: date-time */
+            created_at: string;
+        };
         Job: {
             /** Format: uuid */
             job_id: string;
@@ -4417,9 +5056,9 @@ export interface components {
             checked_at: string;
             /**
              * Format: uri
-             * @description the verify page of this result (public verification only)
+             * @description the verify page of this result (public verification only); null when the verdict was read from a manifest sent with the file (part manifest) or fetched from the URL the file names (a remote manifest): such a verdict is answered but not kept, since a file's permalink shows only what the file alone proves
              */
-            permalink?: string;
+            permalink?: string | null;
         };
         AnchorVerification: {
             /** @enum {string} */
@@ -4529,10 +5168,10 @@ export interface components {
                 serial?: string;
                 issuer?: string;
                 /**
-                 * @description who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE), the caller's organisation's own anchors (/org/trust-anchors; POST /v1/media/verify only); null when the signer is not trusted
+                 * @description who vouches for the signer: the C2PA Trust List, the interim trust list (legacy, frozen 2026-01-01; its anchors or its allowed end-entity certificates), the service's own CA, the operator's anchors (TRUST_ANCHORS_FILE), the operator's allowed end-entity certificates (TRUST_ALLOWED_FILE), the caller's organisation's own anchors (/org/trust-anchors; POST /v1/media/verify only); null when the signer is not trusted, including a signer that chains only to an anchor for timestamps (then Valid with signingCredential.untrusted)
                  * @enum {string|null}
                  */
-                trust_source?: "c2pa_trust_list" | "interim_trust_list" | "service_ca" | "operator_anchor" | "organisation_anchor" | null;
+                trust_source?: "c2pa_trust_list" | "interim_trust_list" | "service_ca" | "operator_anchor" | "operator_allowed" | "organisation_anchor" | null;
                 /** @description the pinned version of the list named by trust_source (trust/lists/pins.json); null for other sources */
                 trust_list_version?: string | null;
             } | null;
@@ -4550,7 +5189,7 @@ export interface components {
                 time: string | null;
                 /** @description timeStamp.validated: the token stamps this signature and its TSA signature verifies */
                 validated: boolean;
-                /** @description the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim list, TRUST_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format; a timestamp the service could not check (its token unreadable) is never trusted */
+                /** @description the TSA certificate (EKU timeStamping) chains to a TSA anchor in use (the service's roots, the C2PA TSA Trust List, the interim anchors, TRUST_ANCHORS_FILE, TRUST_TSA_ANCHORS_FILE, signed in: the organisation's anchors), checked by the service itself from the token's certificates, for C2PA 1.x and 2.x claims, in every format; a timestamp the service could not check (its token unreadable) is never trusted */
                 trusted: boolean;
                 /**
                  * @description whose anchor the TSA's chain reaches, when the service checked it; null otherwise

@@ -1,0 +1,129 @@
+/**
+ * bench/formats/large: signing MP4s of 64 MiB to 4 GiB through the worker's path, each in a fresh process as a sign
+ * sandbox is, against `sha256sum` reading the same file in the same run. Prints per size: seconds and MB/s of the
+ * sign job, its process's peak RSS (VmHWM, worker thread included; ffmpeg, which takes the thumbnail's frame, is a
+ * process of its own), and the ratio of its MB/s to sha256sum's.
+ *
+ * Goals: the peak flat across sizes and under 512 MiB at 4 GiB; the ratio 0.5 or more. The worker's path, minus the
+ * database (as bench/formats/run.ts): the upload copied out of a local file store (FileStore.readToFile: a hard
+ * link), signFile as signMedia calls it (a definition built once the source was looked at, a claim thumbnail from an
+ * ffmpeg frame, the playing time; no timestamp), which signs streamed (shared/c2pa/bmff-sign.ts: one pass that writes
+ * and hashes, the signed file checked by reading its manifest back and hashing it again while its SHA-256 is computed
+ * on a thread of its own), then the signed file into the store (putFile). Files are made with ffmpeg
+ * (bench/formats/media.ts: a 10 s 1080p piece repeated without re-encoding) and removed after each size.
+ *
+ *   npx tsx bench/formats/large.ts [MiB ...]      default: 64 512 2048 4096 (quick: 64 512)
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { mkdtemp, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
+import { signFile } from '../../shared/c2pa/sign-asset.js';
+import { c2paWasm } from '../../shared/c2pa/wasm.js';
+import { isoDuration, mediaDurationSeconds } from '../../shared/media/duration.js';
+import { LocalFileStore } from '../../shared/storage/index.js';
+import { makeOpensslChain } from '../../test/support/openssl-chain.js';
+import { makeSample } from './media.js';
+
+const run = promisify(execFile);
+const MiB = 2 ** 20;
+const SELF = fileURLToPath(import.meta.url);
+
+interface Report {
+  outcome: string;
+  seconds: number;
+  /** VmHWM after start-up and loading the WASM, before the job. */
+  baseMiB: number;
+  peakMiB: number;
+}
+
+const vmHwmMiB = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
+
+/** In the child: one sign job on `file`, then a JSON line on stdout. */
+async function child(file: string): Promise<void> {
+  const chain = await makeOpensslChain({ cn: 'Large Bench' });
+  c2paWasm();
+  const baseMiB = vmHwmMiB();
+  const data = await mkdtemp(path.join(path.dirname(file), 'data-'));
+  const store = new LocalFileStore(data);
+  await store.ensureReady();
+  await store.putFile('uploads/bench/source.mp4', file);
+  const started = performance.now();
+  let outcome = 'signed';
+  try {
+    const work = await mkdtemp(path.join(data, 'sign-'));
+    const sourcePath = path.join(work, 'source');
+    await store.readToFile('uploads/bench/source.mp4', sourcePath);
+    const seconds = await mediaDurationSeconds(sourcePath, 'video/mp4');
+    const medium = { duration: seconds === undefined ? undefined : isoDuration(seconds) };
+    await signFile({
+      sourcePath,
+      outputPath: path.join(work, 'signed'),
+      mimeType: 'video/mp4',
+      manifest: (sourceHasManifest) => buildManifestDefinition({ title: 'Rushes', creator: 'Video Desk', thumbnail: true }, { sourceHasManifest, medium }),
+      key: chain.keys.leaf,
+      chainDer: [chain.der.leaf, chain.der.subCa],
+      ffmpegPath: 'ffmpeg',
+      onThumbnailError: (err) => {
+        outcome = `signed without a thumbnail (${String(err)})`;
+      },
+    });
+    await store.putFile('signed/bench/signed.mp4', path.join(work, 'signed'));
+  } catch (err) {
+    outcome = `failed: ${String(err).split('\n')[0]}`;
+  }
+  const report: Report = { outcome, seconds: (performance.now() - started) / 1000, baseMiB, peakMiB: vmHwmMiB() };
+  await rm(data, { recursive: true, force: true });
+  rmSync(chain.dir, { recursive: true, force: true });
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}
+
+function runChild(file: string): Promise<Report> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, ['--import', 'tsx', SELF, 'child', file], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
+      const line = stdout.split('\n').find((l) => l.startsWith('{'));
+      if (!line) return reject(new Error(`the sign job on ${file} said nothing: ${err?.message ?? ''} ${stderr}`));
+      resolve(JSON.parse(line) as Report);
+    });
+  });
+}
+
+/** sha256sum's wall time on the file (read from the page cache, as the sign job's source is). */
+async function sha256sumSeconds(file: string): Promise<number> {
+  const started = performance.now();
+  await run('sha256sum', [file]);
+  return (performance.now() - started) / 1000;
+}
+
+if (process.argv[2] === 'child') {
+  await child(process.argv[3]!);
+} else {
+  const args = process.argv.slice(2);
+  const sizes = (args[0] === 'quick' ? [64, 512] : args.length ? args.map(Number) : [64, 512, 2048, 4096]).map((mib) => mib * MiB);
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-large-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const mbps = (bytes: number, seconds: number) => bytes / seconds / 1e6;
+  console.log('sign job (worker path, fresh process) vs sha256sum on the same MP4; peak = VmHWM of the sign process');
+  console.log('  size        sign s    sign MB/s   sha256sum MB/s   ratio   peak RSS (start)    outcome');
+  try {
+    for (const bytes of sizes) {
+      const sample = await makeSample(dir, 'mp4', bytes);
+      // Once to bring the file into the page cache as the sign job finds it, then timed.
+      await sha256sumSeconds(sample.path);
+      const shaSeconds = await sha256sumSeconds(sample.path);
+      const job = await runChild(sample.path);
+      const ratio = mbps(sample.size, job.seconds) / mbps(sample.size, shaSeconds);
+      console.log(
+        `  ${sample.label.padEnd(10)} ${job.seconds.toFixed(2).padStart(7)}  ${mbps(sample.size, job.seconds).toFixed(0).padStart(9)}  ${mbps(sample.size, shaSeconds).toFixed(0).padStart(14)}  ${ratio.toFixed(2).padStart(6)}   ${job.peakMiB.toFixed(0).padStart(5)} MiB (${job.baseMiB.toFixed(0)} MiB)   ${job.outcome}`,
+      );
+      rmSync(sample.path, { force: true });
+    }
+    console.log('goals: peak flat and < 512 MiB at 4 GiB; ratio >= 0.5. The machine may be shared: figures are noisy.');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

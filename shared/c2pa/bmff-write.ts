@@ -1,0 +1,187 @@
+import { open, rm, type FileHandle } from 'node:fs/promises';
+import { fieldValues, type FieldRun } from './bmff-offset-fields.js';
+import type { BmffLayout, Edit, SizeField } from './bmff-layout.js';
+import { C2PA_UUID, type BmffFileReader } from './bmff-walk.js';
+
+/**
+ * Writes the signed file as planned (bmff-layout.ts), in one sequential pass over the source: the source's bytes with
+ * their offset fields moved, the manifest's room (a `free` box until the manifest is written into it), each `stco` to
+ * widen rewritten as `co64`. Every byte written is handed to `onBytes` in order (the BMFF hash is computed from them),
+ * while the next read and the last write run on libuv's thread pool. Memory: a few chunks, whatever the file's size.
+ */
+
+/** Bytes read, patched, hashed and written at a time. */
+export const WRITE_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** A field to patch as a run of fields (a size field is a run of one). */
+type Patch = FieldRun & { change: (value: number) => number };
+
+/** The end of a chunk that starts at `start`: at most `end`, and never inside a field. */
+function chunkEnd(patches: readonly Patch[], from: number, start: number, end: number): number {
+  let limit = end;
+  for (let i = from; i < patches.length && patches[i]!.at < limit; i += 1) {
+    const p = patches[i]!;
+    const k = Math.floor((limit - p.at) / p.stride);
+    if (k >= p.count) continue;
+    const field = p.at + k * p.stride;
+    if (limit > field && limit < field + p.width) limit = field > start ? field : field + p.width;
+  }
+  return limit;
+}
+
+const runEnd = (p: FieldRun) => p.at + (p.count - 1) * p.stride + p.width;
+
+/** Applies the patches to `chunk`, which holds the source from `start` and splits no field. */
+function patchChunk(chunk: Buffer, start: number, patches: readonly Patch[], from: number): void {
+  const end = start + chunk.length;
+  for (let i = from; i < patches.length && patches[i]!.at < end; i += 1) {
+    const p = patches[i]!;
+    if (runEnd(p) <= start) continue;
+    const first = Math.max(0, Math.ceil((start - p.at) / p.stride));
+    for (let k = first; k < p.count; k += 1) {
+      const at = p.at + k * p.stride - start;
+      if (at + p.width > chunk.length) break;
+      if (p.width === 4) {
+        chunk.writeUInt32BE(p.change(chunk.readUInt32BE(at)), at);
+      } else {
+        chunk.writeBigUInt64BE(BigInt(p.change(Number(chunk.readBigUInt64BE(at)))), at);
+      }
+    }
+  }
+}
+
+async function readExactly(source: FileHandle, length: number, position: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  for (let done = 0; done < length; ) {
+    const { bytesRead } = await source.read(buffer, done, length - done, position + done);
+    if (bytesRead === 0) throw new Error(`the source ended ${length - done} bytes early (changed while it was being signed)`);
+    done += bytesRead;
+  }
+  return buffer;
+}
+
+/** The `free` box the room is until the manifest is written into it. */
+function freeBox(size: number): Buffer {
+  const box = Buffer.alloc(size);
+  box.writeUInt32BE(size, 0);
+  box.write('free', 4, 'latin1');
+  return box;
+}
+
+/** A `stco` rewritten as `co64`: the same header form, version and flags, count, and every entry moved and widened. */
+async function* co64Of(file: BmffFileReader, edit: Edit & { content: { kind: 'co64' } }, moved: (offset: number) => number): AsyncGenerator<Buffer> {
+  const { table } = edit.content;
+  const head = Buffer.alloc(table.headerSize + 8);
+  if (table.headerSize === 16) {
+    head.writeUInt32BE(1, 0);
+    head.writeBigUInt64BE(BigInt(edit.inserted), 8);
+  } else {
+    head.writeUInt32BE(edit.inserted, 0);
+  }
+  head.write('co64', 4, 'latin1');
+  (await file.exact(table.offset + table.headerSize, 8)).copy(head, table.headerSize);
+  yield head;
+  for await (const values of fieldValues(file, table.entries)) {
+    const out = Buffer.allocUnsafe(8 * values.length);
+    values.forEach((v, i) => out.writeBigUInt64BE(BigInt(moved(v)), 8 * i));
+    yield out;
+  }
+}
+
+/** The output's bytes in order, each chunk a buffer of its own. */
+async function* outputChunks(source: FileHandle, file: BmffFileReader, layout: BmffLayout, chunkBytes: number): AsyncGenerator<Buffer> {
+  const patches: Patch[] = [
+    ...layout.fields.map((f) => ({ ...f, change: layout.moved })),
+    ...layout.sizeFields.map((s: SizeField) => ({ at: s.at, count: 1, stride: s.width, width: s.width, box: 'size', change: (v: number) => v + s.add })),
+  ].sort((a, b) => a.at - b.at);
+  let from = 0;
+  let position = 0;
+  const copyTo = async function* (end: number): AsyncGenerator<Buffer> {
+    while (position < end) {
+      while (from < patches.length && runEnd(patches[from]!) <= position) from += 1;
+      const stop = chunkEnd(patches, from, position, Math.min(end, position + chunkBytes));
+      const chunk = await readExactly(source, stop - position, position);
+      patchChunk(chunk, position, patches, from);
+      position = stop;
+      yield chunk;
+    }
+  };
+  for (const edit of layout.edits) {
+    yield* copyTo(edit.at);
+    if (edit.content.kind === 'room') yield freeBox(edit.inserted);
+    else yield* co64Of(file, edit as Edit & { content: { kind: 'co64' } }, layout.moved);
+    position = edit.at + edit.removed;
+  }
+  yield* copyTo(layout.sourceSize);
+}
+
+async function writeFully(handle: FileHandle, chunk: Buffer, position: number): Promise<void> {
+  for (let done = 0; done < chunk.length; ) done += (await handle.write(chunk, done, chunk.length - done, position + done)).bytesWritten;
+}
+
+/**
+ * Writes the output to a new file at `outputPath` (removed again on failure), handing every chunk to `onBytes` as it
+ * goes. `source` and `file` read the same source; `chunkBytes`: how much of it is read at a time.
+ */
+export async function writeBmffBody(source: FileHandle, file: BmffFileReader, layout: BmffLayout, outputPath: string, onBytes: (chunk: Buffer) => void, chunkBytes = WRITE_CHUNK_BYTES): Promise<void> {
+  await rm(outputPath, { force: true });
+  const output = await open(outputPath, 'wx', 0o600);
+  let writing: Promise<void> = Promise.resolve();
+  const chunks = outputChunks(source, file, layout, chunkBytes);
+  // Asked for before this one is handled, so the next read runs while this chunk is hashed and written.
+  let next = chunks.next();
+  try {
+    let position = 0;
+    for (let current = await next; !current.done; current = await next) {
+      next = chunks.next();
+      const chunk = current.value;
+      await writing;
+      writing = writeFully(output, chunk, position);
+      onBytes(chunk);
+      position += chunk.length;
+    }
+    await writing;
+    if (position !== layout.outputSize) throw new Error(`wrote ${position} bytes where ${layout.outputSize} were planned`);
+    await output.close();
+  } catch (err) {
+    // The read asked for ahead, and the write under way, end before the file is removed.
+    await next.catch(() => undefined);
+    await chunks.return(undefined).catch(() => undefined);
+    await writing.catch(() => undefined);
+    await output.close().catch(() => undefined);
+    await rm(outputPath, { force: true });
+    throw err;
+  }
+}
+
+/** The C2PA box header c2pa-rs writes (bmff_io.rs write_c2pa_box): size, `uuid`, the C2PA UUID, version and flags, "manifest\0", a zero offset. */
+const C2PA_BOX_HEADER_BYTES = 8 + 16 + 4 + 9 + 8;
+
+/** The C2PA box carrying `store`, followed by a `free` box filling the rest of the room (none when it fits exactly). */
+export function manifestRoomBytes(store: Uint8Array, roomSize: number): Buffer {
+  const boxSize = C2PA_BOX_HEADER_BYTES + store.byteLength;
+  const rest = roomSize - boxSize;
+  if (rest < 0 || (rest > 0 && rest < 8)) throw new RangeError(`a manifest box of ${boxSize} bytes does not fill a room of ${roomSize}`);
+  const header = Buffer.alloc(C2PA_BOX_HEADER_BYTES);
+  header.writeUInt32BE(boxSize, 0);
+  header.write('uuid', 4, 'latin1');
+  C2PA_UUID.copy(header, 8);
+  header.write('manifest\0', 28, 'latin1');
+  return Buffer.concat([header, store, rest ? freeBox(rest) : Buffer.alloc(0)]);
+}
+
+/** Room to reserve for a manifest store of `storeBytes`: its box and at least a `free` box's header. */
+export function roomFor(storeBytes: number, slack: number): number {
+  return C2PA_BOX_HEADER_BYTES + storeBytes + Math.max(8, slack);
+}
+
+/** Writes the manifest into its room in the written file. */
+export async function writeManifestRoom(outputPath: string, room: { offset: number; size: number }, store: Uint8Array): Promise<void> {
+  const bytes = manifestRoomBytes(store, room.size);
+  const output = await open(outputPath, 'r+');
+  try {
+    await writeFully(output, bytes, room.offset);
+  } finally {
+    await output.close();
+  }
+}
