@@ -2319,7 +2319,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it */
+                /** @description The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it; or an ISO BMFF file (MP4, MOV, M4A, AVIF, HEIC, HEIF) has more than 10,000 boxes or nests them more than 32 deep (422, media_too_complex) */
                 422: {
                     headers: {
                         [name: string]: unknown;
