@@ -7,7 +7,10 @@ import { MAX_BMFF_BOXES } from '../media/walks/bmff.js';
  * costs well under a second to check (bench/hostile/bindings.ts).
  */
 export const BINDING_LIMITS = {
-  /** Boxes of a BMFF file, all levels as c2pa-rs walks them: the one limit of shared/media's (its reasons there). */
+  /**
+   * Boxes of a BMFF file up to 625 MiB, all levels as c2pa-rs walks them: the one limit of shared/media's (its reasons
+   * there); a larger file may have one more per 64 KiB (maxBmffBoxes).
+   */
   bmffBoxes: MAX_BMFF_BOXES,
   /** Exclusions of a c2pa.hash.bmff assertion: c2pa-rs writes 5 (/uuid, /ftyp, /mfra, /free, /skip). */
   bmffExclusions: 1_000,

@@ -75,10 +75,10 @@ function wellFormed(exclusions: unknown): exclusions is BmffExclusion[] {
   );
 }
 
-/** The boxes of the file as c2pa-rs walks them; past BINDING_LIMITS.bmffBoxes, BindingLimitExceeded. */
+/** The boxes of the file as c2pa-rs walks them; past the box limit for its size (maxBmffBoxes), BindingLimitExceeded. */
 async function boxTree(file: BmffFileReader): Promise<Map<string, BmffBox[]>> {
   try {
-    return await bmffBoxTree(file, { maxBoxes: BINDING_LIMITS.bmffBoxes });
+    return await bmffBoxTree(file);
   } catch (err) {
     if (err instanceof BmffTooManyBoxes) throw new BindingLimitExceeded('file', `${err.message}, the most whose binding is checked`);
     throw err;

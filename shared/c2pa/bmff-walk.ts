@@ -1,5 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
-import { C2PA_RS_CONTAINERS, MAX_BMFF_BOXES, MAX_BMFF_DEPTH } from '../media/walks/bmff.js';
+import { C2PA_RS_CONTAINERS, MAX_BMFF_DEPTH, maxBmffBoxes } from '../media/walks/bmff.js';
 
 /**
  * The box walk c2pa-rs makes of an ISO BMFF file (bmff_io.rs build_bmff_tree, with its tables of the boxes it descends
@@ -109,9 +109,9 @@ function boxType(header: Buffer): string {
 /**
  * The boxes of the file by path ("/moov/trak"), in file order, as c2pa-rs's build_bmff_tree lists them: containers
  * it knows are walked, a size of 0 runs to the end of the file, 1 means a 64-bit size follows. Stops with
- * BmffTooManyBoxes past `maxBoxes` (all levels counted; default MAX_BMFF_BOXES, what the service takes at all).
+ * BmffTooManyBoxes past `maxBoxes` (all levels counted; default maxBmffBoxes of the file's size, what the service takes at all).
  */
-export async function bmffBoxTree(file: BmffFileReader, { maxBoxes = MAX_BMFF_BOXES }: { maxBoxes?: number } = {}): Promise<Map<string, BmffBox[]>> {
+export async function bmffBoxTree(file: BmffFileReader, { maxBoxes = maxBmffBoxes(file.size) }: { maxBoxes?: number } = {}): Promise<Map<string, BmffBox[]>> {
   const byPath = new Map<string, BmffBox[]>();
   let position = 0;
   let depth = 0;

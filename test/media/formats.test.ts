@@ -9,7 +9,7 @@ import { sniffMediaType } from '../../shared/c2pa/media-type.js';
 import { signAsset } from '../../shared/c2pa/sign-asset.js';
 import { webFormatsModule } from '../../api/web-app.js';
 import { identifyMedia, identifyMediaBytes, MEDIA_FORMATS } from '../../shared/media/formats.js';
-import { MAX_BMFF_BOXES, MAX_BMFF_DEPTH } from '../../shared/media/walks/bmff.js';
+import { MAX_BMFF_BOXES, MAX_BMFF_DEPTH, maxBmffBoxes } from '../../shared/media/walks/bmff.js';
 import { SVG_MAX_BYTES } from '../../shared/media/walks/svg.js';
 import { initPki } from '../../shared/pki/init.js';
 import { createKeyVault } from '../../shared/vault/index.js';
@@ -223,25 +223,43 @@ describe('media: formats recognised by content, structure walks', function () {
       expect(await rejection(await file('deep-ok.mp4', nestedIn(mp4, Array.from({ length: MAX_BMFF_DEPTH - 2 }, () => 'udta'), emptyBoxes(1, 'junk'))), false)).to.equal(undefined);
     });
 
-    it('a consistent 2 GiB MP4 (64-bit mdat size) is identified in well under a second, reading a few hundred KiB', async function () {
+    it('a consistent 2 GiB MP4 (64-bit mdat size) is identified reading a few hundred KiB', async function () {
       const p = await sparseMp4('big.mp4', (at) => BigInt(2 * GiB - at));
-      const started = performance.now();
       const [found, read] = await bytesRead(() => identifyMedia(p));
       expect(found.mimeType).to.equal('video/mp4');
-      expect(performance.now() - started).to.be.below(1000);
       expect(read).to.be.above(0).and.below(1024 * 1024);
     });
 
-    it('a 2 GiB MP4 whose mdat claims 3 GiB is truncated, found as fast', async function () {
-      const p = await sparseMp4('cut.mp4', (at) => BigInt(3 * GiB - at));
-      const started = performance.now();
-      const err = await rejection(p);
-      expect(err?.reason).to.equal('corrupt');
-      expect(err?.message).to.match(/truncated: box "mdat"/);
-      expect(performance.now() - started).to.be.below(1000);
+    it('a long recording may have more boxes than a small file: one more per 64 KiB beyond 625 MiB (a 2 GiB MP4: 32,768)', async function () {
+      expect(maxBmffBoxes(50 * 1024 * 1024)).to.equal(MAX_BMFF_BOXES);
+      expect(maxBmffBoxes(2 * GiB)).to.equal(32_768);
+      const mp4 = samples['video/mp4'];
+      const boxes = topLevelBoxes(mp4);
+      const pick = (type: string) => { const b = boxes.find((x) => x.type === type)!; return mp4.subarray(b.at, b.at + b.size); };
+      // 20,000 boxes ahead of one mdat running to the end of a 2 GiB (sparse) file, as fragments' headers would be.
+      const head = Buffer.concat([pick('ftyp'), pick('moov'), emptyBoxes(20_000, 'free')]);
+      const mdat = Buffer.alloc(16);
+      mdat.writeUInt32BE(1);
+      mdat.write('mdat', 4, 'latin1');
+      mdat.writeBigUInt64BE(BigInt(2 * GiB - head.length), 8);
+      const long = path.join(dir, 'long.mp4');
+      await writeFile(long, Buffer.concat([head, mdat]));
+      await truncate(long, 2 * GiB);
+      expect((await identifyMedia(long)).mimeType).to.equal('video/mp4');
+      // The same boxes in a small file are refused.
+      const err = await rejection(await file('short.mp4', Buffer.concat([mp4, emptyBoxes(20_000, 'free')])), false);
+      expect(err).to.deep.include({ code: 'media_too_complex' });
     });
 
-    it('a 2 GiB WAV (one data chunk) is identified as fast', async function () {
+    it('a 2 GiB MP4 whose mdat claims 3 GiB is truncated, found reading as little', async function () {
+      const p = await sparseMp4('cut.mp4', (at) => BigInt(3 * GiB - at));
+      const [err, read] = await bytesRead(() => rejection(p));
+      expect(err?.reason).to.equal('corrupt');
+      expect(err?.message).to.match(/truncated: box "mdat"/);
+      expect(read).to.be.below(1024 * 1024);
+    });
+
+    it('a 2 GiB WAV (one data chunk) is identified reading a few hundred KiB', async function () {
       const wav = samples['audio/wav'];
       const dataAt = wav.indexOf('data', 12, 'latin1');
       const head = Buffer.from(wav.subarray(0, dataAt + 8));
@@ -252,9 +270,9 @@ describe('media: formats recognised by content, structure walks', function () {
       writeSync(fd, head);
       closeSync(fd);
       await truncate(p, 2 * GiB);
-      const started = performance.now();
-      expect((await identifyMedia(p)).mimeType).to.equal('audio/wav');
-      expect(performance.now() - started).to.be.below(1000);
+      const [found, read] = await bytesRead(() => identifyMedia(p));
+      expect(found.mimeType).to.equal('audio/wav');
+      expect(read).to.be.below(1024 * 1024);
     });
   });
 

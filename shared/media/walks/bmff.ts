@@ -15,6 +15,15 @@ export const GENERIC_HEIF_BRANDS: ReadonlySet<string> = new Set(['mif1', 'msf1',
  * about 4 to 11 per fragment (moof, mfhd, traf, tfhd, tfdt, trun, mdat).
  */
 export const MAX_BMFF_BOXES = 10_000;
+/**
+ * Beyond MAX_BMFF_BOXES, one box more per this many bytes: a long fragmented recording (hours of 2 s fragments, tens of
+ * thousands of boxes) is signed and read streamed, where only our linear walk sees its boxes, never c2pa-rs's whole read
+ * (files up to MAX_UPLOAD_BYTES). A hostile file of tiny boxes still stops at MAX_BMFF_BOXES.
+ */
+const BYTES_PER_EXTRA_BOX = 64 * 1024;
+
+/** The most boxes a BMFF file of `size` bytes may have: MAX_BMFF_BOXES up to 625 MiB, then one per 64 KiB. */
+export const maxBmffBoxes = (size: number): number => Math.max(MAX_BMFF_BOXES, Math.floor(size / BYTES_PER_EXTRA_BOX));
 /** The deepest boxes may be nested (c2pa-rs's walk, as ported in shared/c2pa/bmff-walk.ts, stops at 32). */
 export const MAX_BMFF_DEPTH = 32;
 
@@ -23,12 +32,13 @@ export const C2PA_RS_CONTAINERS: ReadonlySet<string> = new Set(['moov', 'trak', 
 
 /**
  * The file's boxes counted as c2pa-rs walks them (and the image property boxes the structure check walks), refused
- * past MAX_BMFF_BOXES or MAX_BMFF_DEPTH (422 media_too_complex) before anything else reads them. Run whether or not
+ * past maxBmffBoxes(size) or MAX_BMFF_DEPTH (422 media_too_complex) before anything else reads them. Run whether or not
  * the structure is checked: it judges no damage (a box out of bounds ends its level's count; c2pa-rs or the structure
  * check tells what is wrong), only how much there is to walk. `name` names the format in messages.
  */
 export function* assertBmffBoxesWithin(size: number, name: string): Walk<void> {
   let count = 0;
+  const maxBoxes = maxBmffBoxes(size);
   const tooComplex = (why: string) => new MediaRejectedError('too_complex', `the ${name} file ${why}, more than the service reads`);
   function* level(start: number, end: number, depth: number): Walk<void> {
     if (depth > MAX_BMFF_DEPTH) throw tooComplex(`nests boxes more than ${MAX_BMFF_DEPTH} deep`);
@@ -43,7 +53,7 @@ export function* assertBmffBoxesWithin(size: number, name: string): Walk<void> {
       } else if (size === 0) size = end - pos;
       if (size === 0 || pos + size > end) return;
       count += 1;
-      if (count > MAX_BMFF_BOXES) throw tooComplex(`has more than ${MAX_BMFF_BOXES.toLocaleString('en-US')} boxes`);
+      if (count > maxBoxes) throw tooComplex(`has more than ${maxBoxes.toLocaleString('en-US')} boxes`);
       if (C2PA_RS_CONTAINERS.has(type) || type === 'iprp' || type === 'ipco') {
         const payload = pos + (header.readUInt32BE(0) === 1 ? 16 : 8);
         const peek = type === 'meta' ? yield* readAt(payload, 4) : undefined;
