@@ -1,4 +1,5 @@
 import { BmffUnsignableError, manifestStoreOf, standInOf, withBmffFile } from './bmff-c2pa-boxes.js';
+import { BindingLimitExceeded } from './binding-limits.js';
 import { bmffHashMatches, type BmffHashAssertion } from './bmff-hash.js';
 import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
@@ -34,7 +35,8 @@ export async function embeddedBmffManifest(filePath: string): Promise<{ store: U
 
 /**
  * Whether the file at `filePath` hashes to the BMFF hash of the store's active manifest (c2pa-rs's check, bmff-hash.ts);
- * undefined when the manifest has no BMFF hash or one that check cannot judge.
+ * undefined when the manifest has no BMFF hash or one that check cannot judge. An assertion past the check's bounds
+ * (BINDING_LIMITS: its exclusions) does not hash: false.
  */
 export async function storeBmffHashMatches(store: Uint8Array, filePath: string): Promise<boolean | undefined> {
   type CrJsonManifest = { label?: string; assertions?: Record<string, unknown>; claim?: { alg?: string }; 'claim.v2'?: { alg?: string } };
@@ -48,7 +50,11 @@ export async function storeBmffHashMatches(store: Uint8Array, filePath: string):
   }
   for (const [label, data] of Object.entries(manifest?.assertions ?? {})) {
     const bmff = /^c2pa\.hash\.bmff(?:\.v(\d+))?(?:__\d+)?$/.exec(label);
-    if (bmff) return bmffHashMatches(filePath, data as BmffHashAssertion, { version: Number(bmff[1] ?? 1), claimAlg: (manifest?.['claim.v2'] ?? manifest?.claim)?.alg });
+    if (!bmff) continue;
+    return bmffHashMatches(filePath, data as BmffHashAssertion, { version: Number(bmff[1] ?? 1), claimAlg: (manifest?.['claim.v2'] ?? manifest?.claim)?.alg }).catch((err: unknown) => {
+      if (err instanceof BindingLimitExceeded) return false;
+      throw err;
+    });
   }
   return undefined;
 }

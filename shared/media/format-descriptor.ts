@@ -24,6 +24,11 @@ export interface MediaFormatDescriptor<M extends string = string> {
   sniff(head: Buffer, size: number): Walk<boolean>;
   /** The structure walk over the whole file (run once sniff said yes); throws `corrupt` rejections. */
   check(size: number): Walk<unknown>;
+  /**
+   * How much structure there is to walk, bounded (`too_complex` past it): run whether or not the structure is checked,
+   * since every reader of the file (c2pa-rs, the detached binding checks) walks it too.
+   */
+  bounds?(size: number): Walk<void>;
   /** A size bound of the format's own (`too_large` above it, whether or not the structure is checked). */
   readonly maxBytes?: number;
   /**

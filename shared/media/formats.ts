@@ -102,6 +102,7 @@ function* identify(size: number, checkStructure: boolean): Walk<IdentifiedFormat
     if (format.maxBytes !== undefined && size > format.maxBytes) {
       throw new MediaRejectedError('too_large', `${shortName(format)} files over ${format.maxBytes / 1024 / 1024} MiB are not accepted`);
     }
+    if (format.bounds) yield* format.bounds(size);
     if (checkStructure) yield* format.check(size);
   } catch (err) {
     // A structure error names the format it was found in (its code tells a damaged image from other media).
@@ -114,7 +115,8 @@ function* identify(size: number, checkStructure: boolean): Walk<IdentifiedFormat
  * Identifies a stored file by its content and (with `checkStructure`, the default) walks its structure; the name and
  * the declared type play no part. Reads the file in slices: a 1 GiB video costs a few box-header reads.
  * Verification skips the structure check (checkStructure false): a damaged file is exactly what c2pa-rs should judge.
- * Throws MediaRejectedError: `empty`, `unsupported` (415), `corrupt` (400), `too_large`.
+ * A format's bounds (an ISO BMFF file's box count) apply either way.
+ * Throws MediaRejectedError: `empty`, `unsupported` (415), `corrupt` (400), `too_large`, `too_complex` (422).
  */
 export async function identifyMedia(filePath: string, options: { checkStructure?: boolean } = {}): Promise<IdentifiedFormat> {
   const fh = await open(filePath, 'r');
