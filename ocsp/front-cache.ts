@@ -3,7 +3,10 @@
  * gave it, one per exact CertID set as in ocsp/memory-cache.ts, and the role's process for everything else.
  *
  *   undecodable request          malformedRequest, here (garbage never crosses to the role's process)
- *   request with a nonce         asked of the role's process, every time (the nonce budget is shared there)
+ *   request with a nonce         asked of the role's process (the nonce budget is kept there), except while its
+ *                                last answer said the nonce rate is spent and a fresh copy is here: then the copy,
+ *                                without the nonce, as the role's process answers then (a nonce of a length
+ *                                RFC 8954 refuses is refused here as there)
  *   no nonce, fresh copy here    the copy (a hit)
  *   otherwise                    asked (concurrent asks for one CertID set share one); a signed answer without
  *                                a nonce is kept until it is `freshUntil` (the role's refresh point, so a
@@ -16,14 +19,19 @@ import type { Logger } from 'pino';
 import { decodeOcspRequest, type OcspRequestInfo } from '../shared/pki/ocsp-request.js';
 import { failureAnswer } from './answers.js';
 import { certIdsKey, invalidationSerial } from './memory-cache.js';
+import { checkNonceLength } from './nonce-source.js';
 import { SerialIndex } from './serial-index.js';
 import type { OcspAnswerer } from './server.js';
 import type { OcspReply, OcspSignedAnswer } from './source.js';
 
-/** The role's process's answer to a front: the reply, and until when a signed answer may be served from a copy. */
+/**
+ * The role's process's answer to a front: the reply, until when a signed answer may be served from a copy, and when
+ * a nonce can next be signed within the nonce rate (OcspResponder.nextNonceSignatureAt).
+ */
 export interface AskedReply {
   reply: OcspReply;
   freshUntil: number;
+  nextNonceSignatureAt: number;
 }
 
 interface Copy {
@@ -39,6 +47,8 @@ export class FrontCache implements OcspAnswerer {
   private readonly asking = new Map<string, Promise<AskedReply>>();
   /** Invalidations received so far. */
   private epoch = 0;
+  /** From the role's last answer: before this, a request with a nonce would be answered without it there. */
+  private nextNonceSignatureAt = 0;
 
   constructor(
     private readonly ask: (requestDer: Uint8Array) => Promise<AskedReply>,
@@ -56,16 +66,26 @@ export class FrontCache implements OcspAnswerer {
     } catch (err) {
       return { answer: failureAnswer(err, this.options.logger), hit: false };
     }
-    if (request.nonce) return (await this.ask(requestDer)).reply;
     const key = certIdsKey(request.certIds);
     const now = (this.options.now ?? Date.now)();
     const copy = this.copies.get(key);
-    if (copy && now < copy.freshUntil) return { answer: copy.answer, hit: true };
+    const fresh = copy && now < copy.freshUntil ? copy : undefined;
+    if (request.nonce) {
+      // A copy means the role accepted these CertIDs' issuer; what it checks next is the nonce's length, then its rate.
+      if (!fresh || now >= this.nextNonceSignatureAt) return (await this.asked(requestDer)).reply;
+      try {
+        checkNonceLength(request.nonce);
+      } catch (err) {
+        return { answer: failureAnswer(err, this.options.logger), hit: false };
+      }
+      return { answer: fresh.answer, hit: true };
+    }
+    if (fresh) return { answer: fresh.answer, hit: true };
 
     const epoch = this.epoch;
     let asked = this.asking.get(key);
     if (!asked) {
-      asked = this.ask(requestDer);
+      asked = this.asked(requestDer);
       this.asking.set(key, asked);
       const mine = asked;
       const done = () => {
@@ -80,6 +100,13 @@ export class FrontCache implements OcspAnswerer {
       }, done);
     }
     return (await asked).reply;
+  }
+
+  /** Asks the role's process, noting when it can next sign a nonce. */
+  private async asked(requestDer: Uint8Array): Promise<AskedReply> {
+    const asked = await this.ask(requestDer);
+    this.nextNonceSignatureAt = asked.nextNonceSignatureAt;
+    return asked;
   }
 
   /** Drops the copies for a serial (any form normalizeSerialHex accepts), or all of them. */

@@ -57,6 +57,8 @@ export interface OcspFrontsOptions {
   answerer: OcspAnswerer;
   /** Until when a front may serve its copy of `answer` (0: not at all). */
   freshUntil: (answer: OcspAnswer) => number;
+  /** When a nonce can next be signed within the nonce rate (OcspResponder.nextNonceSignatureAt). */
+  nextNonceSignatureAt: () => number;
   logger: Logger;
 }
 
@@ -86,7 +88,8 @@ export async function startOcspFronts(options: OcspFrontsOptions): Promise<OcspF
       .serve(message.der)
       .catch((err: unknown) => ({ answer: failureAnswer(err, logger), hit: false }))
       .then((reply) => {
-        const answer: ToFront = { t: 'answer', id: message.id, asked: { reply, freshUntil: options.freshUntil(reply.answer) } };
+        const asked = { reply, freshUntil: options.freshUntil(reply.answer), nextNonceSignatureAt: options.nextNonceSignatureAt() };
+        const answer: ToFront = { t: 'answer', id: message.id, asked };
         if (worker.isConnected()) worker.send(answer);
       });
   };

@@ -103,6 +103,14 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
     this.cache.invalidate(serialHex);
   }
 
+  /**
+   * When a request with a nonce can next get a freshly signed answer within the nonce rate (now, when it can); until
+   * then such a request is answered from the cache without its nonce. 0 with `nonces: 'ignore'`: nothing to wait for.
+   */
+  nextNonceSignatureAt(): number {
+    return this.nonces?.nextSignatureAt() ?? 0;
+  }
+
   stats(): OcspResponderStats {
     return {
       cachedResponses: this.cache.size,

@@ -142,6 +142,7 @@ export async function startOcspRole(
           answer.responseStatus === 'successful' && responder
             ? Math.min(answer.thisUpdate.getTime() + responder.refreshAfterMs, answer.nextUpdate.getTime())
             : 0,
+        nextNonceSignatureAt: () => responder?.nextNonceSignatureAt() ?? 0,
         logger,
       });
       ocspPort = fronts.port;
