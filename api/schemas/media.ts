@@ -12,9 +12,9 @@ export const mediaFormats = MEDIA_FORMATS.map(({ mimeType, extensions, kind, lab
 const typesOf = (kinds: readonly MediaKind[]) => mediaFormats.filter((f) => kinds.includes(f.kind)).map((f) => f.mimeType);
 
 /** "JPEG, PNG, ... images; MP4, ... video; ... audio", for descriptions. */
-export function formatsInWords(kinds: readonly MediaKind[] = ['image', 'video', 'audio']): string {
-  const names = (kind: MediaKind) => mediaFormats.filter((f) => f.kind === kind).map((f) => f.label.replace(/ (image|video|audio|raw image)$/, ''));
-  const words: Record<MediaKind, string> = { image: 'images', video: 'video', audio: 'audio' };
+export function formatsInWords(kinds: readonly MediaKind[] = ['image', 'video', 'audio', 'document']): string {
+  const names = (kind: MediaKind) => mediaFormats.filter((f) => f.kind === kind).map((f) => f.label.replace(/ (image|video|audio|raw image|document)$/, ''));
+  const words: Record<MediaKind, string> = { image: 'images', video: 'video', audio: 'audio', document: 'documents' };
   return kinds.map((kind) => `${names(kind).join(', ')} ${words[kind]}`).join('; ');
 }
 
@@ -40,7 +40,7 @@ function rawFile(kinds: readonly MediaKind[]): ZodContentObject {
   return Object.fromEntries(typesOf(kinds).map((type) => [type, { schema: binary }]));
 }
 
-const ALL_KINDS: readonly MediaKind[] = ['image', 'video', 'audio'];
+const ALL_KINDS: readonly MediaKind[] = ['image', 'video', 'audio', 'document'];
 
 /** A detached C2PA manifest store (.c2pa sidecar, JUMBF). */
 const MANIFEST_STORE = 'application/c2pa';
