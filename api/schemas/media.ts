@@ -13,9 +13,9 @@ const typesOf = (kinds: readonly MediaKind[]) => mediaFormats.filter((f) => kind
 
 /** "JPEG, PNG, ... images; MP4, ... video; ... audio", for descriptions. */
 export function formatsInWords(kinds: readonly MediaKind[] = ['image', 'video', 'audio', 'document']): string {
-  const names = (kind: MediaKind) => mediaFormats.filter((f) => f.kind === kind).map((f) => f.label.replace(/ (image|video|audio|raw image|document)$/, ''));
+  const names = (kind: MediaKind) => mediaFormats.filter((f) => f.kind === kind).map((f) => f.label.replace(/ (image|video|audio|raw image|document|e-book|workbook|presentation|text|spreadsheet|drawing)$/, ''));
   const words: Record<MediaKind, string> = { image: 'images', video: 'video', audio: 'audio', document: 'documents' };
-  return kinds.map((kind) => `${names(kind).join(', ')} ${words[kind]}`).join('; ');
+  return kinds.map((kind) => `${[...new Set(names(kind))].join(', ')} ${words[kind]}`).join('; ');
 }
 
 /** The MIME type of a stored upload or signed file. */

@@ -73,7 +73,7 @@ export function extensionFor(mimeType: string): string {
 }
 
 /** "JPEG image" → "JPEG": the formats' short names, in messages. */
-const shortName = (f: MediaFormat) => f.label.replace(/ (image|video|audio|raw image|document)$/, '');
+const shortName = (f: MediaFormat) => f.label.replace(/ (image|video|audio|raw image|document|e-book|workbook|presentation|text|spreadsheet|drawing)$/, '');
 const LABELS = MEDIA_FORMATS.map(shortName).join(', ');
 const unsupported = (message: string) => new MediaRejectedError('unsupported', message);
 
