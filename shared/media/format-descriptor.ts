@@ -1,6 +1,6 @@
 import type { Walk } from './byte-walk.js';
 
-export type MediaKind = 'image' | 'video' | 'audio';
+export type MediaKind = 'image' | 'video' | 'audio' | 'document';
 
 /**
  * Everything the service knows about one media format, in one place: a descriptor file under shared/media/formats/,

@@ -3,6 +3,7 @@ import { open, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { writeZip } from '../support/zip-writer.js';
 import request from 'supertest';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import { sniffMediaType } from '../../shared/c2pa/media-type.js';
@@ -112,7 +113,7 @@ describe('media: formats recognised by content, structure walks', function () {
       const others: [string, Buffer][] = [
         ['text named .webp', Buffer.from('hello, this is not an image\n')],
         ['a BMP', Buffer.concat([Buffer.from('BM'), Buffer.alloc(60)])],
-        ['a PDF', Buffer.from('%PDF-1.4\n%%EOF\n')],
+        ['a plain ZIP', writeZip([{ name: 'notes.txt', data: 'notes' }])],
         ['an HTML page', Buffer.from('<!DOCTYPE html><html><body><svg></svg></body></html>')],
         ['XML that is not SVG', Buffer.from('<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"></feed>')],
         ['a RIFF of another form', Buffer.concat([Buffer.from('RIFF\x04\x00\x00\x00RMID', 'latin1')])],
