@@ -1453,11 +1453,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The endpoint's delivery log, newest first: status, attempts with time, duration and response code (admin) */
+        /** The endpoint's delivery log, newest first, a page at a time: status, attempts with time, duration and response code (admin) */
         get: {
             parameters: {
                 query?: {
                     limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
                 };
                 header?: never;
                 path: {
@@ -1475,6 +1477,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             deliveries: components["schemas"]["WebhookDelivery"][];
+                            /** @description pass as ?cursor= for the next (older) page; null on the last */
+                            next_cursor: string | null;
                         };
                     };
                 };
