@@ -11,15 +11,11 @@ import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
-import { createLogger } from '../../shared/logger.js';
-import { initPki } from '../../shared/pki/init.js';
-import { derToPem } from '../../shared/pki/pem.js';
-import { LocalJobEvents } from '../../shared/queue/job-events.js';
-import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob } from '../../workers/sign-job.js';
-import { signJobDeps, type SignJobDeps } from '../../workers/sign-job/deps.js';
+import type { SignJobDeps } from '../../workers/sign-job/deps.js';
 import { tinyDocx } from '../media/document-samples.js';
-import { bearer, registerAccount, startTestApi, waitForJob, type Account, type TestApi } from '../support/api.js';
+import { openSigningCounter } from '../media/signing-desk.js';
+import { bearer, waitForJob, type Account, type TestApi } from '../support/api.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -33,11 +29,7 @@ describe('api: a signed file download and its public permalink carry a c2pa-mani
 
   before(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'manifest-link-'));
-    api = await startTestApi({ SIGN_WITHOUT_TIMESTAMP: 'true', SIGN_ATTEMPTS: '1' });
-    const vault = createKeyVault(api.config);
-    rootPem = derToPem((await initPki({ knex: api.db.knex, vault, config: api.config })).root.der);
-    acc = await registerAccount(api.app, 'Link Desk');
-    deps = { ...signJobDeps({ config: api.config, knex: api.db.knex, vault, events: new LocalJobEvents(), logger: createLogger('silent', 'test') }), tempDir: path.join(work, 'jobs') };
+    ({ api, acc, rootPem, deps } = await openSigningCounter('Link Desk', work));
   });
   after(async () => {
     await api?.close();

@@ -12,20 +12,16 @@ import { deflateRawSync } from 'node:zlib';
 import { expect } from 'chai';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
-import { createLogger } from '../../shared/logger.js';
 import { runOnBytes } from '../../shared/media/byte-walk.js';
 import { MediaRejectedError } from '../../shared/media/errors.js';
 import { readZipDirectory } from '../../shared/media/walks/zip.js';
 import { repackZipStored } from '../../shared/media/zip-repack.js';
-import { initPki } from '../../shared/pki/init.js';
-import { derToPem } from '../../shared/pki/pem.js';
-import { LocalJobEvents } from '../../shared/queue/job-events.js';
-import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob } from '../../workers/sign-job.js';
-import { signJobDeps, type SignJobDeps } from '../../workers/sign-job/deps.js';
-import { downloadFile, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
+import type { SignJobDeps } from '../../workers/sign-job/deps.js';
+import { downloadFile, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
 import { writeZip } from '../support/zip-writer.js';
 import { epubEntries, tinyDocx, tinyOdf } from './document-samples.js';
+import { openSigningCounter } from './signing-desk.js';
 
 /** Info-ZIP's `zip -9` over the entries of `source` (a stored archive): the `mimetype` entry first and stored (`-0`), as EPUB and ODF tools write it. */
 function zipNine(source: Buffer, work: string, name: string): Buffer {
@@ -53,11 +49,7 @@ describe('media: documents with deflated ZIP entries signed as an all-stored cop
 
   before(async () => {
     work = await mkdtemp(path.join(tmpdir(), 'compressed-documents-'));
-    api = await startTestApi({ SIGN_WITHOUT_TIMESTAMP: 'true', SIGN_ATTEMPTS: '1' });
-    const vault = createKeyVault(api.config);
-    rootPem = derToPem((await initPki({ knex: api.db.knex, vault, config: api.config })).root.der);
-    acc = await registerAccount(api.app, 'Compressed Documents Desk');
-    deps = { ...signJobDeps({ config: api.config, knex: api.db.knex, vault, events: new LocalJobEvents(), logger: createLogger('silent', 'test') }), tempDir: path.join(work, 'jobs') };
+    ({ api, acc, rootPem, deps } = await openSigningCounter('Compressed Documents Desk', work));
   });
   after(async () => {
     await api?.close();
