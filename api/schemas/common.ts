@@ -133,4 +133,11 @@ export const noContent = (description: string): ResponseConfig => ({ description
 
 /** Who may call: a signed-in user (Bearer access token) and, where allowed, an organisation API key (api/openapi/document.ts). */
 export const userOnly: Record<string, string[]>[] = [{ bearerAuth: [] }];
+/** The `Link` response header naming where a signed file's manifest is served (C2PA 2.2 §15.5.3.2). */
+export const c2paManifestLinkHeader = {
+  schema: { type: 'string' as const },
+  description:
+    'When the signed file\'s manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise.',
+};
+
 export const userOrApiKey: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyAuth: [] }];

@@ -2,7 +2,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { JOB_STATUSES } from '../../shared/job-status.js';
 import { refuse } from '../validation.js';
 import { Anchor } from './anchors.js';
-import { dateTime, errorResponse, errors, json, nextCursor, orgChoice, pageFields, toPageRequest, uri, userOrApiKey, uuid, uuidField, refusals } from './common.js';
+import { c2paManifestLinkHeader, dateTime, errorResponse, errors, json, nextCursor, orgChoice, pageFields, toPageRequest, uri, userOrApiKey, uuid, uuidField, refusals } from './common.js';
 import { ManifestInput, manifestRequestField } from './manifest.js';
 import { MediaType, signedFileContent } from './media.js';
 import { z } from './zod.js';
@@ -154,7 +154,11 @@ export const signJobsPaths: RouteConfig[] = [
     security: userOrApiKey,
     request: { params: FileParams },
     responses: {
-      200: { description: 'The signed file, in its own media type (Content-Type as stored)', content: signedFileContent },
+      200: {
+        description: 'The signed file, in its own media type (Content-Type as stored)',
+        content: signedFileContent,
+        headers: { Link: c2paManifestLinkHeader },
+      },
       ...refusals(400, 401, 404),
     },
   },

@@ -28,6 +28,7 @@ import type { AppContext } from '../context.js';
 import { ApiError, conflict, notFound } from '../errors.js';
 import { jobView, type JobView } from '../../shared/anchoring/job-view.js';
 import { pageResult } from '../pagination.js';
+import { c2paManifestLink } from './manifest-repository.js';
 import { liveTemplate } from './manifest-templates.js';
 import { actorColumns, findUpload } from './uploads.js';
 
@@ -167,13 +168,16 @@ export interface OpenedSignedFile {
   mimeType: string;
   size: number;
   sha256: string;
+  /** The `Link` header naming where the public repository serves the file's manifest store, when discoverable. */
+  manifestLink: string | undefined;
   stream: Readable;
 }
 
 /** One of the organisation's signed files (404 for any other), opened for reading from the file store. */
-export async function openSignedFile(ctx: Pick<SignJobsContext, 'files'>, orgId: string, fileId: string): Promise<OpenedSignedFile> {
+export async function openSignedFile(ctx: Pick<SignJobsContext, 'files' | 'config' | 'knex'>, orgId: string, fileId: string): Promise<OpenedSignedFile> {
   const file = await findOrgSignedFile(orgId, fileId);
   if (!file) throw notFound('file');
+  const manifestLink = await c2paManifestLink(ctx, { id: file.id });
   const { stream } = await ctx.files.openRead(file.storage_key);
-  return { filename: file.filename, mimeType: file.mime_type, size: Number(file.size), sha256: file.sha256, stream };
+  return { filename: file.filename, mimeType: file.mime_type, size: Number(file.size), sha256: file.sha256, manifestLink, stream };
 }

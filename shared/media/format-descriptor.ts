@@ -37,6 +37,11 @@ export interface MediaFormatDescriptor<M extends string = string> {
    * the whole file, which bounds its size (maxBytes).
    */
   readonly streamed?: 'bmff';
+  /**
+   * 'zip', a ZIP container (EPUB, Office, OpenDocument): c2pa-wasm reads only stored entries, so a container with
+   * deflated ones is signed as a copy whose entries are all stored (shared/media/zip-repack.ts).
+   */
+  readonly container?: 'zip';
   /** Look-alikes c2pa-rs cannot sign: the reason they are refused (415), or undefined. Asked when no sniff said yes. */
   refuse?(head: Buffer, size: number): Walk<string | undefined>;
   /** The playing time in seconds where the format's header says it; undefined when it does not. */

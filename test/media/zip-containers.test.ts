@@ -44,11 +44,20 @@ describe('media: ZIP containers (EPUB, Office, OpenDocument) and their bounds', 
     for (const [bytes, mimeType] of cases) expect(identifyMediaBytes(bytes, { checkStructure: false }).mimeType).to.equal(mimeType);
   });
 
-  it('refuses a compressed container for signing with the reason (c2pa-rs signs stored entries only); verification still reads it as its format', function () {
-    const err = refusal(tinyDocx('t', true));
-    expect(err.reason).to.equal('unsupported');
-    expect(err.message).to.match(/compressed.*stored/);
-    expect(identifyMediaBytes(tinyDocx('t', true), { checkStructure: false }).label).to.equal('Word document');
+  it('takes a deflated container for signing; refuses an encrypted entry or another compression method (415) naming the entry', function () {
+    expect(identifyMediaBytes(tinyDocx('t', true)).label).to.equal('Word document');
+    /** tinyDocx with word/document.xml's header field at `offset` (local header; central header + 2) set to `value`. */
+    const patched = (offset: number, value: number) => {
+      const out = tinyDocx('t');
+      out.writeUInt16LE(value, out.indexOf('word/document.xml') - 30 + offset);
+      out.writeUInt16LE(value, out.lastIndexOf('word/document.xml') - 46 + offset + 2);
+      return out;
+    };
+    const bzip2 = refusal(patched(8, 12));
+    expect([bzip2.reason, HTTP_STATUS[bzip2.kind]]).to.deep.equal(['unsupported', 415]);
+    expect(bzip2.message).to.equal('the Word document\'s entry "word/document.xml" is compressed with method 12 (only stored and deflated entries are read)');
+    const encrypted = refusal(patched(6, 0x0801));
+    expect([encrypted.reason, encrypted.message]).to.deep.equal(['unsupported', 'the Word document\'s entry "word/document.xml" is encrypted']);
   });
 
   it('refuses a plain ZIP, a container of another type and an OOXML package of no known main part (415), naming what it is', function () {

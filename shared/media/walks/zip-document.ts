@@ -1,7 +1,7 @@
 import type { Walk } from '../byte-walk.js';
 import { MediaRejectedError } from '../errors.js';
 import { defineFormat, type MediaFormat } from '../format-descriptor.js';
-import { assertZipBounds, directoryNamesOf, startsAsZip, MAX_ZIP_ENTRIES, MAX_ZIP_UNCOMPRESSED_BYTES, zipContainer, type ZipContainer } from './zip.js';
+import { assertZipBounds, unreadableEntry, directoryNamesOf, startsAsZip, MAX_ZIP_ENTRIES, MAX_ZIP_UNCOMPRESSED_BYTES, zipContainer, type ZipContainer } from './zip.js';
 
 /** What tells one ZIP document format from the others: its `mimetype` entry's text, or its Office Open XML main part. */
 type Marker = { mimetype: string } | { mainPart: string };
@@ -26,8 +26,9 @@ export function defineZipDocument<const M extends string>(spec: { mimeType: M; e
     mimeType: spec.mimeType,
     extensions: spec.extensions,
     kind: 'document',
+    container: 'zip',
     label: spec.label,
-    notes: `ZIP container: ${markerNote}; ${spec.required.join(', ')}; at most ${MAX_ZIP_ENTRIES.toLocaleString('en-US')} entries and ${MAX_ZIP_UNCOMPRESSED_BYTES / 2 ** 30} GiB uncompressed, no path traversal, duplicate names or overlapping entries (read from the central directory, nothing decompressed)`,
+    notes: `ZIP container: ${markerNote}; ${spec.required.join(', ')}; at most ${MAX_ZIP_ENTRIES.toLocaleString('en-US')} entries and ${MAX_ZIP_UNCOMPRESSED_BYTES / 2 ** 30} GiB uncompressed, no path traversal, duplicate names or overlapping entries (read from the central directory, nothing decompressed); stored and deflated entries, none encrypted`,
     *sniff(head, size) {
       return matches(yield* zipContainerOf(head, size), spec.marker);
     },
@@ -39,8 +40,10 @@ export function defineZipDocument<const M extends string>(spec: { mimeType: M; e
       const names = new Set(directory.entries.map((e) => e.name));
       const missing = spec.required.filter((n) => !names.has(n));
       if (missing.length > 0) throw new MediaRejectedError('corrupt', `the ${what} has no ${missing.join(', ')}`);
-      const compressed = directory.entries.find((e) => e.method !== 0);
-      if (compressed) throw new MediaRejectedError('unsupported', `the ${what}'s entry ${JSON.stringify(compressed.name.slice(0, 80))} is compressed; c2pa-rs (the build this service runs) signs ZIP containers whose entries are all stored`);
+      for (const entry of directory.entries) {
+        const why = unreadableEntry(entry);
+        if (why) throw new MediaRejectedError('unsupported', `the ${what}'s ${why}`);
+      }
     },
   });
 }

@@ -19,8 +19,14 @@ const EOCD_SEARCH = 22 + 0xffff;
 
 export interface ZipEntryInfo {
   readonly name: string;
+  /** The general purpose flags (bit 0 encrypted, bit 3 sizes in a data descriptor, bit 11 UTF-8 name). */
+  readonly flags: number;
   /** 0 stored, 8 deflated. */
   readonly method: number;
+  /** The MS-DOS modification time and date, as written. */
+  readonly dosTime: number;
+  readonly dosDate: number;
+  readonly crc32: number;
   readonly compressedSize: number;
   readonly uncompressedSize: number;
   readonly localOffset: number;
@@ -67,7 +73,11 @@ export function* readZipDirectory(size: number, what: string): Walk<ZipDirectory
     if (next > dir.length) throw corrupt(`the ${what}'s central directory is damaged at entry ${i + 1}`);
     const entry = {
       name: dir.toString('utf8', at + 46, at + 46 + nameLength),
+      flags: dir.readUInt16LE(at + 8),
       method: dir.readUInt16LE(at + 10),
+      dosTime: dir.readUInt16LE(at + 12),
+      dosDate: dir.readUInt16LE(at + 14),
+      crc32: dir.readUInt32LE(at + 16),
       compressedSize: dir.readUInt32LE(at + 20),
       uncompressedSize: dir.readUInt32LE(at + 24),
       localOffset: dir.readUInt32LE(at + 42),
@@ -79,6 +89,13 @@ export function* readZipDirectory(size: number, what: string): Walk<ZipDirectory
     at = next;
   }
   return { entries, directoryOffset: end.dirOffset };
+}
+
+/** Why an entry's data cannot be read: encrypted (flag bit 0), or compressed by a method other than deflate. */
+export function unreadableEntry(entry: ZipEntryInfo): string | undefined {
+  if (entry.flags & 0x0001) return `entry ${JSON.stringify(entry.name.slice(0, 80))} is encrypted`;
+  if (entry.method !== 0 && entry.method !== 8) return `entry ${JSON.stringify(entry.name.slice(0, 80))} is compressed with method ${entry.method} (only stored and deflated entries are read)`;
+  return undefined;
 }
 
 /** Why an entry name is refused: absolute, a drive, backslashes, NUL or a `..` step could write outside the archive's folder. */

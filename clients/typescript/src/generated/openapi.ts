@@ -2608,6 +2608,8 @@ export interface paths {
                 /** @description The signed file, in its own media type (Content-Type as stored) */
                 200: {
                     headers: {
+                        /** @description When the signed file's manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
+                        Link?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2971,6 +2973,8 @@ export interface paths {
                 /** @description The stored verdict */
                 200: {
                     headers: {
+                        /** @description When the signed file's manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
+                        Link?: string;
                         [name: string]: unknown;
                     };
                     content: {
