@@ -52,7 +52,7 @@ export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
 /** Who did it. Anonymous callers are named by their address; operators by the command they ran. */
 export type AuditActor =
   | { type: 'user'; id: string }
-  | { type: 'api_key'; id: string; user_id: string }
+  | { type: 'api_key'; id: string }
   | { type: 'service'; role: string }
   | { type: 'operator'; command: string }
   | { type: 'anonymous'; address: string };

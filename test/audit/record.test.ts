@@ -49,7 +49,7 @@ for (const [driver, open] of [['Postgres', createTestDatabase], ['PGlite', creat
     it('hashes each event as SHA-256(0x00 || RFC 8785 JSON of the listed event without leaf_index and leaf_hash)', async () => {
       const recorded = await recordAuditEvent(db.knex, {
         action: 'sign.signed',
-        actor: { type: 'api_key', id: 'k1', user_id: 'u1' },
+        actor: { type: 'api_key', id: 'k1' },
         orgId: '6c0e3e0c-8a5e-4d54-9f0e-3f7c0e2b9a11',
         target: { type: 'sign_job', id: 'j1' },
         details: { file_sha256: 'ab'.repeat(32), certificate_serial: '0a1b', omitted: undefined, when: new Date(0) },
