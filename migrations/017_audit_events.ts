@@ -50,6 +50,8 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('tree_size').primary();
     t.text('root_hash').notNullable();
     t.text('note').notNullable();
+    // The signing key's DER SubjectPublicKeyInfo (base64), as served beside the note; checkers pin it out of band.
+    t.text('public_key').notNullable();
     t.timestamp('signed_at', { useTz: true }).notNullable().defaultTo(knex.raw('clock_timestamp()'));
     // The anchor leaf (sha256 = the root, no file) that carries the root to the chain with the next anchor batch.
     t.bigInteger('anchor_leaf_id').nullable().references('anchor_leaves.id');

@@ -25,6 +25,7 @@ export interface AuditCheckpointRow {
   tree_size: number;
   root_hash: string;
   note: string;
+  public_key: string;
   signed_at: Date;
   anchor_leaf_id: number | null;
 }
