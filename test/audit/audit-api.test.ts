@@ -3,18 +3,27 @@
  * organisation, with no secret in them; a signed checkpoint, and inclusion and consistency proofs that an RFC 9162
  * verifier accepts from the listed event alone.
  */
-import { createHash } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { createHash, createPublicKey } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import request from 'supertest';
 import { openCheckpoint } from '../../shared/audit-log/checkpoint-note.js';
 import { createCheckpointer } from '../../shared/audit-log/checkpointer.js';
 import { verifyConsistency, verifyInclusion } from '../../shared/audit-log/tree.js';
 import { canonicalJson } from '../../shared/audit/canonical.js';
-import type { AuditJson } from '../../shared/audit/vocabulary.js';
+import { AUDIT_ACTIONS, type AuditJson } from '../../shared/audit/vocabulary.js';
 import { initPki } from '../../shared/pki/init.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, submitSign, type Account, type TestApi } from '../support/api.js';
 import { noisePng } from '../support/noise-png.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 interface Listed {
   id: string;
@@ -130,6 +139,40 @@ describe('audit log API', function () {
     const tooBig = await request(api.app).get(`/v1/audit/consistency?first=1&second=${two.tree_size + 1}`).expect(400);
     expect(tooBig.body.error.code).to.equal('tree_size_out_of_range');
     await request(api.app).get(`/org/audit-events/${listed.id}/proof?tree_size=${index}`).set(bearer(a.access)).expect(400);
+  });
+
+  it("the README's checker, with only Node and the public key, verifies a checkpoint, an inclusion and a consistency proof", async () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Checking it yourself'));
+    const code = /```js\n([\s\S]*?)```/.exec(section)![1]!;
+    expect(code.trimEnd().split('\n').length).to.be.below(60);
+    const dir = mkdtempSync(path.join(tmpdir(), 'audit-checker-'));
+    const server = api.app.listen(0, '127.0.0.1');
+    try {
+      await once(server, 'listening');
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const earlier = (await request(api.app).get('/v1/audit/checkpoint').expect(200)).body as { note: string; public_key: string };
+      writeFileSync(path.join(dir, 'check-audit.mjs'), code);
+      writeFileSync(path.join(dir, 'earlier.txt'), earlier.note);
+      writeFileSync(path.join(dir, 'key.pem'), createPublicKey({ key: Buffer.from(earlier.public_key, 'base64'), format: 'der', type: 'spki' }).export({ format: 'pem', type: 'spki' }));
+      await request(api.app).post('/auth/login').send({ email: a.email, password: 'yet another wrong one' }).expect(401);
+      await checkpoint();
+      const event = (await events(a, '?action=sign.requested')).events[0]!;
+      const run = await new Promise<{ code: number; out: string }>((resolve) =>
+        execFile(process.execPath, ['check-audit.mjs', base, 'key.pem', a.access, event.id, 'earlier.txt'], { cwd: dir, encoding: 'utf8' }, (err, stdout, stderr) => resolve({ code: err ? 1 : 0, out: stdout + stderr })),
+      );
+      expect(run.code, run.out).to.equal(0);
+      expect(run.out).to.match(new RegExp(`event ${event.id}: leaf hash matches, included in checkpoint \\d+: true`));
+      expect(run.out).to.match(/checkpoint \d+ -> \d+ consistent: true/);
+    } finally {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the README lists the whole vocabulary', () => {
+    const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+    for (const action of AUDIT_ACTIONS) expect(readme, action).to.include(`| \`${action}\` |`);
   });
 
   it("puts every checkpoint's root in the pending anchor batch", async () => {
