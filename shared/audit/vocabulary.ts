@@ -65,7 +65,3 @@ export interface AuditTarget {
 
 /** A JSON value as stored and hashed (no undefined, no Date: times are ISO strings). */
 export type AuditJson = string | number | boolean | null | AuditJson[] | { [key: string]: AuditJson };
-
-export function isAuditAction(value: string): value is AuditAction {
-  return (AUDIT_ACTIONS as readonly string[]).includes(value);
-}

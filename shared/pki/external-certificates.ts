@@ -160,16 +160,10 @@ function parseChain(chainPem: string): CertificateParts[] {
  * request; conflict for one not waiting for a chain.
  */
 /** Checks and accepts the chain (acceptChecked); a refusal is an audit event of its own. */
-export async function acceptExternalChain(
-  deps: { knex: Knex; vault: KeyVault },
-  orgId: string,
-  requestId: string,
-  chainPem: string,
-  anchors: readonly Anchor[],
-  now = new Date(),
-): Promise<AcceptedExternalCertificate> {
+export async function acceptExternalChain(...args: Parameters<typeof acceptChecked>): Promise<AcceptedExternalCertificate> {
+  const [deps, orgId, requestId] = args;
   try {
-    return await acceptChecked(deps, orgId, requestId, chainPem, anchors, now);
+    return await acceptChecked(...args);
   } catch (err) {
     if (err instanceof ChainRefusedError) {
       await recordAuditEvent(deps.knex, { action: 'certificate.external_refused', actor: { type: 'service', role: 'pki' }, orgId, target: { type: 'certificate_request', id: requestId }, outcome: 'refused', details: { code: err.code, message: err.message } });

@@ -103,10 +103,6 @@ export async function latestAuditCheckpoint(db: Db): Promise<AuditCheckpointRow 
   return normaliseCheckpoints(await db('audit_checkpoints').orderBy('tree_size', 'desc').limit(1).select('*'))[0];
 }
 
-export async function auditCheckpointOfSize(treeSize: number, db: Db): Promise<AuditCheckpointRow | undefined> {
-  return normaliseCheckpoints(await db('audit_checkpoints').where({ tree_size: treeSize }).select('*'))[0];
-}
-
 export async function allAuditCheckpoints(db: Db): Promise<AuditCheckpointRow[]> {
   return normaliseCheckpoints(await db('audit_checkpoints').orderBy('tree_size').select('*'));
 }
