@@ -55,7 +55,8 @@ async function verify(knex: Knex, config: Config, values: { 'public-key'?: strin
   const chain = rpc ? new ChainConnection({ url: rpc, expectedChainId: config.chainId }) : undefined;
   try {
     const report = await verifyAuditLog({ knex, publicKeySpki: spki, origin: config.audit.origin, chain, baseUrl: config.baseUrl });
-    const anchors = `${report.anchorsChecked} anchored roots checked on chain, ${report.anchorsPending} waiting for their anchor${report.chainNote ? ` (${report.chainNote})` : ''}`;
+    const unchecked = report.anchorsUnchecked ? `, ${report.anchorsUnchecked} anchored but not checked (${report.chainNote})` : '';
+    const anchors = `${report.anchorsChecked} anchored roots checked on chain, ${report.anchorsPending} waiting for their anchor${unchecked}`;
     if (report.problems.length === 0) {
       process.stdout.write(`audit log OK: ${report.events} events, ${report.checkpoints} signed checkpoints consistent with them and with each other; ${anchors}\n`);
       return EXIT.ok;

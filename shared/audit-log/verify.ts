@@ -29,6 +29,8 @@ export interface VerifyReport {
   checkpoints: number;
   anchorsChecked: number;
   anchorsPending: number;
+  /** Anchored, but not checked: no chain given, or it could not be reached. */
+  anchorsUnchecked: number;
   problems: VerifyProblem[];
   /** Why the anchors were not checked against the chain, when they were not. */
   chainNote?: string;
@@ -94,7 +96,7 @@ export async function verifyAuditLog(deps: { knex: Knex; publicKeySpki: Uint8Arr
     previous = { size: c.tree_size, root: signedRoot };
   }
 
-  const report: VerifyReport = { events: tree.size, checkpoints: checkpoints.length, anchorsChecked: 0, anchorsPending: 0, problems };
+  const report: VerifyReport = { events: tree.size, checkpoints: checkpoints.length, anchorsChecked: 0, anchorsPending: 0, anchorsUnchecked: 0, problems };
   const anchored = checkpoints.filter((c) => c.anchor_leaf_id !== null);
   const views = await anchorViewsOfLeaves(knex, deps.baseUrl, anchored.map((c) => c.anchor_leaf_id!));
   for (const c of anchored) {
@@ -105,13 +107,17 @@ export async function verifyAuditLog(deps: { knex: Knex; publicKeySpki: Uint8Arr
     }
     if (!deps.chain) {
       report.chainNote = 'no chain to check the anchors against (CHAIN_RPC_URL or --rpc)';
+      report.anchorsUnchecked += 1;
       continue;
     }
     const rootHex = Buffer.from(c.root_hash, 'base64').toString('hex');
     const check = await checkProofOnChain(() => deps.chain!.ready(), view.proof, rootHex);
     if (check.result === 'verified') report.anchorsChecked += 1;
     else if (check.result === 'failed') problems.push({ subject: `checkpoint ${c.tree_size} anchor`, message: `${check.reason}: ${check.message}` });
-    else report.chainNote = `anchors not checked: ${check.message}`;
+    else {
+      report.chainNote = `anchors not checked: ${check.message}`;
+      report.anchorsUnchecked += 1;
+    }
   }
   return report;
 }
