@@ -65,9 +65,14 @@ export function resumableUploadsRouter(ctx: AppContext): Router {
     const session = await sessionOf(req);
     if (session.status !== 'receiving') throw conflict('the upload is complete: GET the session for the upload it became', 'upload_complete');
     await touch(res, session.id);
-    const status = await tus.serve(req, res, { principal: principalOf(req) });
-    // A long PATCH: the session expires UPLOAD_EXPIRY_HOURS after its last byte, not its first.
-    if (status === 204) await touchSession(ctx, session.id);
+    await tus.serve(req, res, {
+      principal: principalOf(req),
+      // A long PATCH: the session expires UPLOAD_EXPIRY_HOURS after its last byte, not its first (moved before the
+      // answer, so a client acting on the answer sees the new expiry).
+      beforeAnswer: async (status) => {
+        if (status === 204) await touchSession(ctx, session.id);
+      },
+    });
   });
 
   router.delete(one, auth, upload, async (req, res) => {

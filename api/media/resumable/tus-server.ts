@@ -36,6 +36,8 @@ export interface TusCall {
   /** The service's own error (a refused file at completion, a 413 at creation): the API's error handler answers it. */
   failure?: unknown;
   tusError?: TusError;
+  /** Runs once tus has succeeded and before its answer is sent, so the client never sees the answer first. */
+  beforeAnswer?: (status: number) => Promise<void>;
 }
 
 type Hooked = object;
@@ -101,6 +103,7 @@ export class ResumableUploads {
     if (call.failure) throw serviceFailure(call.failure);
     if (response.status < 400) {
       if (call.expiresAt && response.status === 201 && !call.finishing) res.setHeader('Upload-Expires', call.expiresAt.toUTCString());
+      await call.beforeAnswer?.(response.status);
       await sendNodeResponse(res, response);
       return response.status;
     }
