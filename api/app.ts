@@ -3,6 +3,7 @@ import express, { type Express } from 'express';
 import helmet from 'helmet';
 import { pinoHttp } from 'pino-http';
 import { createPassport } from './auth/authenticate.js';
+import { PasswordPool, passwordPoolOptions } from './auth/password-pool.js';
 import type { AppContext } from './context.js';
 import { docsRouter } from './docs.js';
 import { errorHandler, routeNotFound } from './errors.js';
@@ -33,10 +34,11 @@ import { VerifyPool, verifyPoolOptions } from './media/verify-pool.js';
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
- * `verifyPool`, `uploadCheckPool`: the caller's, which it closes when it stops the API (startApi does); without them
- * the app starts its own, whose idle processes end on their own after a minute.
+ * `verifyPool`, `uploadCheckPool`, `passwords`: the caller's, which it closes when it stops the API (startApi does);
+ * without them the app starts its own, whose idle processes and threads end on their own after a minute.
  */
-export type AppDeps = Omit<AppContext, 'passport' | 'staging' | 'resumable' | 'verifyPool' | 'uploadCheckPool' | 'remoteManifests'> & Partial<Pick<AppContext, 'verifyPool' | 'uploadCheckPool'>>;
+export type AppDeps = Omit<AppContext, 'passport' | 'staging' | 'resumable' | 'verifyPool' | 'uploadCheckPool' | 'remoteManifests' | 'passwords'> &
+  Partial<Pick<AppContext, 'verifyPool' | 'uploadCheckPool' | 'passwords'>>;
 
 export function createApp(deps: AppDeps): Express {
   const ctx: AppContext = {
@@ -47,6 +49,7 @@ export function createApp(deps: AppDeps): Express {
     verifyPool: deps.verifyPool ?? new VerifyPool(verifyPoolOptions(deps.config, 'verify', deps.logger)),
     uploadCheckPool: deps.uploadCheckPool ?? new VerifyPool(verifyPoolOptions(deps.config, 'uploads', deps.logger)),
     remoteManifests: new RemoteManifests(deps.config.remoteManifests),
+    passwords: deps.passwords ?? new PasswordPool(passwordPoolOptions(deps.config)),
   };
   const app = express();
   app.disable('x-powered-by');

@@ -5,6 +5,7 @@ import type { Logger } from '../shared/logger.js';
 import type { JobEvents, SignQueue } from '../shared/queue/types.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import type { FileStore, ResumableStore, UploadStaging } from '../shared/storage/index.js';
+import type { PasswordPool } from './auth/password-pool.js';
 import type { RemoteManifests } from './media/remote-manifest.js';
 import type { VerifyPool } from './media/verify-pool.js';
 
@@ -27,6 +28,8 @@ export interface AppContext {
   uploadCheckPool: VerifyPool;
   /** Remote manifests fetched for verification, kept a while and fetched a few at a time (media/remote-manifest.ts). */
   remoteManifests: RemoteManifests;
+  /** Worker threads that hash and compare passwords off the event loop (auth/password-pool.ts). */
+  passwords: PasswordPool;
   signQueue: SignQueue;
   /** Readiness asks it for the signing key; the API itself never signs. */
   vault: KeyVault;

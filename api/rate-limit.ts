@@ -27,6 +27,9 @@ export interface RateLimiters {
 /** A route handler whose promise settles once all the work it started has ended. */
 type WorkHandler = (req: Request, res: Response) => Promise<void>;
 
+/** The client's address as the limits count it: Express's req.ip, which believes TRUST_PROXY_HOPS proxies. */
+export const clientAddress = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
 function limiter(windowMs: number, limit: number): RequestHandler {
   return rateLimit({
     windowMs,
@@ -46,7 +49,7 @@ function limiter(windowMs: number, limit: number): RequestHandler {
 function concurrencyLimiter(perAddress: number): (handler: WorkHandler) => RequestHandler {
   const atWork = new Map<string, number>();
   return (handler) => async (req, res) => {
-    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const address = clientAddress(req);
     const running = atWork.get(address) ?? 0;
     if (running >= perAddress) {
       publicConcurrencyRejections.inc();

@@ -9,6 +9,7 @@ import type { FileStore } from '../shared/storage/index.js';
 import { sweepLeftovers } from '../shared/storage/temp-owner.js';
 import { UploadStaging } from '../shared/storage/staging.js';
 import { createApp } from './app.js';
+import { PasswordPool, passwordPoolOptions } from './auth/password-pool.js';
 import { answerProtocolErrors } from './protocol-errors.js';
 import { VerifyPool, verifyPoolOptions } from './media/verify-pool.js';
 import type { KeyVault } from '../shared/vault/types.js';
@@ -32,7 +33,8 @@ export async function startApi(
   const uploadCheckPool = new VerifyPool(verifyPoolOptions(config, 'uploads', deps.logger));
   // Their supervisors forked now, before traffic: forking a large process stalls its event loop.
   await Promise.all([verifyPool.start(), uploadCheckPool.start()]);
-  const app = createApp({ config, ...deps, verifyPool, uploadCheckPool, pingRedis: () => pingWithin(redis) });
+  const passwords = new PasswordPool(passwordPoolOptions(config));
+  const app = createApp({ config, ...deps, verifyPool, uploadCheckPool, passwords, pingRedis: () => pingWithin(redis) });
   const server = app.listen(config.port);
   answerProtocolErrors(server, deps.logger);
   await once(server, 'listening');
@@ -43,7 +45,7 @@ export async function startApi(
     server,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await Promise.all([verifyPool.close(), uploadCheckPool.close()]);
+      await Promise.all([verifyPool.close(), uploadCheckPool.close(), passwords.close()]);
       redis.disconnect();
     },
   };

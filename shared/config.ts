@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { C2PA_SPEC_VERSIONS, DEFAULT_C2PA_SPEC_VERSION, type C2paSpecVersion } from './c2pa/spec-version.js';
 import { FINGERPRINT_MODES, type FingerprintMode } from './softbinding/fingerprint-mode.js';
@@ -132,9 +133,17 @@ export interface Config {
   authRateLimit: number;
   /** Sign-in attempts per account (e-mail address) per 15 minutes that did not succeed, from any address. */
   loginFailureLimit: number;
+  /** Certificate requests to external CAs one organisation may have open (MAX_PENDING_CERTIFICATE_REQUESTS): each makes a vault key. */
+  maxPendingCertificateRequests: number;
   /** Requests per client per minute on the public endpoints (verify, manifest repository, lookups). */
   publicRateLimit: number;
   bcryptRounds: number;
+  /**
+   * Worker threads that hash and compare passwords off the event loop (PASSWORD_THREADS), and the password checks
+   * that may be running or waiting at once in one API process (PASSWORD_CHECKS_MAX; beyond, 503 auth_busy).
+   */
+  passwordThreads: number;
+  passwordChecksMax: number;
   /** Number of reverse proxies in front of the API whose X-Forwarded-For is believed (rate limits, logs). */
   trustProxyHops: number;
   /** The shipped trust lists verification uses (TRUST_LISTS, default official,interim). */
@@ -165,6 +174,12 @@ export interface RemoteManifestsConfig {
   maxBytes: number;
   /** Fetches running at once in one API process (REMOTE_MANIFESTS_CONCURRENCY); beyond, 503 remote_fetch_busy. */
   concurrency: number;
+  /**
+   * Requests (each redirect counts) fetches may make per minute for one client address (REMOTE_MANIFESTS_PER_ADDRESS;
+   * beyond, 429 remote_fetch_rate_limited) and to one host (REMOTE_MANIFESTS_PER_HOST; beyond, 503 remote_host_busy).
+   */
+  perAddress: number;
+  perHost: number;
   /** How long a fetched manifest is kept and reused (REMOTE_MANIFESTS_CACHE_SECONDS; 0: not kept). */
   cacheSeconds: number;
   /** At most this many bytes of fetched manifests kept (REMOTE_MANIFESTS_CACHE_BYTES). */
@@ -172,8 +187,13 @@ export interface RemoteManifestsConfig {
 }
 
 export interface WebhookConfig {
-  /** Let endpoints on private, loopback and link-local addresses, and plain http, through (WEBHOOK_ALLOW_PRIVATE; development, tests). */
+  /**
+   * Let endpoints on private, loopback and link-local addresses, and plain http, through (WEBHOOK_ALLOW_PRIVATE;
+   * development, tests; in production only with WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION, and warned about at start).
+   */
   allowPrivate: boolean;
+  /** Endpoints one organisation may have (MAX_WEBHOOK_ENDPOINTS): each event fans out to each, with its retries. */
+  maxEndpoints: number;
   /** 32 bytes that encrypt endpoint secrets at rest (WEBHOOK_SECRET_KEY); unset: derived from JWT_SECRET. */
   secretKey: Buffer | undefined;
   /** How long the old secret still signs after a rotation (WEBHOOK_SECRET_GRACE_HOURS). */
@@ -479,6 +499,8 @@ function remoteManifests(env: Env, nodeEnv: Config['nodeEnv']): RemoteManifestsC
     caFile: caFile === undefined ? undefined : path.resolve(caFile),
     maxBytes: int(env, 'REMOTE_MANIFESTS_MAX_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     concurrency: int(env, 'REMOTE_MANIFESTS_CONCURRENCY', 8, 1, 1000),
+    perAddress: int(env, 'REMOTE_MANIFESTS_PER_ADDRESS', 10, 1, 100_000),
+    perHost: int(env, 'REMOTE_MANIFESTS_PER_HOST', 60, 1, 100_000),
     cacheSeconds: int(env, 'REMOTE_MANIFESTS_CACHE_SECONDS', 600, 0, 86_400),
     cacheBytes: int(env, 'REMOTE_MANIFESTS_CACHE_BYTES', 64 * 1024 * 1024, 0, 4 * 1024 * 1024 * 1024),
   };
@@ -494,9 +516,26 @@ function webhookSecretKey(env: Env): Buffer | undefined {
   return key;
 }
 
-function webhookSettings(env: Env): WebhookConfig {
+/**
+ * WEBHOOK_ALLOW_PRIVATE lifts the SSRF guard for webhook endpoints (private, loopback and link-local addresses, and
+ * plain http): in production only when WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true says so as well, and then warned
+ * about at every start (startupWarnings).
+ */
+function webhookAllowPrivate(env: Env, nodeEnv: Config['nodeEnv']): boolean {
+  const allowPrivate = bool(env, 'WEBHOOK_ALLOW_PRIVATE', false);
+  if (allowPrivate && nodeEnv === 'production' && !bool(env, 'WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION', false)) {
+    throw new ConfigError(
+      'WEBHOOK_ALLOW_PRIVATE',
+      'is for tests and development: in production it lets webhook endpoints reach private, loopback and link-local addresses over plain http; set WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true as well if that is really meant',
+    );
+  }
+  return allowPrivate;
+}
+
+function webhookSettings(env: Env, nodeEnv: Config['nodeEnv']): WebhookConfig {
   return {
-    allowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    allowPrivate: webhookAllowPrivate(env, nodeEnv),
+    maxEndpoints: int(env, 'MAX_WEBHOOK_ENDPOINTS', 20, 1, 10_000),
     secretKey: webhookSecretKey(env),
     secretGraceHours: int(env, 'WEBHOOK_SECRET_GRACE_HOURS', 24, 0, 24 * 30),
     timeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
@@ -576,9 +615,13 @@ export function loadConfig(env: Env = process.env): Config {
     authRateLimit: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
     publicRateLimit: int(env, 'PUBLIC_RATE_LIMIT', 30, 1, 1_000_000),
     loginFailureLimit: int(env, 'LOGIN_FAILURE_LIMIT', 10, 1, 1_000_000),
+    maxPendingCertificateRequests: int(env, 'MAX_PENDING_CERTIFICATE_REQUESTS', 5, 1, 1000),
     publicConcurrencyPerAddress: int(env, 'PUBLIC_CONCURRENCY_PER_ADDRESS', 2, 1, 1000),
     // bcryptjs is pure JS: 12 rounds is about a quarter second; production may not go below 10.
     bcryptRounds: int(env, 'BCRYPT_ROUNDS', 12, nodeEnv === 'production' ? 10 : 4, 15),
+    // One core is left to the event loop (and the verification pool's processes).
+    passwordThreads: int(env, 'PASSWORD_THREADS', Math.max(1, Math.min(4, availableParallelism() - 1)), 1, 64),
+    passwordChecksMax: int(env, 'PASSWORD_CHECKS_MAX', 32, 1, 100_000),
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     trustLists: trustLists(env),
     trustListsDir: trustListsDir(env),
@@ -587,6 +630,19 @@ export function loadConfig(env: Env = process.env): Config {
     trustTsaAnchorsFile: trustFile(env, 'TRUST_TSA_ANCHORS_FILE'),
     trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
     remoteManifests: remoteManifests(env, nodeEnv),
-    webhooks: webhookSettings(env),
+    webhooks: webhookSettings(env, nodeEnv),
   };
+}
+
+/** What a process says at start about settings in effect that weaken it (shared/run-main.ts logs each at warn). */
+export function startupWarnings(config: Pick<Config, 'nodeEnv' | 'webhooks'>): { variable: string; message: string }[] {
+  const warnings: { variable: string; message: string }[] = [];
+  if (config.nodeEnv === 'production' && config.webhooks.allowPrivate) {
+    warnings.push({
+      variable: 'WEBHOOK_ALLOW_PRIVATE',
+      message:
+        'WEBHOOK_ALLOW_PRIVATE is on in production (WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true): webhook endpoints may be on private, loopback and link-local addresses (the cloud metadata service, internal admin pages) and use plain http',
+    });
+  }
+  return warnings;
 }

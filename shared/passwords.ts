@@ -1,16 +1,6 @@
-import bcrypt from 'bcryptjs';
-
 /** bcrypt reads at most 72 bytes; longer passwords would be silently truncated, so they are refused. */
 export const PASSWORD_MAX_BYTES = 72;
 export const PASSWORD_MIN_LENGTH = 10;
-
-export function hashPassword(password: string, rounds: number): Promise<string> {
-  return bcrypt.hash(password, rounds);
-}
-
-export function verifyPassword(password: string, hash: string): Promise<boolean> {
-  return bcrypt.compare(password, hash);
-}
 
 /** Why a password is too weak, or null. */
 export function passwordProblem(password: string, email?: string): string | null {

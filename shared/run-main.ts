@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { ConfigError, loadConfig, type Config } from './config.js';
+import { ConfigError, loadConfig, startupWarnings, type Config } from './config.js';
 import { openDatabase } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 
@@ -22,6 +22,7 @@ export function runMain(role: string, start: (config: Config, logger: Logger) =>
     throw err;
   }
   const logger = createLogger(config.logLevel, role);
+  for (const { variable, message } of startupWarnings(config)) logger.warn({ variable }, message);
   start(config, logger).then(
     (stop) => {
       let stopping = false;

@@ -2,12 +2,28 @@ import { readFile } from 'node:fs/promises';
 import type { RemoteManifestsConfig } from '../../shared/config.js';
 import { FetchFailedError, guardedFetch, UrlNotAllowedError } from '../../shared/net/guarded-fetch.js';
 import { ApiError } from '../errors.js';
+import { FetchBudgets } from './fetch-budgets.js';
 
 /** A remote manifest is fetched in the API process (the pool's tasks are CPU work); its bytes then go to the task. */
 const TIMEOUT_MS = 10_000;
 const MAX_REDIRECTS = 3;
 
 export type RemoteManifestResult = { bytes: Uint8Array } | { error: string };
+
+/** Remote manifests as one client's verification fetches them (RemoteManifests.forClient). */
+export interface RemoteManifestSource {
+  fetch(url: string): Promise<RemoteManifestResult>;
+}
+
+/** Thrown to a client whose own allowance ran out; another client sharing that fetch tries on its own account. */
+class ClientAllowanceSpent extends Error {
+  constructor(
+    readonly client: string,
+    readonly refusal: ApiError,
+  ) {
+    super(refusal.message);
+  }
+}
 
 /**
  * Remote manifests, fetched through the outbound guard (https only, public addresses only after DNS resolution,
@@ -18,36 +34,71 @@ export type RemoteManifestResult = { bytes: Uint8Array } | { error: string };
  * a manifest fetched is kept (REMOTE_MANIFESTS_CACHE_SECONDS, at most REMOTE_MANIFESTS_CACHE_BYTES, least recently
  * used dropped first), requests for a URL already being fetched share that fetch, and at most
  * REMOTE_MANIFESTS_CONCURRENCY fetches run at once: beyond that a request is 503 remote_fetch_busy with Retry-After
- * (not an Invalid verdict: the file is not at fault). Failures are not kept: the next request tries again.
+ * (not an Invalid verdict: the file is not at fault). Each request a fetch makes, redirects included, counts against
+ * the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute (beyond, 429 remote_fetch_rate_limited) and the host's
+ * REMOTE_MANIFESTS_PER_HOST (beyond, 503 remote_host_busy): fetch-budgets.ts. Failures are not kept: the next
+ * request tries again.
  */
 export class RemoteManifests {
   private readonly cache = new Map<string, { bytes: Uint8Array; until: number }>();
   private cachedBytes = 0;
   private readonly inflight = new Map<string, Promise<RemoteManifestResult>>();
+  private readonly budgets: FetchBudgets;
   /** REMOTE_MANIFESTS_CA_FILE's roots, read once. */
   private ca: Promise<string> | undefined;
 
   constructor(
     private readonly settings: RemoteManifestsConfig,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.budgets = new FetchBudgets(settings, now);
+  }
 
-  async fetch(url: string): Promise<RemoteManifestResult> {
+  /**
+   * Remote manifests fetched on behalf of `client` (the request's address): every request a fetch makes, redirects
+   * included, counts against its REMOTE_MANIFESTS_PER_ADDRESS and the host's REMOTE_MANIFESTS_PER_HOST (a manifest
+   * kept, or a fetch another request already runs, costs nothing).
+   */
+  forClient(client: string): RemoteManifestSource {
+    return { fetch: (url) => this.fetch(url, client) };
+  }
+
+  private async fetch(url: string, client: string): Promise<RemoteManifestResult> {
     if (!this.settings.enabled) return { error: 'remote manifests are not fetched here (REMOTE_MANIFESTS=off)' };
     const cached = this.cached(url);
     if (cached) return { bytes: cached };
     const pending = this.inflight.get(url);
-    if (pending) return pending;
+    if (pending) {
+      return pending.catch((err: unknown) => {
+        if (!(err instanceof ClientAllowanceSpent)) throw err;
+        if (err.client === client) throw err.refusal;
+        return this.fetch(url, client);
+      });
+    }
     if (this.inflight.size >= this.settings.concurrency) {
       throw new ApiError('unavailable', 'remote_fetch_busy', `${this.settings.concurrency} remote manifests are being fetched (REMOTE_MANIFESTS_CONCURRENCY); try again shortly`, {
         retryAfterSeconds: 2,
       });
     }
-    const fetching = this.download(url).finally(() => this.inflight.delete(url));
+    const fetching = this.download(url, client).finally(() => this.inflight.delete(url));
     this.inflight.set(url, fetching);
-    const result = await fetching;
-    if ('bytes' in result) this.keep(url, result.bytes);
-    return result;
+    try {
+      const result = await fetching;
+      if ('bytes' in result) this.keep(url, result.bytes);
+      return result;
+    } catch (err) {
+      throw err instanceof ClientAllowanceSpent ? err.refusal : err;
+    }
+  }
+
+  /** One request's place in the budgets; a client out of its own allowance is told apart (see fetch). */
+  private take(client: string, host: string): void {
+    try {
+      this.budgets.take(client, host);
+    } catch (err) {
+      if (err instanceof ApiError && err.kind === 'rate_limited') throw new ClientAllowanceSpent(client, err);
+      throw err;
+    }
   }
 
   private cached(url: string): Uint8Array | undefined {
@@ -74,7 +125,7 @@ export class RemoteManifests {
     this.cachedBytes += bytes.length;
   }
 
-  private async download(url: string): Promise<RemoteManifestResult> {
+  private async download(url: string, client: string): Promise<RemoteManifestResult> {
     const { allowPrivate, caFile, maxBytes } = this.settings;
     if (caFile) this.ca ??= readFile(caFile, 'utf8');
     try {
@@ -86,6 +137,7 @@ export class RemoteManifests {
         maxBytes,
         headers: { accept: 'application/c2pa' },
         ...(this.ca ? { ca: await this.ca } : {}),
+        beforeRequest: (hop) => this.take(client, hop.hostname),
       });
       if (res.status !== 200) return { error: `the server answered ${res.status}` };
       return { bytes: new Uint8Array(res.body) };

@@ -11,7 +11,7 @@ import { normalizeSerialHex } from '../../shared/pki/serial.js';
 import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { StagedFile } from '../../shared/storage/index.js';
 import type { TrustConfig, TrustSource } from '../../shared/trust/store.js';
-import type { RemoteManifests } from './remote-manifest.js';
+import type { RemoteManifestSource } from './remote-manifest.js';
 import { signerTrust, trustInUse, type SignerTrust } from './verification-trust.js';
 import type { DetachedManifest } from './verify-tasks.js';
 import type { VerifyPool } from './verify-pool.js';
@@ -58,7 +58,7 @@ interface Readers {
   knex: Knex;
   verifyPool: VerifyPool;
   config: Pick<Config, 'maxUploadBytes' | 'maxImagePixels' | 'fingerprintMode'> & TrustConfig;
-  remoteManifests: RemoteManifests;
+  remoteManifests: RemoteManifestSource;
 }
 
 /**

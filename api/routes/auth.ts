@@ -10,8 +10,8 @@ import { parseBody } from '../validation.js';
 
 export function authRouter(ctx: AppContext, limits: RateLimiters): Router {
   const router = Router();
-  const deps: AuthDeps = { knex: ctx.knex, jwtSecret: ctx.config.jwtSecret, bcryptRounds: ctx.config.bcryptRounds };
-  const loginDeps: LoginDeps = { ...deps, throttle: loginThrottle(ctx.knex, ctx.config.loginFailureLimit), dummyHash: dummyPasswordHash(ctx.config.bcryptRounds) };
+  const deps: AuthDeps = { knex: ctx.knex, jwtSecret: ctx.config.jwtSecret, bcryptRounds: ctx.config.bcryptRounds, passwords: ctx.passwords };
+  const loginDeps: LoginDeps = { ...deps, throttle: loginThrottle(ctx.knex, ctx.config.loginFailureLimit), dummyHash: dummyPasswordHash(deps) };
 
   router.post('/register', limits.auth, async (req, res) => {
     const body = parseBody(RegisterInput, req.body);

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
 import { ChainInput, ExternalRequestInput, ExternalRequestParams, RevocationInput } from '../schemas/certificates.js';
 import { orgSigningCertificateStatus, rotateOrgSigningCertificate } from '../services/certificates.js';
-import { acceptChain, createExternalRequest, getExternalRequest, listExternalRequestViews, recordRevocation } from '../services/external-certificates.js';
+import { acceptChain, createExternalRequest, getExternalRequest, listExternalRequestViews, recordRevocation, withdrawRequest } from '../services/external-certificates.js';
 import { parseBody, parseParams } from '../validation.js';
 
 /**
@@ -38,7 +38,7 @@ export function orgSigningCertificateRouter(ctx: AppContext): Router {
 
   router.post('/requests', ...admin, async (req, res) => {
     const subject = parseBody(ExternalRequestInput, req.body);
-    res.status(201).json(await createExternalRequest(ctx.knex, principalOf(req).orgId, subject));
+    res.status(201).json(await createExternalRequest(ctx.knex, ctx.config, principalOf(req).orgId, subject));
   });
 
   router.get('/requests', ...admin, async (req, res) => {
@@ -55,6 +55,11 @@ export function orgSigningCertificateRouter(ctx: AppContext): Router {
     const { request_id: id } = parseParams(ExternalRequestParams, req.params);
     const { chain_pem: chainPem } = parseBody(ChainInput, req.body);
     res.json(await acceptChain(ctx, principalOf(req).orgId, id, chainPem));
+  });
+
+  router.post('/requests/:request_id/withdraw', ...admin, async (req, res) => {
+    const { request_id: id } = parseParams(ExternalRequestParams, req.params);
+    res.json(await withdrawRequest(ctx.knex, principalOf(req).orgId, id));
   });
 
   router.post('/requests/:request_id/revoked', ...admin, async (req, res) => {

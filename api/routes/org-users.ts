@@ -17,7 +17,7 @@ export function orgUsersRouter(ctx: AppContext): Router {
   router.post('/', async (req, res) => {
     const { orgId } = principalOf(req);
     const body = parseBody(NewOrgUser, req.body);
-    res.status(201).json(await addOrgUser(ctx.knex, orgId, body, ctx.config.bcryptRounds));
+    res.status(201).json(await addOrgUser(ctx.knex, orgId, body, { passwords: ctx.passwords, bcryptRounds: ctx.config.bcryptRounds }));
   });
 
   router.patch('/:user_id', async (req, res) => {

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { clientSignal } from '../client-signal.js';
 import type { AppContext } from '../context.js';
 import { receiveUpload } from '../media/incoming-file.js';
-import type { RateLimiters } from '../rate-limit.js';
+import { clientAddress, type RateLimiters } from '../rate-limit.js';
 import { VerificationParams, VerifyQuery } from '../schemas/verify.js';
 import { crJsonReport, publicVerification, verifyPublicly } from '../services/verification.js';
 import { parseParams } from '../validation.js';
@@ -15,12 +15,13 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
     limits.publicApi,
     limits.publicConcurrency(async (req, res) => {
       const signal = clientSignal(res);
+      const readers = { ...ctx, remoteManifests: ctx.remoteManifests.forClient(clientAddress(req)) };
       const { format } = parseParams(VerifyQuery, req.query);
       const { staged, optional: manifest } = await receiveUpload(req, ctx.staging, ctx.config.maxUploadBytes, { optionalPart: 'manifest' });
       try {
         // crJSON is c2pa-rs's report as it writes it: nothing is added, and no permalink is kept for it.
-        if (format === 'crjson') return void res.type('application/json').send(await crJsonReport(ctx, { staged, manifest }, { signal }));
-        const { result, kept } = await verifyPublicly(ctx, { staged, manifest }, signal);
+        if (format === 'crjson') return void res.type('application/json').send(await crJsonReport(readers, { staged, manifest }, { signal }));
+        const { result, kept } = await verifyPublicly(readers, { staged, manifest }, signal);
         res.json({ ...result, permalink: kept ? `${ctx.config.baseUrl}/verify#${staged.sha256}` : null });
       } finally {
         await Promise.all([ctx.staging.discard(staged), manifest && ctx.staging.discard(manifest)]);

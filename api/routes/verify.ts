@@ -6,6 +6,7 @@ import { receiveFile, stagingLimit } from '../media/multipart-file.js';
 import { principalOf } from '../auth/principal.js';
 import { VerifyQuery } from '../schemas/verify.js';
 import { crJsonReport, verifyMedia } from '../services/verification.js';
+import { clientAddress } from '../rate-limit.js';
 import { parseParams } from '../validation.js';
 
 export function verifyRouter(ctx: AppContext): Router {
@@ -17,11 +18,12 @@ export function verifyRouter(ctx: AppContext): Router {
     // What a caller may sign, it may verify: video and audio up to their own limits (MAX_UPLOAD_BYTES_VIDEO/_AUDIO,
     // checked by verifyMedia once it knows the type). A sidecar manifest store may come with the file (`manifest`).
     const { staged, optional: manifest } = await receiveFile(req, ctx.staging, stagingLimit(ctx.config), { optionalPart: 'manifest' });
+    const readers = { ...ctx, remoteManifests: ctx.remoteManifests.forClient(clientAddress(req)) };
     try {
       const asker = { ownOrgId: principalOf(req).orgId, signal };
-      if (format === 'crjson') res.type('application/json').send(await crJsonReport(ctx, { staged, manifest }, asker));
+      if (format === 'crjson') res.type('application/json').send(await crJsonReport(readers, { staged, manifest }, asker));
       // Signed in: recovery also finds the organisation's own non-discoverable files.
-      else res.json(await verifyMedia(ctx, { staged, manifest }, asker));
+      else res.json(await verifyMedia(readers, { staged, manifest }, asker));
     } finally {
       await Promise.all([ctx.staging.discard(staged), manifest && ctx.staging.discard(manifest)]);
     }

@@ -39,6 +39,7 @@ export const authPaths: RouteConfig[] = [
     responses: {
       201: json(TokenPair, 'Token pair'),
       ...refusals(400, 409, 429),
+      503: errors.authBusy,
     },
   },
   {
@@ -50,6 +51,7 @@ export const authPaths: RouteConfig[] = [
     responses: {
       200: json(TokenPair, 'Token pair'),
       ...refusals(400, 401, 429),
+      503: errors.authBusy,
     },
   },
   {

@@ -148,6 +148,7 @@ const externalPaths: RouteConfig[] = [
     responses: {
       201: json(ExternalRequest, 'The request with its CSR'),
       ...refusals(400, 401, 403),
+      409: errorResponse('The organisation has MAX_PENDING_CERTIFICATE_REQUESTS requests open, their key being made or waiting for a chain (too_many_pending_requests): hand in a chain for one, or withdraw one'),
       503: errorResponse('The scheduler has not made the key within 15 s (csr_pending: the request stands), or the key vault failed'),
     },
   },
@@ -182,6 +183,20 @@ const externalPaths: RouteConfig[] = [
       ...refusals(400, 401, 403, 404),
       409: errorResponse('The request is not waiting for a chain (request_not_pending)'),
       422: chainRefused,
+    },
+  },
+  {
+    method: 'post',
+    path: '/org/signing-certificate/requests/{request_id}/withdraw',
+    tags: requestsTags,
+    summary: 'Withdraw a request waiting for its key or chain (one the CA will not answer): it then takes no chain, and no longer counts against MAX_PENDING_CERTIFICATE_REQUESTS',
+    description: "The request ends as failed with error code withdrawn and stays in the list. Its vault key stays (the API cannot delete keys); it never signs.",
+    security: userOnly,
+    request: { params: ExternalRequestParams },
+    responses: {
+      200: json(ExternalRequest, 'The withdrawn request'),
+      ...refusals(400, 401, 403, 404),
+      409: errorResponse('The request is accepted or failed already (request_not_pending)'),
     },
   },
   {

@@ -113,6 +113,9 @@ export const errors = {
   imageTooLarge: errorResponse('The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it'),
   unreadableCredentials: errorResponse('The file is sound but its C2PA data cannot be parsed (422, code unreadable_credentials), or an image declares more than MAX_IMAGE_PIXELS pixels (422, image_too_large); a damaged file (cut short, out of bounds) is a 400 corrupt_image or corrupt_media naming what is wrong'),
   verificationBusy: errorResponse('The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready)'),
+  authBusy: errorResponse('PASSWORD_CHECKS_MAX password checks are running or waiting in this API process (503, code auth_busy): see the Retry-After header', {
+    'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' },
+  }),
   rateLimited: errorResponse(
     'Too many requests (429, code rate_limited), or on the public verification endpoints more than PUBLIC_CONCURRENCY_PER_ADDRESS at work from this address (each counted until its work has ended, even after the client hung up) (too_many_concurrent_requests); see the Retry-After header',
     { 'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' } },

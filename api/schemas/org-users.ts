@@ -35,6 +35,7 @@ export const orgUsersPaths: RouteConfig[] = [
     responses: {
       201: json(OrgUser, 'Created user'),
       ...refusals(400, 401, 403, 409),
+      503: errors.authBusy,
     },
   },
   {

@@ -60,7 +60,10 @@ const Delivery = z
 
 const tags = ['Webhooks'];
 const security = userOnly;
-const urlRefused = errorResponse('The URL is refused (422, code url_not_allowed): not https, credentials in it, or a private, loopback or link-local address (also after DNS resolution)');
+const urlRefused = errorResponse(
+  'The URL is refused (422): url_not_allowed (not https, credentials in it, or a private, loopback or link-local address, also after DNS resolution) or url_not_resolvable (its host name resolves to no address)',
+);
+const limitReached = errorResponse('The organisation already has MAX_WEBHOOK_ENDPOINTS endpoints (409, code webhook_limit_reached)');
 
 export const webhooksPaths: RouteConfig[] = [
   {
@@ -70,7 +73,7 @@ export const webhooksPaths: RouteConfig[] = [
     summary: 'Create a webhook endpoint (admin). The signing secret is in this answer only.',
     security,
     request: { body: { required: true, content: { 'application/json': { schema: NewWebhookInput } } } },
-    responses: { 201: json(WebhookWithSecret, 'The new endpoint and its secret'), ...refusals(400, 401, 403), 422: urlRefused },
+    responses: { 201: json(WebhookWithSecret, 'The new endpoint and its secret'), ...refusals(400, 401, 403), 409: limitReached, 422: urlRefused },
   },
   {
     method: 'get',

@@ -8,9 +8,9 @@ import type { Knex } from '../../shared/db/knex.js';
 import { insertOrganisation } from '../../shared/db/repositories/organisations.js';
 import { findUserByEmail, insertUser } from '../../shared/db/repositories/users.js';
 import type { Logger } from '../../shared/logger.js';
-import { hashPassword, verifyPassword } from '../../shared/passwords.js';
 import { awaitCertificateRequest, requestOrgCertificate } from '../../shared/pki/certificate-requests.js';
 import type { LoginThrottle } from '../auth/login-throttle.js';
+import type { PasswordPool } from '../auth/password-pool.js';
 import { issueTokenPair, refreshTokenFamily, revokeSessions, rotateRefreshToken } from '../auth/token-pairs.js';
 import type { TokenPair } from '../auth/tokens.js';
 import { unauthenticated } from '../errors.js';
@@ -24,12 +24,14 @@ export interface AuthDeps {
   knex: Knex;
   jwtSecret: string;
   bcryptRounds: number;
+  /** Where passwords are hashed and compared: worker threads, never the event loop. */
+  passwords: PasswordPool;
 }
 
 /** A new organisation and its first user, its admin; the answer is that user's first token pair. */
 export async function registerOrganisation(deps: AuthDeps, input: { email: string; password: string; org_name: string }, log: Logger): Promise<TokenPair> {
   checkPasswordStrength(input.password, input.email);
-  const passwordHash = await hashPassword(input.password, deps.bcryptRounds);
+  const passwordHash = await deps.passwords.hash(input.password, deps.bcryptRounds);
   try {
     const { pair, requestId } = await deps.knex.transaction(async (trx) => {
       if (await findUserByEmail(input.email, trx)) throw emailTaken();
@@ -53,19 +55,31 @@ export async function registerOrganisation(deps: AuthDeps, input: { email: strin
 export interface LoginDeps extends AuthDeps {
   throttle: LoginThrottle;
   /** Compared against when the e-mail is unknown, so both failures take the same time. */
-  dummyHash: Promise<string>;
+  dummyHash: () => Promise<string>;
 }
 
-/** A password hash of nothing anyone knows: what `login` compares with when the e-mail has no account. */
-export function dummyPasswordHash(bcryptRounds: number): Promise<string> {
-  return hashPassword(randomUUID(), bcryptRounds);
+/**
+ * A password hash of nothing anyone knows, at the service's cost: what `login` compares with when the e-mail has no
+ * account. Made at the first sign-in (not at start, so an API that nobody signs in to starts no thread), again if
+ * that failed.
+ */
+export function dummyPasswordHash(deps: Pick<AuthDeps, 'passwords' | 'bcryptRounds'>): () => Promise<string> {
+  let made: Promise<string> | undefined;
+  return () =>
+    (made ??= deps.passwords.hash(randomUUID(), deps.bcryptRounds).catch((err: unknown) => {
+      made = undefined;
+      throw err;
+    }));
 }
 
 export async function login(deps: LoginDeps, input: { email: string; password: string }): Promise<TokenPair> {
+  // A busy service refuses before the attempt is counted against the account.
+  deps.passwords.assertRoom();
+  const dummyHash = await deps.dummyHash();
   // Per account, from any address: 429 before the password is even checked.
   await deps.throttle.attempt(input.email);
   const user = await findUserByEmail(input.email, deps.knex);
-  const ok = await verifyPassword(input.password, user?.password_hash ?? (await deps.dummyHash));
+  const ok = await deps.passwords.compare(input.password, user?.password_hash ?? dummyHash);
   if (!user || !ok) throw unauthenticated('e-mail or password is incorrect', 'invalid_credentials');
   await deps.throttle.succeeded(input.email);
   return issueTokenPair(deps.jwtSecret, user, undefined);

@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { Config } from '../../shared/config.js';
 import { findExternalRequest, listExternalRequests, type RequestedSubject } from '../../shared/db/repositories/external-certificates.js';
 import { externalRequestView } from '../../shared/pki/certificate-view.js';
-import { acceptExternalChain, recordExternalRevocation, requestExternalCertificate } from '../../shared/pki/external-certificates.js';
+import { acceptExternalChain, recordExternalRevocation, requestExternalCertificate, withdrawExternalRequest } from '../../shared/pki/external-certificates.js';
 import { processTrustStore } from '../../shared/trust/store.js';
 import type { KeyVault } from '../../shared/vault/types.js';
 import { ApiError, notFound } from '../errors.js';
@@ -15,9 +15,12 @@ const LIST_LIMIT = 100;
 
 export type ExternalRequestView = ReturnType<typeof externalRequestView>;
 
-/** A new vault key and the CSR for it, made by the scheduler; 503 when it has not answered within the wait. */
-export async function createExternalRequest(knex: Knex, orgId: string, subject: RequestedSubject): Promise<ExternalRequestView> {
-  const outcome = await requestExternalCertificate(knex, orgId, subject);
+/**
+ * A new vault key and the CSR for it, made by the scheduler; 503 when it has not answered within the wait, 409 when
+ * the organisation has MAX_PENDING_CERTIFICATE_REQUESTS open.
+ */
+export async function createExternalRequest(knex: Knex, config: Pick<Config, 'maxPendingCertificateRequests'>, orgId: string, subject: RequestedSubject): Promise<ExternalRequestView> {
+  const outcome = await requestExternalCertificate(knex, orgId, subject, { maxOpen: config.maxPendingCertificateRequests });
   if (outcome.status === 'pending') {
     throw new ApiError('unavailable', 'csr_pending', `the key and certificate request are being made by the scheduler; request ${outcome.requestId} will show them (GET /org/signing-certificate/requests)`, { retryAfterSeconds: 30 });
   }
@@ -42,6 +45,10 @@ export async function getExternalRequest(knex: Knex, orgId: string, requestId: s
 export async function acceptChain(deps: { knex: Knex; vault: KeyVault; config: Config }, orgId: string, requestId: string, chainPem: string): Promise<ExternalRequestView> {
   const anchors = processTrustStore(deps.config).claimAnchors;
   return externalRequestView(await acceptExternalChain(deps, orgId, requestId, chainPem, anchors));
+}
+
+export async function withdrawRequest(knex: Knex, orgId: string, requestId: string): Promise<ExternalRequestView> {
+  return externalRequestView(await withdrawExternalRequest(knex, orgId, requestId));
 }
 
 export async function recordRevocation(knex: Knex, orgId: string, requestId: string, reason: string, revokedAt: Date | undefined): Promise<ExternalRequestView> {

@@ -4,8 +4,8 @@ import { isUniqueViolation } from '../../shared/db/errors.js';
 import type { Knex } from '../../shared/db/knex.js';
 import { lockOrganisation } from '../../shared/db/repositories/organisations.js';
 import { countOtherAdmins, deleteUser, findOrgUser, insertUser, listUsersOfOrg, setUserRole, type UserView } from '../../shared/db/repositories/users.js';
-import { hashPassword } from '../../shared/passwords.js';
 import type { Role } from '../../shared/roles.js';
+import type { PasswordPool } from '../auth/password-pool.js';
 import { conflict, notFound } from '../errors.js';
 import { checkPasswordStrength } from '../validation.js';
 
@@ -24,9 +24,14 @@ export async function listOrgUsers(knex: Knex, orgId: string): Promise<UserView[
   return (await listUsersOfOrg(orgId, knex)).map((u) => u.toPublic());
 }
 
-export async function addOrgUser(knex: Knex, orgId: string, input: { email: string; password: string; role: Role }, bcryptRounds: number): Promise<UserView> {
+export async function addOrgUser(
+  knex: Knex,
+  orgId: string,
+  input: { email: string; password: string; role: Role },
+  hashing: { passwords: PasswordPool; bcryptRounds: number },
+): Promise<UserView> {
   checkPasswordStrength(input.password, input.email);
-  const passwordHash = await hashPassword(input.password, bcryptRounds);
+  const passwordHash = await hashing.passwords.hash(input.password, hashing.bcryptRounds);
   try {
     const user = await insertUser({ id: randomUUID(), org_id: orgId, email: input.email, password_hash: passwordHash, role: input.role }, knex);
     return user.toPublic();

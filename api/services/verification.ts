@@ -17,9 +17,11 @@ import { verifyAnchor } from '../media/anchor-verification.js';
 import { assertWithinUploadLimit } from '../media/multipart-file.js';
 import { currentPublicResult, provenByFileAlone } from '../media/permalink.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
+import type { RemoteManifestSource } from '../media/remote-manifest.js';
 import { crJsonOfStaged, verifyStagedFile, type VerifiedType } from '../media/verification.js';
 
-type VerificationContext = Pick<AppContext, 'knex' | 'config' | 'verifyPool' | 'remoteManifests'>;
+/** What verification needs of the process; remote manifests as fetched for the caller (RemoteManifests.forClient). */
+type VerificationContext = Pick<AppContext, 'knex' | 'config' | 'verifyPool'> & { remoteManifests: RemoteManifestSource };
 
 /**
  * c2pa-rs could not read the file at all (it reports a hash or signature mismatch as Invalid, but throws on a file it
@@ -130,7 +132,7 @@ export async function verifyPublicly(ctx: VerificationContext, upload: VerifyUpl
  * The last public verification of a file, brought up to date: discoverability, revocation and anchors are judged
  * again now, not served as they were. 404 when none is kept, or it may no longer be shown.
  */
-export async function publicVerification(ctx: VerificationContext, sha256: string): Promise<Record<string, unknown>> {
+export async function publicVerification(ctx: Pick<AppContext, 'knex' | 'config' | 'verifyPool'>, sha256: string): Promise<Record<string, unknown>> {
   const stored = await findPublicVerification(sha256, ctx.knex);
   // One kept before only the file alone counted (a sidecar's or remote manifest's verdict) is not shown.
   if (!stored || !provenByFileAlone(stored)) throw notFound('verification');

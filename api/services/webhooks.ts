@@ -5,8 +5,10 @@
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../shared/config.js';
+import { lockOrganisation } from '../../shared/db/repositories/organisations.js';
 import {
   attemptsOfDeliveries,
+  countOrgWebhookEndpoints,
   deleteOrgWebhookEndpoint,
   findOrgDelivery,
   findOrgWebhookEndpoint,
@@ -70,10 +72,21 @@ async function existing(knex: Knex, orgId: string, id: string): Promise<WebhookE
   return row;
 }
 
+/**
+ * A new endpoint, at most MAX_WEBHOOK_ENDPOINTS per organisation (409 webhook_limit_reached): the count is taken with
+ * the organisation's row locked, so parallel requests cannot all pass it.
+ */
 export async function createWebhook(knex: Knex, config: WebhookSettings, orgId: string, input: { url: string; events: string[]; description?: string }) {
   const url = await checkUrl(config, input.url);
   const secret = generateWebhookSecret();
-  const row = await insertWebhookEndpoint({ org_id: orgId, url, events: input.events, description: input.description ?? '', secret_enc: encryptSecret(webhookKey(config), secret) }, knex);
+  const row = await knex.transaction(async (trx) => {
+    await lockOrganisation(orgId, trx);
+    const { maxEndpoints } = config.webhooks;
+    if ((await countOrgWebhookEndpoints(orgId, trx)) >= maxEndpoints) {
+      throw conflict(`an organisation has at most ${maxEndpoints} webhook endpoints (MAX_WEBHOOK_ENDPOINTS): delete one, or send more event types to one endpoint`, 'webhook_limit_reached');
+    }
+    return insertWebhookEndpoint({ org_id: orgId, url, events: input.events, description: input.description ?? '', secret_enc: encryptSecret(webhookKey(config), secret) }, trx);
+  });
   return { ...webhookView(row), secret };
 }
 

@@ -24,12 +24,11 @@
  * Extra variables are passed on (e.g. VERIFY_POOL_SIZE=1, MAX_IMAGE_PIXELS=100000000); BENCH_NODE_ARGS adds node flags
  * to the service's process (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof).
  */
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { largePhotoJpeg, pngBomb, svgDeclaring } from '../../test/support/bomb-images.js';
-import { startPrivateRedis } from '../../test/support/private-redis.js';
+import { eventLoopLagMaxMs, fmt, p50, probeWhile, withService } from '../support/health-probe.js';
 
 const ROOT = path.resolve(process.argv[2] ?? '.');
 const LIMIT_MS = 250;
@@ -65,47 +64,6 @@ function descendantsOf(pid: number, pattern: string): number[] {
   return rows.filter((m) => Number(m[1]) !== pid && below.has(Number(m[1])) && m[3]!.includes(pattern)).map((m) => Number(m[1]));
 }
 
-async function startService(dataDir: string, redisUrl: string) {
-  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', path.join(ROOT, 'bin/start.ts')], {
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATA_DIR: dataDir,
-      PORT: String(PORT),
-      OCSP_PORT: String(PORT + 400),
-      CRL_PORT: String(PORT + 401),
-      TSA_PORT: String(PORT + 402),
-      OPS_PORT: String(PORT + 403),
-      CHAIN_PORT: '0',
-      TRUST_PROXY_HOPS: '1',
-      LOG_LEVEL: 'info',
-      REDIS_URL: redisUrl,
-      ...passOn,
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  for (let i = 0; i < 1200 && !/service ready/.test(out); i += 1) {
-    if (child.exitCode !== null) throw new Error(`npm start exited:\n${out}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  if (!/service ready/.test(out)) throw new Error(`npm start not ready after 120 s:\n${out}`);
-  return {
-    pid: child.pid!,
-    alive: () => child.exitCode === null,
-    output: () => out,
-    async stop() {
-      child.kill('SIGTERM');
-      await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 20_000))]);
-      if (child.exitCode === null) child.kill('SIGKILL');
-    },
-  };
-}
-
 const base = `http://127.0.0.1:${PORT}`;
 let address = 0;
 
@@ -130,60 +88,19 @@ async function verify(bytes: Buffer, name: string, type: string): Promise<Answer
 }
 
 const PEER_PORT = PORT + 404;
-
-/** The peer: a bare HTTP server in a process of its own. */
-async function startPeer() {
-  const child = spawn(process.execPath, ['-e', `require('node:http').createServer((q, s) => s.end('ok')).listen(${PEER_PORT}, '127.0.0.1', () => console.log('up'))`], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((resolve) => child.stdout.once('data', resolve));
-  return { stop: () => child.kill('SIGKILL') };
-}
-
-async function timed(url: string): Promise<number> {
-  const started = performance.now();
-  const ok = await fetch(url).then(async (r) => (await r.arrayBuffer(), r.ok), () => false);
-  return ok ? performance.now() - started : Infinity;
-}
-
-/** Probes /health and the peer in turn every PROBE_EVERY_MS until `load` settles (ms; a failed probe counts as Infinity). */
-async function probeWhile(load: Promise<unknown>): Promise<{ health: number[]; peer: number[] }> {
-  let done = false;
-  void load.finally(() => (done = true));
-  const health: number[] = [];
-  const peer: number[] = [];
-  while (!done) {
-    health.push(await timed(`${base}/health`));
-    peer.push(await timed(`http://127.0.0.1:${PEER_PORT}/`));
-    await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
-  }
-  return { health, peer };
-}
-
-/** The service's longest event-loop delay since the previous call (prom-client resets it at every scrape). */
-async function eventLoopLagMaxMs(): Promise<number> {
-  const text = await fetch(`http://127.0.0.1:${PORT + 403}/metrics`).then((r) => r.text(), () => '');
-  const m = /^mss_nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m.exec(text);
-  return m ? Number(m[1]) * 1000 : NaN;
-}
-
-const p50 = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? NaN;
-const fmt = (ms: number) => (Number.isFinite(ms) ? `${ms.toFixed(1)} ms` : 'no answer');
+const probe = (load: Promise<unknown>) => probeWhile(load, `${base}/health`, PEER_PORT, PROBE_EVERY_MS);
 
 async function main() {
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-verify-health-'));
   console.log(`checkout ${ROOT}; npm start on :${PORT}; ${Object.entries(passOn).map(([k, v]) => `${k}=${v}`).join(' ') || 'default settings'}`);
   const photos = await Promise.all([1, 2, 3, 4, 5].map((seed) => largePhotoJpeg(6000, 4000, seed)));
   const bomb = pngBomb(11_000, 11_000);
   const svg = svgDeclaring(9990, 9990);
   console.log(`files: 24 MP JPEG ${(photos[0]!.length / 2 ** 20).toFixed(1)} MiB; PNG bomb ${(bomb.length / 1024).toFixed(0)} KiB (121 MP); SVG ${svg.length} bytes (99.8 MP)`);
-  // A Redis of its own: /health pings it, and the machine's shared one answers other people's tests.
-  const redis = await startPrivateRedis();
-  const peer = await startPeer();
-  const service = await startService(dataDir, redis.url);
-  try {
+  await withService(ROOT, PORT, PEER_PORT, { TRUST_PROXY_HOPS: '1', ...passOn }, async (service) => {
     // Warm-up, not measured: start-up leaves a large heap (the embedded database's set-up) that the first load's
     // major GC collects; a few small verifies also start the pool's processes.
     const small = await largePhotoJpeg(1500, 1000);
-    await probeWhile(Promise.all([new Promise((resolve) => setTimeout(resolve, 15_000)), ...[1, 2, 3, 4].map((i) => verify(small, `small${i}.jpg`, 'image/jpeg'))]));
+    await probe(Promise.all([new Promise((resolve) => setTimeout(resolve, 15_000)), ...[1, 2, 3, 4].map((i) => verify(small, `small${i}.jpg`, 'image/jpeg'))]));
     const loads: [string, () => Promise<Answer[]>][] = [
       ['idle', async () => {
         await new Promise((resolve) => setTimeout(resolve, 5000));
@@ -193,13 +110,13 @@ async function main() {
       ['svg', () => Promise.all([1, 2].map((i) => verify(svg, `big${i}.svg`, 'image/svg+xml')))],
     ];
     for (const [name, run] of loads) {
-      await eventLoopLagMaxMs();
+      await eventLoopLagMaxMs(PORT + 403);
       const load = run();
-      const { health: latencies, peer: peerLatencies } = await probeWhile(load);
+      const { health: latencies, peer: peerLatencies } = await probe(load);
       const answers = await load;
       const worst = Math.max(...latencies);
       const peerWorst = Math.max(...peerLatencies);
-      const lag = await eventLoopLagMaxMs();
+      const lag = await eventLoopLagMaxMs(PORT + 403);
       const pool = descendantsOf(service.pid, 'verify-process.ts');
       console.log(
         `${name.padEnd(7)} /health worst ${fmt(worst)} (${(worst / LIMIT_MS).toFixed(2)} of the ${LIMIT_MS} ms limit), p50 ${fmt(p50(latencies))}, ${latencies.length} probes; peer worst ${fmt(peerWorst)}; service event-loop delay max ${fmt(lag)}` +
@@ -207,12 +124,7 @@ async function main() {
       );
       if (answers.length) console.log(`        verifies: ${answers.map((a) => `${a.status} ${a.code} ${a.seconds.toFixed(1)}s`).join(', ')}`);
     }
-  } finally {
-    await service.stop();
-    await redis.stop();
-    peer.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  }
+  });
 }
 
 await main();

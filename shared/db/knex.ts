@@ -5,6 +5,17 @@ import ClientPgLite from 'knex-pglite';
 import pg from 'pg';
 import type { Config } from '../config.js';
 
+/**
+ * knex-pglite names a response's command after knex's method, and knex's method for a delete is `del`: the Postgres
+ * dialect then does not know the command and answers the driver's result object where `pg` gives the number of rows
+ * deleted, so `(await q.delete()) > 0` was never true on PGlite. Named DELETE here, a delete answers its count on both.
+ */
+class PgLiteClient extends (ClientPgLite as unknown as new (config: Knex.Config) => { processResponse(obj: { method?: string }, runner: unknown): unknown }) {
+  override processResponse(obj: { method?: string }, runner: unknown): unknown {
+    return super.processResponse(obj.method === 'del' ? { ...obj, method: 'delete' } : obj, runner);
+  }
+}
+
 // Postgres BIGINT (int8) comes back as a string by default; our counters fit in a JS number.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v: string) => Number(v));
 
@@ -19,7 +30,7 @@ export function createKnex(config: Pick<Config, 'databaseUrl' | 'dataDir'>): Kne
   }
   const dir = path.join(config.dataDir, 'pgdata');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return knexFactory({ client: ClientPgLite, dialect: 'postgres', connection: { filename: dir } });
+  return knexFactory({ client: PgLiteClient as unknown as typeof ClientPgLite, dialect: 'postgres', connection: { filename: dir } });
 }
 
 export type { Knex };

@@ -129,6 +129,46 @@ export const publicConcurrencyRejections = new Counter({
   registers: [registry],
 });
 
+/** What the API's password threads (api/auth/password-pool.ts) report, read at scrape time: one per API, summed. */
+export interface PasswordPoolState {
+  running: number;
+  waiting: number;
+}
+
+const passwordPools = new Set<() => PasswordPoolState>();
+
+/** Adds a password pool's state to the gauge below; the function it returns takes it out (the pool closed). */
+export function reportPasswordPool(state: () => PasswordPoolState): () => void {
+  passwordPools.add(state);
+  return () => passwordPools.delete(state);
+}
+
+new Gauge({
+  name: 'mss_password_checks',
+  help: 'bcrypt hashes and comparisons running in the password threads or waiting for one (at most PASSWORD_CHECKS_MAX per API process)',
+  labelNames: ['state'] as const,
+  registers: [registry],
+  collect() {
+    for (const state of ['running', 'waiting'] as const) this.set({ state }, [...passwordPools].reduce((sum, pool) => sum + pool()[state], 0));
+  },
+});
+
+/** One bcrypt hash (registration, a new user) or comparison (sign-in) in a password thread, waiting excluded. */
+export const passwordCheckSeconds = new Histogram({
+  name: 'mss_password_check_seconds',
+  help: 'bcrypt hashes (hash) and comparisons (compare) in the password threads, waiting excluded',
+  labelNames: ['op'] as const,
+  buckets: SECONDS,
+  registers: [registry],
+});
+
+/** Sign-ins, registrations and new users refused with 503 auth_busy: PASSWORD_CHECKS_MAX checks were in flight. */
+export const passwordChecksRefused = new Counter({
+  name: 'mss_password_checks_refused_total',
+  help: 'Requests refused with 503 auth_busy because PASSWORD_CHECKS_MAX password checks were running or waiting',
+  registers: [registry],
+});
+
 export const ocspResponses = new Counter({
   name: 'mss_ocsp_responses_total',
   help: 'OCSP answers written by the HTTP edge, by certificate status (good, revoked, unknown, multiple), OCSP error status, or http_405/http_400/http_408/http_431 for refusals without an OCSP body; cache: hit, or miss (signed by the vault, read from the shared store, an error)',

@@ -27,6 +27,8 @@ export interface GuardedFetchOptions {
   maxBytes: number;
   /** Extra TLS roots (a test's local HTTPS server). */
   ca?: string | string[];
+  /** Called before each request, the first and every redirect's; what it throws ends the fetch (a rate limit). */
+  beforeRequest?: (url: URL) => void;
 }
 
 export interface GuardedResponse {
@@ -42,6 +44,14 @@ export class UrlNotAllowedError extends ServiceError {
   constructor(message: string) {
     super('unprocessable', 'url_not_allowed', message);
     this.name = 'UrlNotAllowedError';
+  }
+}
+
+/** The URL's host name does not resolve (no such name, or no answer from DNS), so nothing could ever be sent to it. */
+export class UrlNotResolvableError extends ServiceError {
+  constructor(host: string, code: string | undefined, cause: unknown) {
+    super('unprocessable', 'url_not_resolvable', `${host} does not resolve to an address (${code ?? 'lookup failed'}): check the name`, { cause });
+    this.name = 'UrlNotResolvableError';
   }
 }
 
@@ -80,12 +90,20 @@ export function checkOutboundUrl(raw: string, policy: Policy): URL {
   return url;
 }
 
-/** Resolves a URL's host as the fetch would and checks every address (for refusing a URL when it is first given). */
+/**
+ * Resolves a URL's host as the fetch would and checks every address (for refusing a URL when it is first given): a
+ * name that resolves to no address (ENOTFOUND, EAI_AGAIN...) is refused too, as url_not_resolvable.
+ */
 export async function assertPublicUrl(raw: string, policy: Policy): Promise<URL> {
   const url = checkOutboundUrl(raw, policy);
   const host = hostOf(url);
   if (isIP(host) || policy.allowPrivate) return url;
-  await new Promise<void>((resolve, reject) => guardedLookup(policy)(host, { all: true }, (err) => (err ? reject(err) : resolve())));
+  await new Promise<void>((resolve, reject) =>
+    guardedLookup(policy)(host, { all: true }, (err) => {
+      if (!err) return resolve();
+      reject(err instanceof ServiceError ? err : new UrlNotResolvableError(host, err.code, err));
+    }),
+  );
   return url;
 }
 
@@ -112,6 +130,7 @@ export async function guardedFetch(raw: string, options: GuardedFetchOptions): P
   let method = options.method ?? 'GET';
   let body = options.body;
   for (let hop = 0; ; hop++) {
+    options.beforeRequest?.(url);
     const res = await requestOnce(url, method, body, options, signal);
     const location = res.headers.location;
     if (!REDIRECTS.has(res.status) || !location || options.maxRedirects === 0) return res;

@@ -18,18 +18,21 @@ import { X509Certificate } from 'node:crypto';
 import type { Knex } from 'knex';
 import { newestOrgLeaf, type Db } from '../db/repositories/certificates.js';
 import {
+  countOpenExternalRequests,
   findExternalRequest,
   insertExternalRequest,
   markExternalRevoked,
   markRequestAccepted,
   markRequestFailed,
   markRequestPending,
+  markRequestWithdrawn,
   newestAcceptedExternal,
   requestsAwaitingKeys,
   type AcceptedExternalCertificate,
   type ExternalCertificateRow,
   type RequestedSubject,
 } from '../db/repositories/external-certificates.js';
+import { lockOrganisation } from '../db/repositories/organisations.js';
 import { recordWebhookEvent } from '../db/repositories/webhooks.js';
 import { ServiceError } from '../errors.js';
 import { anchorReached } from '../trust/chain.js';
@@ -68,9 +71,25 @@ const POLL_MS = 50;
 /** How long the asker waits for the scheduler to make the key and CSR (as long as for an issuance). */
 const KEY_WAIT_MS = 15_000;
 
-/** Asks for a key and CSR with `subject` and waits for the scheduler's answer, bounded. */
-export async function requestExternalCertificate(knex: Knex, orgId: string, subject: RequestedSubject, timeoutMs = KEY_WAIT_MS): Promise<ExternalRequestOutcome> {
-  const id = await insertExternalRequest(knex, orgId, subject, (requestId) => externalKeyName(orgId, requestId));
+/**
+ * Asks for a key and CSR with `subject` and waits for the scheduler's answer, bounded. Every request makes a vault key
+ * (a cost, and the vault's throttling is shared by every organisation), so an organisation may have at most
+ * `maxOpen` requests open, their key being made or waiting for the CA's chain: beyond, conflict
+ * too_many_pending_requests (counted with the organisation's row locked, so parallel requests cannot all pass).
+ */
+export async function requestExternalCertificate(knex: Knex, orgId: string, subject: RequestedSubject, options: { maxOpen: number; timeoutMs?: number }): Promise<ExternalRequestOutcome> {
+  const timeoutMs = options.timeoutMs ?? KEY_WAIT_MS;
+  const id = await knex.transaction(async (trx) => {
+    await lockOrganisation(orgId, trx);
+    if ((await countOpenExternalRequests(trx, orgId)) >= options.maxOpen) {
+      throw new ServiceError(
+        'conflict',
+        'too_many_pending_requests',
+        `the organisation has ${options.maxOpen} certificate requests waiting for a chain (MAX_PENDING_CERTIFICATE_REQUESTS): hand in the chain of one, or withdraw one (POST /org/signing-certificate/requests/{request_id}/withdraw)`,
+      );
+    }
+    return insertExternalRequest(trx, orgId, subject, (requestId) => externalKeyName(orgId, requestId));
+  });
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const row = await findExternalRequest(knex, orgId, id);
@@ -182,6 +201,16 @@ export async function acceptExternalChain(
     await recordWebhookEvent(trx, { orgId, type: 'signing_certificate.rotated', data: externalRequestView(accepted) });
     return accepted;
   });
+}
+
+/** Withdraws an open request (one the CA will not answer, say): it can no longer take a chain, and no longer counts. */
+export async function withdrawExternalRequest(knex: Knex, orgId: string, requestId: string): Promise<ExternalCertificateRow> {
+  if (!(await markRequestWithdrawn(knex, orgId, requestId))) {
+    const request = await findExternalRequest(knex, orgId, requestId);
+    if (!request) throw new ServiceError('not_found', 'not_found', 'certificate request not found');
+    throw new ServiceError('conflict', 'request_not_pending', `the request is ${request.status}: only a request waiting for its key or chain can be withdrawn`);
+  }
+  return (await findExternalRequest(knex, orgId, requestId))!;
 }
 
 /** Records that the CA revoked an accepted certificate; the organisation stops signing with it at once. */

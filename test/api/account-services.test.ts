@@ -4,6 +4,7 @@ import type { Principal } from '../../api/auth/principal.js';
 import { ApiError } from '../../api/errors.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../api/services/api-keys.js';
 import { addOrgUser, changeUserRole, removeOrgUser } from '../../api/services/org-users.js';
+import { PasswordPool } from '../../api/auth/password-pool.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { rejection } from '../support/rejection.js';
 
@@ -13,15 +14,19 @@ describe('account services without HTTP', () => {
   let adminOfA: Principal;
   let adminId: string;
   let orgB: string;
+  const hashing = { passwords: new PasswordPool({ threads: 1, maxChecks: 4 }), bcryptRounds: 4 };
   before(async () => {
     db = await createTestDatabase();
     const a = await insertOrganisation('Org A', db.knex);
     orgB = (await insertOrganisation('Org B', db.knex)).id;
-    const admin = await addOrgUser(db.knex, a.id, { email: 'admin@a.example', password: 'a long enough passphrase', role: 'admin' }, 4);
+    const admin = await addOrgUser(db.knex, a.id, { email: 'admin@a.example', password: 'a long enough passphrase', role: 'admin' }, hashing);
     adminId = admin.user_id;
     adminOfA = { kind: 'user', userId: adminId, orgId: a.id, role: 'admin', email: admin.email };
   });
-  after(() => db.drop());
+  after(async () => {
+    await hashing.passwords.close();
+    await db.drop();
+  });
 
   it('createApiKey: the key is listed in its organisation only, and only there can it be revoked', async () => {
     const created = await createApiKey(db.knex, adminOfA, 'ci');
@@ -41,7 +46,7 @@ describe('account services without HTTP', () => {
     expect(demote).to.be.instanceOf(ApiError).and.include({ status: 409, code: 'last_admin' });
     const fromB = await rejection(removeOrgUser(db.knex, orgB, adminId));
     expect(fromB).to.be.instanceOf(ApiError).and.include({ status: 404 });
-    const signer = await addOrgUser(db.knex, adminOfA.orgId, { email: 'signer@a.example', password: 'another long passphrase', role: 'signer' }, 4);
+    const signer = await addOrgUser(db.knex, adminOfA.orgId, { email: 'signer@a.example', password: 'another long passphrase', role: 'signer' }, hashing);
     expect(await changeUserRole(db.knex, adminOfA.orgId, signer.user_id, 'admin')).to.include({ role: 'admin', email: 'signer@a.example' });
     expect(await changeUserRole(db.knex, adminOfA.orgId, adminId, 'viewer')).to.include({ role: 'viewer' });
   });

@@ -1,7 +1,4 @@
-import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import https from 'node:https';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -11,6 +8,7 @@ import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.j
 import { BytesBlob, c2paWasm } from '../../shared/c2pa/wasm.js';
 import { loadConfig } from '../../shared/config.js';
 import { startTestApi, registerAccount, bearer, type TestApi } from '../support/api.js';
+import { localHttpsServer, type LocalHttpsServer } from '../support/https-server.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
 
 const sample = (name: string) => readFileSync(path.join(import.meta.dirname, '../fixtures/c2pa-samples', name));
@@ -35,27 +33,10 @@ async function remoteManifestFile(chain: OpensslChain, url: string): Promise<{ a
   }
 }
 
-/**
- * A local HTTPS server (its certificate made with openssl, for 127.0.0.1) that serves one body and counts requests;
- * it answers once `gate.open` resolves (a test holds it to keep fetches in flight).
- */
-async function httpsServer(dir: string): Promise<{ server: https.Server; port: number; caFile: string; requests: string[]; body: { bytes: Uint8Array }; gate: { open: Promise<void> } }> {
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem', '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { cwd: dir, stdio: 'ignore' });
-  const requests: string[] = [];
-  const body = { bytes: new Uint8Array() };
-  const gate = { open: Promise.resolve() };
-  const server = https.createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
-    requests.push(req.url ?? '');
-    void gate.open.then(() => res.writeHead(200, { 'content-type': 'application/c2pa' }).end(body.bytes));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, port: (server.address() as AddressInfo).port, caFile: path.join(dir, 'cert.pem'), requests, body, gate };
-}
-
 describe('verify: verdicts, not errors (unsupported algorithm, sidecars, remote manifests)', function () {
   let chain: OpensslChain;
   let dir: string;
-  let local: Awaited<ReturnType<typeof httpsServer>>;
+  let local: LocalHttpsServer;
   let remote: { asset: Uint8Array; manifest: Uint8Array };
   const apis: TestApi[] = [];
   const api = async (env: Record<string, string> = {}) => {
@@ -67,7 +48,7 @@ describe('verify: verdicts, not errors (unsupported algorithm, sidecars, remote 
   before(async () => {
     chain = await makeOpensslChain({ cn: 'Remote Publisher' });
     dir = mkdtempSync(path.join(tmpdir(), 'remote-manifest-'));
-    local = await httpsServer(dir);
+    local = await localHttpsServer(dir);
     remote = await remoteManifestFile(chain, `https://127.0.0.1:${local.port}/manifests/remote.c2pa`);
     local.body.bytes = remote.manifest;
   });
@@ -164,6 +145,22 @@ describe('verify: verdicts, not errors (unsupported algorithm, sidecars, remote 
     const body = (await request(small.app).post('/v1/verify').attach('file', Buffer.from(remote.asset), 'remote.jpg').expect(200)).body;
     expect(body.status.failure).to.deep.equal(['manifest.inaccessible']);
     expect(body.manifest_source.error).to.match(/1024/);
+  });
+
+  it('counts the requests a fetch makes against the client address (REMOTE_MANIFESTS_PER_ADDRESS): beyond, 429 with Retry-After; another address is not held back', async () => {
+    const a = await api({ REMOTE_MANIFESTS_ALLOW_PRIVATE: 'true', REMOTE_MANIFESTS_CA_FILE: local.caFile, REMOTE_MANIFESTS_CACHE_SECONDS: '0', REMOTE_MANIFESTS_PER_ADDRESS: '2', TRUST_PROXY_HOPS: '1', PUBLIC_RATE_LIMIT: '1000' });
+    const from = (address: string) => request(a.app).post('/v1/verify').set('X-Forwarded-For', address).attach('file', Buffer.from(remote.asset), 'remote.jpg');
+    const before = local.requests.length;
+    for (let i = 0; i < 2; i++) expect((await from('198.51.100.1').expect(200)).body.validation_state).to.equal('Trusted');
+    const refused = await from('198.51.100.1').expect(429);
+    expect(refused.body.error.code).to.equal('remote_fetch_rate_limited');
+    expect(Number(refused.headers['retry-after'])).to.be.within(1, 60);
+    expect(local.requests.length, 'the refused one made no request').to.equal(before + 2);
+    expect((await from('198.51.100.2').expect(200)).body.validation_state).to.equal('Trusted');
+    // Signed in, the same allowance per address.
+    const acc = await registerAccount(a.app, 'Remote');
+    const own = await request(a.app).post('/v1/media/verify').set(bearer(acc.access)).set('X-Forwarded-For', '198.51.100.1').attach('file', Buffer.from(remote.asset), 'remote.jpg').expect(429);
+    expect(own.body.error.code).to.equal('remote_fetch_rate_limited');
   });
 
   it('with the guard on, a private address is refused: a 200 verdict saying the manifest could not be fetched', async () => {

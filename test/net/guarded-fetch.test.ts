@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isPublicAddress } from '../../shared/net/addresses.js';
-import { assertPublicUrl, checkOutboundUrl, FetchFailedError, guardedFetch, UrlNotAllowedError, type GuardedFetchOptions } from '../../shared/net/guarded-fetch.js';
+import { assertPublicUrl, checkOutboundUrl, FetchFailedError, guardedFetch, UrlNotAllowedError, UrlNotResolvableError, type GuardedFetchOptions } from '../../shared/net/guarded-fetch.js';
 import { rejection } from '../support/rejection.js';
 
 const open: GuardedFetchOptions = { allowPrivate: true, allowHttp: true, maxRedirects: 3, timeoutMs: 5000, maxBytes: 1024 };
@@ -35,6 +35,15 @@ describe('outbound guard (URLs users give)', () => {
     }
     expect(checkOutboundUrl('https://example.com/x', guarded).hostname).to.equal('example.com');
     expect(checkOutboundUrl('http://127.0.0.1:8080/', open).port).to.equal('8080');
+  });
+
+  it('refuses a name that resolves to no address as url_not_resolvable (unprocessable), not as a failure of its own', async () => {
+    for (const url of ['https://nonexistent.invalid/h', 'https://localhost./h']) {
+      const err = await rejection(assertPublicUrl(url, guarded));
+      expect(err, url).to.be.instanceOf(UrlNotResolvableError);
+      expect(err, url).to.include({ kind: 'unprocessable', code: 'url_not_resolvable' });
+      expect(err.message, url).to.match(/does not resolve to an address \((ENOTFOUND|EAI_AGAIN|ENODATA)\)/);
+    }
   });
 
   it('refuses a name that resolves to a private address, before and while fetching', async () => {

@@ -2,7 +2,9 @@ import { expect } from 'chai';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../shared/config.js';
+import { spawnSync } from 'node:child_process';
+import { ConfigError, loadConfig, startupWarnings } from '../../shared/config.js';
+import { RUN_MARK } from '../support/run-mark.js';
 
 // Every test's DATA_DIR lives under one directory, removed when the file's tests are done.
 const scratch = mkdtempSync(path.join(tmpdir(), 'cfg-'));
@@ -54,6 +56,54 @@ describe('configuration', () => {
   it('accepts a long production secret', () => {
     const c = loadConfig({ NODE_ENV: 'production', DATA_DIR: dataDir(), JWT_SECRET: 'x'.repeat(20) + 'y'.repeat(20) });
     expect(c.nodeEnv).to.equal('production');
+  });
+
+  it('limits: password threads and checks, webhook endpoints, open certificate requests, remote-manifest requests per address and per host', () => {
+    const c = loadConfig({ DATA_DIR: dataDir() });
+    expect(c.passwordThreads).to.be.within(1, 4);
+    expect(c).to.deep.include({ passwordChecksMax: 32, maxPendingCertificateRequests: 5 });
+    expect(c.webhooks.maxEndpoints).to.equal(20);
+    expect(c.remoteManifests).to.deep.include({ perAddress: 10, perHost: 60 });
+    const set = loadConfig({ DATA_DIR: dataDir(), PASSWORD_THREADS: '3', PASSWORD_CHECKS_MAX: '8', MAX_WEBHOOK_ENDPOINTS: '2', MAX_PENDING_CERTIFICATE_REQUESTS: '1', REMOTE_MANIFESTS_PER_ADDRESS: '4', REMOTE_MANIFESTS_PER_HOST: '9' });
+    expect(set).to.deep.include({ passwordThreads: 3, passwordChecksMax: 8, maxPendingCertificateRequests: 1 });
+    expect(set.webhooks.maxEndpoints).to.equal(2);
+    expect(set.remoteManifests).to.deep.include({ perAddress: 4, perHost: 9 });
+    for (const name of ['PASSWORD_THREADS', 'PASSWORD_CHECKS_MAX', 'MAX_WEBHOOK_ENDPOINTS', 'MAX_PENDING_CERTIFICATE_REQUESTS', 'REMOTE_MANIFESTS_PER_ADDRESS', 'REMOTE_MANIFESTS_PER_HOST']) {
+      expect(() => loadConfig({ DATA_DIR: dataDir(), [name]: '0' }), name).to.throw(ConfigError, new RegExp(name));
+    }
+  });
+
+  it('WEBHOOK_ALLOW_PRIVATE: refused in production unless WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true, and then warned about at start', () => {
+    const production = { NODE_ENV: 'production', DATA_DIR: dataDir(), JWT_SECRET: 'x'.repeat(40) };
+    expect(() => loadConfig({ ...production, WEBHOOK_ALLOW_PRIVATE: 'true' })).to.throw(ConfigError, /WEBHOOK_ALLOW_PRIVATE .*WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true/);
+    const meant = loadConfig({ ...production, WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION: 'true' });
+    expect(meant.webhooks.allowPrivate).to.equal(true);
+    const [warning, ...more] = startupWarnings(meant);
+    expect(more).to.deep.equal([]);
+    expect(warning!.variable).to.equal('WEBHOOK_ALLOW_PRIVATE');
+    expect(warning!.message).to.match(/private, loopback and link-local/).and.match(/plain http/);
+    // Nothing to say without it, or outside production.
+    expect(startupWarnings(loadConfig(production))).to.deep.equal([]);
+    expect(startupWarnings(loadConfig({ DATA_DIR: dataDir(), WEBHOOK_ALLOW_PRIVATE: 'true' }))).to.deep.equal([]);
+  });
+
+  it('a role started with WEBHOOK_ALLOW_PRIVATE in production logs the warning first; without the second setting it does not start', () => {
+    const start = (env: Record<string, string>) =>
+      spawnSync(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+        cwd: path.resolve(import.meta.dirname, '../..'),
+        // No DATABASE_URL: the role stops right after the configuration is read.
+        env: { PATH: process.env.PATH ?? '', [RUN_MARK]: process.env[RUN_MARK] ?? '', NODE_ENV: 'production', DATA_DIR: dataDir(), JWT_SECRET: 'x'.repeat(40), WEBHOOK_ALLOW_PRIVATE: 'true', ...env },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const meant = start({ WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION: 'true' });
+    const [first] = meant.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; variable?: string; msg: string });
+    expect(first).to.include({ level: 40, variable: 'WEBHOOK_ALLOW_PRIVATE' });
+    expect(first!.msg).to.match(/plain http/);
+    const refused = start({});
+    expect(refused.status).to.equal(2);
+    expect(refused.stderr).to.match(/^configuration: WEBHOOK_ALLOW_PRIVATE /);
+    expect(refused.stdout).to.equal('');
   });
 
   it('C2PA_SPEC_VERSION: 2.4 by default, 2.2 when asked, any other version refused at start', () => {

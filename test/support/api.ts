@@ -5,6 +5,7 @@ import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../api/app.js';
 import { startIssuanceJob } from '../../scheduler/issuance-job.js';
+import { PasswordPool, passwordPoolOptions } from '../../api/auth/password-pool.js';
 import { VerifyPool, verifyPoolOptions } from '../../api/media/verify-pool.js';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
@@ -13,16 +14,17 @@ import { RedisJobEvents } from '../../shared/queue/job-events.js';
 import { createFileStore } from '../../shared/storage/index.js';
 import { createKeyVault, type KeyVault } from '../../shared/vault/index.js';
 import { createRedis, pingWithin } from '../../shared/redis.js';
-import { createTestDatabase, type TestDatabase } from './database.js';
+import { createPgliteTestDatabase, createTestDatabase, type TestDatabase } from './database.js';
 
 export interface TestApi {
   app: Express;
   config: Config;
   db: TestDatabase;
-  /** The app's verification pool (closed by close()). */
+  /** The app's verification pool and password threads (closed by close()). */
   verifyPool: VerifyPool;
   /** The app's pool for uploads' pixel checks (closed by close()). */
   uploadCheckPool: VerifyPool;
+  passwords: PasswordPool;
   close(): Promise<void>;
 }
 
@@ -45,12 +47,16 @@ export function testConfig(env: Record<string, string> = {}): Config {
 }
 
 /**
- * The real app on a fresh Postgres database, queueing on real Redis/BullMQ under a private prefix. Beside it, as in
- * every deployment, the scheduler's certificate issuance (organisations' certificates are issued there, never by the
- * web or worker roles); `issuer: false` leaves it out. `logger`: the API's and its pools' (default: at LOG_LEVEL).
+ * The real app on a fresh Postgres database (`database: 'pglite'`: on PGlite, as `npm start` runs it), queueing on
+ * real Redis/BullMQ under a private prefix. Beside it, as in every deployment, the scheduler's certificate issuance
+ * (organisations' certificates are issued there, never by the web or worker roles); `issuer: false` leaves it out.
+ * `logger`: the API's and its pools' (default: at LOG_LEVEL).
  */
-export async function startTestApi(env: Record<string, string> = {}, options: { issuer?: boolean; vault?: KeyVault; issuerVault?: KeyVault; logger?: Logger } = {}): Promise<TestApi> {
-  const db = await createTestDatabase();
+export async function startTestApi(
+  env: Record<string, string> = {},
+  options: { issuer?: boolean; vault?: KeyVault; issuerVault?: KeyVault; logger?: Logger; database?: 'postgres' | 'pglite' } = {},
+): Promise<TestApi> {
+  const db = options.database === 'pglite' ? await createPgliteTestDatabase() : await createTestDatabase();
   const config = testConfig({ DATABASE_URL: db.url, ...env });
   // The data directory testConfig made is this API's to remove; one the caller gave is the caller's.
   const ownsDataDir = env.DATA_DIR === undefined;
@@ -63,10 +69,12 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
   const logger = options.logger ?? createLogger(config.logLevel, 'test');
   const verifyPool = new VerifyPool(verifyPoolOptions(config, 'verify', logger));
   const uploadCheckPool = new VerifyPool(verifyPoolOptions(config, 'uploads', logger));
+  const passwords = new PasswordPool(passwordPoolOptions(config));
   const app = createApp({
     config,
     verifyPool,
     uploadCheckPool,
+    passwords,
     knex: db.knex,
     logger,
     pingRedis: () => pingWithin(redis),
@@ -81,9 +89,10 @@ export async function startTestApi(env: Record<string, string> = {}, options: { 
     db,
     verifyPool,
     uploadCheckPool,
+    passwords,
     async close() {
       await issuer?.stop();
-      await Promise.all([verifyPool.close(), uploadCheckPool.close()]);
+      await Promise.all([verifyPool.close(), uploadCheckPool.close(), passwords.close()]);
       redis.disconnect();
       await signQueue.close();
       await jobEvents.close();

@@ -1,4 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import { openDatabase } from '../../shared/db/index.js';
 
@@ -6,6 +9,7 @@ import { openDatabase } from '../../shared/db/index.js';
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface TestDatabase {
+  /** Postgres's connection string; empty for PGlite, which only `knex` opens (DATABASE_URL empty: unset). */
   url: string;
   knex: Knex;
   drop(): Promise<void>;
@@ -26,6 +30,20 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await knex.destroy();
       await admin.raw(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await admin.destroy();
+    },
+  };
+}
+
+/** A fresh, migrated PGlite database in a temp folder, as `npm start` opens its own; removed by drop(). */
+export async function createPgliteTestDatabase(): Promise<TestDatabase> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'test-pglite-'));
+  const knex = await openDatabase({ databaseUrl: undefined, dataDir });
+  return {
+    url: '',
+    knex,
+    async drop() {
+      await knex.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

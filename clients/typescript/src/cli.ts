@@ -36,13 +36,17 @@ function version(): string {
   return (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
-/** Everything written to stdout or stderr from here on has the key blanked out, whichever path wrote it. */
-function neverPrint(secret: string): void {
-  if (secret === '') return;
+/**
+ * Everything written to stdout or stderr from here on has every one of the keys blanked out, whichever path wrote
+ * it; the longest first, so that a key another one begins with leaves nothing of it behind.
+ */
+function neverPrint(secrets: readonly string[]): void {
+  const keys = [...new Set(secrets.filter((s) => s !== ''))].sort((a, b) => b.length - a.length);
+  if (keys.length === 0) return;
+  const blank = (text: string) => keys.reduce((out, key) => out.split(key).join('[api key]'), text);
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
-    stream.write = ((chunk: unknown, ...rest: unknown[]) =>
-      write(typeof chunk === 'string' || Buffer.isBuffer(chunk) ? chunk.toString().split(secret).join('[api key]') : chunk, ...rest)) as typeof stream.write;
+    stream.write = ((chunk: unknown, ...rest: unknown[]) => write(typeof chunk === 'string' || Buffer.isBuffer(chunk) ? blank(chunk.toString()) : chunk, ...rest)) as typeof stream.write;
   }
 }
 
@@ -52,16 +56,16 @@ function positiveInt(name: string, value: string | undefined, fallback: number):
   return Number(value);
 }
 
-/** The key as given on the command line, found before parsing so that not even a parse error can show it. */
-function keyInArgs(argv: readonly string[]): string | undefined {
-  const at = argv.findIndex((a) => a === '--api-key' || a.startsWith('--api-key='));
-  if (at < 0) return undefined;
-  return argv[at]!.includes('=') ? argv[at]!.slice('--api-key='.length) : argv[at + 1];
+/**
+ * Every key given on the command line (--api-key may come more than once; the last one is used), found before
+ * parsing so that not even a parse error can show one.
+ */
+function keysInArgs(argv: readonly string[]): string[] {
+  return argv.flatMap((a, at) => (a.startsWith('--api-key=') ? [a.slice('--api-key='.length)] : a === '--api-key' && at + 1 < argv.length ? [argv[at + 1]!] : []));
 }
 
 async function main(argv: string[]): Promise<number> {
-  neverPrint(keyInArgs(argv) ?? '');
-  neverPrint(process.env.MSS_API_KEY ?? '');
+  neverPrint([...keysInArgs(argv), process.env.MSS_API_KEY ?? '']);
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

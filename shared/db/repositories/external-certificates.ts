@@ -70,6 +70,21 @@ export async function listExternalRequests(db: Db, orgId: string, limit: number)
   return (await db('external_certificate_requests').where({ org_id: orgId }).orderBy('created_at', 'desc').limit(limit)) as ExternalCertificateRow[];
 }
 
+/** The organisation's requests still open: their key being made (creating) or waiting for the CA's chain (pending). */
+export async function countOpenExternalRequests(db: Db, orgId: string): Promise<number> {
+  const [row] = (await db('external_certificate_requests').where({ org_id: orgId }).whereIn('status', ['creating', 'pending']).count({ n: '*' })) as { n: string | number }[];
+  return Number(row!.n);
+}
+
+/** Ends an open request of the organisation as withdrawn (failed, code `withdrawn`); false when it was not open. */
+export async function markRequestWithdrawn(db: Db, orgId: string, id: string): Promise<boolean> {
+  const n = await db('external_certificate_requests')
+    .where({ org_id: orgId, id })
+    .whereIn('status', ['creating', 'pending'])
+    .update({ status: 'failed', error_code: 'withdrawn', error_message: 'withdrawn by an admin' });
+  return n > 0;
+}
+
 /** Requests whose key and CSR are still to be made, oldest first (every organisation: for the scheduler). */
 export async function requestsAwaitingKeys(db: Db, limit: number): Promise<ExternalCertificateRow[]> {
   return (await db('external_certificate_requests').where({ status: 'creating' }).orderBy('created_at').limit(limit)) as ExternalCertificateRow[];

@@ -65,6 +65,11 @@ export async function listOrgWebhookEndpoints(orgId: string, db: Db): Promise<We
   return db('webhook_endpoints').where({ org_id: orgId }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
 }
 
+export async function countOrgWebhookEndpoints(orgId: string, db: Db): Promise<number> {
+  const [row] = (await db('webhook_endpoints').where({ org_id: orgId }).count({ n: '*' })) as { n: string | number }[];
+  return Number(row!.n);
+}
+
 /** One of the organisation's endpoints; undefined for another organisation's (never told apart from a missing one). */
 export async function findOrgWebhookEndpoint(orgId: string, id: string, db: Db): Promise<WebhookEndpointRow | undefined> {
   return db('webhook_endpoints').where({ org_id: orgId, id }).first();
