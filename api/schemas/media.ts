@@ -58,10 +58,30 @@ function multipartVerify(): ZodContentObject {
   };
 }
 
+/** A multipart/form-data body with one part named file, or a fragmented MP4 rendition's parts (`verb`: what is done with it). */
+function multipartFileOrRendition(kinds: readonly MediaKind[], verb: string, extra: Record<string, z.ZodType> = {}): ZodContentObject {
+  return {
+    'multipart/form-data': {
+      schema: z.object({
+        file: binary.optional().openapi({ description: `the file to ${verb} (not with a rendition's parts)` }),
+        init: binary.optional().openapi({ description: `a fragmented MP4 rendition's init segment (with its "fragment" parts): the rendition to ${verb}` }),
+        fragment: z.array(binary).optional().openapi({ description: "the rendition's media segments (.m4s), one part each, in order" }),
+        ...extra,
+      }),
+      encoding: { file: { contentType: typesOf(kinds).join(', ') }, init: { contentType: 'video/mp4, audio/mp4' }, fragment: { contentType: 'video/iso.segment, video/mp4, audio/mp4' } },
+    },
+  };
+}
+
 /** Request bodies of the media routes: what each takes, by media type. */
 export const mediaBodies = {
-  /** POST /v1/media/upload: multipart only. */
-  upload: { required: true, content: multipartFile(ALL_KINDS) },
+  /** POST /v1/media/upload: multipart only, a file or a rendition. */
+  upload: {
+    required: true,
+    content: multipartFileOrRendition(ALL_KINDS, 'sign', {
+      playlist: z.array(binary).optional().openapi({ description: "the rendition's playlists (.mpd, .m3u8), returned unchanged with the signed rendition" }),
+    }),
+  },
   /** POST /v1/media/verify: multipart only, with an optional sidecar. */
   verify: { required: true, content: multipartVerify() },
   /** POST /v1/verify: multipart (with an optional sidecar) or the raw file (or store), every format. */
