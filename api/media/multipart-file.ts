@@ -154,6 +154,11 @@ export async function receiveFile(req: Request, store: UploadStaging, maxBytes: 
   const { optionalPart } = options;
   const expected = optionalPart ? `one file part named "file" and at most one named "${optionalPart}"` : 'exactly one file part named "file"';
   const parts = await receiveParts(req, store, { parts: { file: 1, ...(optionalPart ? { [optionalPart]: 1 } : {}) }, maxPartBytes: maxBytes, expected });
+  return fileOf(parts, store, optionalPart);
+}
+
+/** The part `file` (and the `optionalPart`) of received parts; without a `file`, every part is discarded and 400. */
+export async function fileOf(parts: readonly ReceivedPart[], store: UploadStaging, optionalPart?: string): Promise<ReceivedFile> {
   const file = parts.find((p) => p.name === 'file');
   if (!file) {
     await Promise.all(parts.map((p) => store.discard(p.staged)));

@@ -46,12 +46,18 @@ const ALL_KINDS: readonly MediaKind[] = ['image', 'video', 'audio'];
 const MANIFEST_STORE = 'application/c2pa';
 
 /** The verify routes' multipart body: the file (or a manifest store alone) and, optionally, its sidecar manifest store. */
-function multipartVerify(): ZodContentObject {
+function multipartVerify(rendition = false): ZodContentObject {
   return {
     'multipart/form-data': {
       schema: z.object({
         file: binary.openapi({ description: 'the file to verify, or a .c2pa manifest store alone (its report; the binding to an asset is then not checked)' }),
         manifest: binary.optional().openapi({ description: "the file's sidecar manifest store (.c2pa): read with the file, its data hash checked against the file" }),
+        ...(rendition
+          ? {
+              init: binary.optional().openapi({ description: "instead of file: a fragmented MP4 rendition's init segment (signed-in verify only), with its fragment parts" }),
+              fragment: z.array(binary).optional().openapi({ description: "the rendition's media segments (.m4s), one part each, in order: one verdict each" }),
+            }
+          : {}),
       }),
       encoding: { file: { contentType: [...typesOf(ALL_KINDS), MANIFEST_STORE].join(', ') }, manifest: { contentType: MANIFEST_STORE } },
     },
@@ -83,7 +89,7 @@ export const mediaBodies = {
     }),
   },
   /** POST /v1/media/verify: multipart only, with an optional sidecar. */
-  verify: { required: true, content: multipartVerify() },
+  verify: { required: true, content: multipartVerify(true) },
   /** POST /v1/verify: multipart (with an optional sidecar) or the raw file (or store), every format. */
   anyFile: { required: true, content: { ...multipartVerify(), ...rawFile(ALL_KINDS), [MANIFEST_STORE]: { schema: binary } } },
   /** POST /v1/matches/byContent: images only (their fingerprint). */
