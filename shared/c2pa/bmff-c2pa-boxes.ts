@@ -139,16 +139,13 @@ export async function standInOf(file: BmffFileReader, top: BmffTopLevel, options
   return new Uint8Array(Buffer.concat(parts));
 }
 
-/**
- * Opens and walks a BMFF file as c2pa-rs does; `use` gets the reader and the top level. A file c2pa-rs cannot walk (now
- * or while `use` reads it) is BmffUnsignableError.
- */
-export async function withBmffFile<T>(filePath: string, use: (file: BmffFileReader, top: BmffTopLevel) => Promise<T>): Promise<T> {
+/** Opens and walks a BMFF file as c2pa-rs does, lists its top level with `list`, and hands both to `use`. */
+async function withWalkedFile<B, T>(filePath: string, list: (file: BmffFileReader, tree: Map<string, BmffBox[]>) => Promise<B>, use: (file: BmffFileReader, top: B) => Promise<T>): Promise<T> {
   const handle = await open(filePath, 'r');
   try {
     const file = new BmffFileReader(handle, (await handle.stat()).size);
     try {
-      return await use(file, await bmffTopLevel(file, await bmffBoxTree(file)));
+      return await use(file, await list(file, await bmffBoxTree(file)));
     } catch (err) {
       // A walk that stops at its bound on boxes (BmffTooManyBoxes) refuses the file the same way.
       if (err instanceof BmffMalformed || (err as Error).name === 'BmffTooManyBoxes') throw new BmffUnsignableError(`its boxes cannot be walked as c2pa-rs walks them (${(err as Error).message})`, { cause: err });
@@ -157,4 +154,17 @@ export async function withBmffFile<T>(filePath: string, use: (file: BmffFileRead
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Opens and walks a BMFF file as c2pa-rs does; `use` gets the reader and the top level. A file c2pa-rs cannot walk (now
+ * or while `use` reads it) is BmffUnsignableError.
+ */
+export async function withBmffFile<T>(filePath: string, use: (file: BmffFileReader, top: BmffTopLevel) => Promise<T>): Promise<T> {
+  return withWalkedFile(filePath, bmffTopLevel, use);
+}
+
+/** withBmffFile for any BMFF file, with or without an ftyp box (a fragmented MP4's media segment has none). */
+export async function withBmffBoxes<T>(filePath: string, use: (file: BmffFileReader, top: BmffBoxes) => Promise<T>): Promise<T> {
+  return withWalkedFile(filePath, bmffBoxesOf, use);
 }

@@ -1,5 +1,5 @@
 import { open } from 'node:fs/promises';
-import { bmffBoxesOf, BmffUnsignableError } from './bmff-c2pa-boxes.js';
+import { BmffUnsignableError, withBmffBoxes } from './bmff-c2pa-boxes.js';
 import { bmffDigest, exclusionsOf, type BmffExclusion, type BmffHashAssertion, type BmffHashOptions } from './bmff-hash.js';
 import { merkleMapOf } from './bmff-merkle-box.js';
 import { merkleProofMatches } from './bmff-merkle-tree.js';
@@ -56,8 +56,7 @@ async function withFile<T>(filePath: string, use: (file: BmffFileReader) => Prom
 
 /** Whether a segment's `merkle` boxes each prove it a leaf of the tree they name. */
 async function segmentMatches(filePath: string, trees: readonly MerkleTree[], exclusions: readonly BmffExclusion[], hashOffsets: boolean): Promise<boolean> {
-  return withFile(filePath, async (file) => {
-    const top = await bmffBoxesOf(file, await bmffBoxTree(file));
+  return withBmffBoxes(filePath, async (file, top) => {
     const boxes = top.c2paBoxes.filter((b) => b.purpose === 'merkle');
     if (!boxes.length) return false;
     for (const box of boxes) {

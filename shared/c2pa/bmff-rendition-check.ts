@@ -1,7 +1,6 @@
-import { open } from 'node:fs/promises';
 import { ServiceError } from '../errors.js';
-import { bmffBoxesOf, BmffUnsignableError, type BmffBoxes } from './bmff-c2pa-boxes.js';
-import { bmffBoxTree, BmffFileReader, BmffMalformed } from './bmff-walk.js';
+import { BmffUnsignableError, withBmffBoxes, type BmffBoxes } from './bmff-c2pa-boxes.js';
+import { BmffMalformed, type BmffFileReader } from './bmff-walk.js';
 
 /**
  * What a fragmented MP4 rendition (a DASH or HLS/CMAF representation: an init segment and its media segments, in
@@ -34,20 +33,10 @@ export interface InitSegmentShape {
 
 /** Walks the file as c2pa-rs does; `use` gets its top level. An unwalkable file is refused as `what` with `code`. */
 async function walked<T>(filePath: string, code: 'init_segment_invalid' | 'fragment_invalid', what: string, use: (file: BmffFileReader, top: BmffBoxes) => Promise<T>): Promise<T> {
-  const handle = await open(filePath, 'r');
-  try {
-    const file = new BmffFileReader(handle, (await handle.stat()).size);
-    try {
-      return await use(file, await bmffBoxesOf(file, await bmffBoxTree(file)));
-    } catch (err) {
-      if (err instanceof BmffMalformed || err instanceof BmffUnsignableError || (err as Error).name === 'BmffTooManyBoxes') {
-        throw new RenditionRejectedError(code, `${what}: its boxes cannot be walked as c2pa-rs walks them (${(err as Error).message})`);
-      }
-      throw err;
-    }
-  } finally {
-    await handle.close();
-  }
+  return withBmffBoxes(filePath, use).catch((err: unknown) => {
+    if (err instanceof BmffUnsignableError) throw new RenditionRejectedError(code, `${what}: ${err.message}`);
+    throw err;
+  });
 }
 
 /** The first 4 bytes after a FullBox's version and flags (trex, tfhd: track_ID; mfhd: sequence_number). */
