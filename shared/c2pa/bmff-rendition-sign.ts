@@ -11,11 +11,11 @@
  * 4. init: the init segment signed streamed (bmff-sign.ts) with c2pa.hash.bmff.v3 carrying the tree (uniqueId 1,
  *    localId 1, count, alg, initHash: the init segment's own hash, hashes: the kept row) and no file-level hash;
  * 5. check: the manifest read back out of the signed init segment and validated by c2pa-rs, and every segment checked
- *    against it as c2pa-rs's fromBlobFragment checks one (bmff-fragment-check.ts).
+ *    against it as c2pa-rs's fromBlobFragment checks one (bmff-fragment-check.ts), while the segments' SHA-256s are
+ *    computed on a thread of their own.
  *
  * Memory: a few chunks and one 32-byte leaf per segment. Disk: the signed copies, written into `outputDir`.
  */
-import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { open, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
@@ -33,6 +33,7 @@ import { BmffStreamHash, DEFAULT_BMFF_EXCLUSIONS } from './bmff-stream-hash.js';
 import { bmffBoxTree, BmffFileReader } from './bmff-walk.js';
 import { writeBmffBody, writeRoom } from './bmff-write.js';
 import { C2paError } from './errors.js';
+import { sha256OfFiles } from './file-sha256.js';
 import type { SignableMimeType } from './media-type.js';
 import { readManifestStore } from './read-asset.js';
 import type { SignedFile, SignFileInput } from './sign-options.js';
@@ -102,12 +103,6 @@ async function writeSegment(segment: RenditionPart, location: number, count: num
   }
 }
 
-async function sha256Of(filePath: string): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(createReadStream(filePath, { highWaterMark: 1024 * 1024 }), hash);
-  return hash.digest('hex');
-}
-
 /**
  * Step 5: the signed init segment's manifest validated by c2pa-rs (under the chain's own issuer), and every segment
  * checked against its BMFF hash. Anything else means this code wrote a rendition that does not verify.
@@ -168,16 +163,18 @@ export async function signRendition(input: RenditionSignInput, mimeType: Signabl
       const proof = merkleProof(layers, location, MERKLE_MAX_PROOFS);
       await writeRoom(segment.path, segment.room, merkleBoxBytes({ ...TREE, location, hashes: proof.length ? proof : null }));
     }
+    // The segments are final: their SHA-256s are computed on a thread of their own while the init segment is signed.
+    const digests = sha256OfFiles(segments.map((s) => s.path));
+    digests.catch(() => undefined);
     // 4. init, and 5. check
     const initPath = path.join(input.outputDir, 'init');
     written.push(initPath);
     sample = await thumbnailSample(input);
     const binding: BmffBinding = { assertion: merkleAssertion(count, layers[merkleRowIndex(count)]!), check: renditionCheck(segments.map((s) => s.path)) };
     const init = await signBmffFile({ ...input, sourcePath: input.init.path, outputPath: initPath }, mimeType, { binding, thumbnailPath: sample });
+    const sha256s = await digests;
     const signedSegments: SignedSegment[] = [];
-    for (const segment of segments) {
-      signedSegments.push({ path: segment.path, size: (await stat(segment.path)).size, sha256: await sha256Of(segment.path) });
-    }
+    for (const [i, segment] of segments.entries()) signedSegments.push({ path: segment.path, size: (await stat(segment.path)).size, sha256: sha256s[i]! });
     return { init: { ...init, path: initPath }, segments: signedSegments };
   } catch (err) {
     await Promise.all(written.map((p) => rm(p, { force: true })));
