@@ -3,8 +3,8 @@
  * sandbox's WASM memory grew with a large file.
  *
  * Sandboxes that signed a large file are ended once idle. WebAssembly memory never shrinks: c2pa-wasm holds a file
- * several times over while it signs (a 256 MiB MP4: 1 GiB of WASM memory, a 200 MiB WAV: 1.2 GiB), and a process that
- * once signed a large video would keep that for good. A sandbox past `wasmBytes` after its job stays in the pool
+ * several times over while it signs (a 200 MiB WAV: 1.2 GiB of WASM memory; MP4, MOV and M4A are signed streamed and
+ * stay small), and a process that once signed a large file would keep that for good. A sandbox past `wasmBytes` after its job stays in the pool
  * while jobs keep coming (warm memory pays: a fresh process signs its first 200 MiB WAV in about 7.5 s, a warm one in
  * 1.3 s) and is ended once it has been idle for `idleMs` (0: at once). Images stay below the default 512 MiB. The pool
  * forks a fresh sandbox when a job needs one (about a second of CPU).
