@@ -15,6 +15,8 @@ export interface ServerTimeouts {
   keepAliveTimeoutMs?: number;
 }
 
+/** Headers, whole request and keep-alive idle time, unless told otherwise. */
+export const DEFAULT_TIMEOUT_MS = 5000;
 export const HEALTH_BODY = Buffer.from('{"status":"ok"}');
 /** After a 413, request bytes still read (and dropped) before the connection is cut. */
 const MAX_DRAIN_BYTES = 1024 * 1024;
@@ -24,12 +26,12 @@ const MAX_DRAIN_BYTES = 1024 * 1024;
  * reported to `onRefusal`, for the server's metrics). Not yet listening.
  */
 export function createHardenedServer(listener: RequestListener, timeouts: ServerTimeouts = {}, onRefusal?: (httpStatus: number) => void): Server {
-  const headersTimeout = timeouts.headersTimeoutMs ?? 5000;
+  const headersTimeout = timeouts.headersTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const server = http.createServer(
     {
-      requestTimeout: Math.max(timeouts.requestTimeoutMs ?? 5000, headersTimeout),
+      requestTimeout: Math.max(timeouts.requestTimeoutMs ?? DEFAULT_TIMEOUT_MS, headersTimeout),
       headersTimeout,
-      keepAliveTimeout: timeouts.keepAliveTimeoutMs ?? 5000,
+      keepAliveTimeout: timeouts.keepAliveTimeoutMs ?? DEFAULT_TIMEOUT_MS,
       // How often request and header timeouts are checked (node's default, 30 s, would let them overrun).
       connectionsCheckingInterval: 1000,
     },

@@ -11,12 +11,22 @@ export class RateLimit {
   }
 
   take(): boolean {
-    const t = this.now();
-    this.tokens = Math.min(this.rate, this.tokens + ((t - this.last) / 1000) * this.rate);
-    this.last = t;
+    this.refill();
     if (this.tokens < 1) return false;
     this.tokens -= 1;
     return true;
+  }
+
+  /** When `take()` can next be true (now, when a token is there). Others' takes can only move it later. */
+  nextTokenAt(): number {
+    this.refill();
+    return this.last + (this.tokens >= 1 ? 0 : ((1 - this.tokens) / this.rate) * 1000);
+  }
+
+  private refill(): void {
+    const t = this.now();
+    this.tokens = Math.min(this.rate, this.tokens + ((t - this.last) / 1000) * this.rate);
+    this.last = t;
   }
 }
 

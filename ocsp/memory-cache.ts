@@ -9,7 +9,21 @@
 import type { Logger } from 'pino';
 import { normalizeSerialHex } from '../shared/pki/serial.js';
 import { Limiter } from './limits.js';
+import { SerialIndex } from './serial-index.js';
+import type { OcspCertId } from '../shared/pki/ocsp-request.js';
 import { OcspOverloadedError, positiveOption, type OcspIssuer, type OcspQuery, type OcspServed, type OcspSignedAnswer, type OcspSource } from './source.js';
+
+/** The cache key of a set of CertIDs: their exact DER, in request order. */
+export function certIdsKey(certIds: readonly OcspCertId[]): string {
+  let key = '';
+  for (const certId of certIds) key += Buffer.from(certId.der.buffer, certId.der.byteOffset, certId.der.byteLength).toString('latin1');
+  return key;
+}
+
+/** A serial to invalidate (any form normalizeSerialHex accepts, or a negative "-" + hex) as CertIDs carry it. */
+export function invalidationSerial(serialHex: string): string {
+  return serialHex.startsWith('-') ? serialHex.toLowerCase() : normalizeSerialHex(serialHex);
+}
 
 export interface MemoryCacheOptions {
   /** After a failed background re-signing, wait this long before the next try. Default 30. */
@@ -52,7 +66,7 @@ export class MemoryCache<I extends OcspIssuer> implements OcspSource<I> {
    * at about half the rate of 10,000 distinct ones; bench/pki/run.ts).
    */
   private readonly entries = new Map<string, CacheEntry>();
-  private readonly keysBySerial = new Map<string, Set<string>>();
+  private readonly serials = new SerialIndex();
   private readonly inFlight = new Map<string, InFlight>();
   readonly counters = { cacheHits: 0, cacheMisses: 0 };
 
@@ -73,8 +87,7 @@ export class MemoryCache<I extends OcspIssuer> implements OcspSource<I> {
   }
 
   async answer(query: OcspQuery<I>): Promise<OcspServed> {
-    let key = '';
-    for (const certId of query.certIds) key += Buffer.from(certId.der.buffer, certId.der.byteOffset, certId.der.byteLength).toString('latin1');
+    const key = certIdsKey(query.certIds);
     const now = this.now();
     const entry = this.entries.get(key);
     if (entry && now < entry.expiresAt) {
@@ -103,12 +116,12 @@ export class MemoryCache<I extends OcspIssuer> implements OcspSource<I> {
   invalidate(serialHex?: string): void {
     if (serialHex === undefined) {
       this.entries.clear();
-      this.keysBySerial.clear();
+      this.serials.clear();
       this.inFlight.clear();
       return;
     }
-    const serial = serialHex.startsWith('-') ? serialHex.toLowerCase() : normalizeSerialHex(serialHex);
-    for (const key of this.keysBySerial.get(serial) ?? []) this.forget(key);
+    const serial = invalidationSerial(serialHex);
+    for (const key of this.serials.keysOf(serial)) this.forget(key);
     for (const [key, flight] of this.inFlight) if (flight.serials.includes(serial)) this.inFlight.delete(key);
   }
 
@@ -161,21 +174,13 @@ export class MemoryCache<I extends OcspIssuer> implements OcspSource<I> {
       retryAt: 0,
       used: false,
     });
-    for (const serial of serials) {
-      let keys = this.keysBySerial.get(serial);
-      if (!keys) this.keysBySerial.set(serial, (keys = new Set()));
-      keys.add(key);
-    }
+    this.serials.add(key, serials);
   }
 
   private forget(key: string): void {
     const entry = this.entries.get(key);
     if (!entry) return;
     this.entries.delete(key);
-    for (const serial of entry.serials) {
-      const keys = this.keysBySerial.get(serial);
-      keys?.delete(key);
-      if (keys?.size === 0) this.keysBySerial.delete(serial);
-    }
+    this.serials.remove(key, entry.serials);
   }
 }

@@ -28,6 +28,12 @@ export interface NonceOptions {
 
 const NONCE_MAX_OCTETS = 32;
 
+/** Refuses (malformedRequest) a nonce outside RFC 8954's lengths: 0 octets or more than 32. */
+export function checkNonceLength(requestNonce: Uint8Array): void {
+  const value = unwrapOctetString(requestNonce) ?? requestNonce;
+  if (value.length === 0 || value.length > NONCE_MAX_OCTETS) throw new OcspRefusedError('malformedRequest', 'nonce length outside RFC 8954 bounds');
+}
+
 export class NonceSource<I extends OcspIssuer> implements OcspSource<I> {
   private readonly signs: Limiter;
   private readonly rate: RateLimit;
@@ -42,9 +48,13 @@ export class NonceSource<I extends OcspIssuer> implements OcspSource<I> {
     return query.nonce ? this.echo(query, query.nonce) : this.next.answer(query);
   }
 
+  /** When the next nonce response can be signed within the rate (now, when it can). */
+  nextSignatureAt(): number {
+    return this.rate.nextTokenAt();
+  }
+
   private async echo(query: OcspQuery<I>, requestNonce: Uint8Array): Promise<OcspServed> {
-    const value = unwrapOctetString(requestNonce) ?? requestNonce;
-    if (value.length === 0 || value.length > NONCE_MAX_OCTETS) throw new OcspRefusedError('malformedRequest', 'nonce length outside RFC 8954 bounds');
+    checkNonceLength(requestNonce);
     const nonce = requestNonce.slice();
     const fresh = this.rate.take() ? this.signs.run(() => this.signer.sign(query, nonce)) : undefined;
     if (fresh) {

@@ -56,6 +56,8 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
   private readonly store: StoreSource<I> | undefined;
   private readonly nonces: NonceSource<I> | undefined;
   private readonly logger: Pick<Logger, 'warn' | 'error'> | undefined;
+  /** Age of a signed response from which it is re-signed: copies of it held elsewhere are fresh until then. */
+  readonly refreshAfterMs: number;
 
   constructor(options: OcspResponderOptions<I>) {
     const now = options.now ?? Date.now;
@@ -65,6 +67,7 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
     const validityMs = this.signer.validityMs;
     const refreshAfterMs = positiveOption('refreshAfterSeconds', options.refreshAfterSeconds, validityMs / 2000) * 1000;
     if (refreshAfterMs >= validityMs) throw new RangeError('OcspResponder: refreshAfterSeconds must be below validitySeconds');
+    this.refreshAfterMs = refreshAfterMs;
     this.store = options.store ? new StoreSource(options.store, { refreshAfterMs, now, logger }, this.signer) : undefined;
     this.cache = new MemoryCache({ ...options, refreshAfterMs, now, logger }, this.store ?? this.signer);
     this.nonces = (options.nonces ?? 'echo') === 'echo' ? new NonceSource(options, now, this.signer, this.cache) : undefined;
@@ -98,6 +101,14 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
    */
   invalidate(serialHex?: string): void {
     this.cache.invalidate(serialHex);
+  }
+
+  /**
+   * When a request with a nonce can next get a freshly signed answer within the nonce rate (now, when it can); until
+   * then such a request is answered from the cache without its nonce. 0 with `nonces: 'ignore'`: nothing to wait for.
+   */
+  nextNonceSignatureAt(): number {
+    return this.nonces?.nextSignatureAt() ?? 0;
   }
 
   stats(): OcspResponderStats {

@@ -4,7 +4,9 @@
  * notices drop the responder's cached answer for that serial at once (and make the TSA reload its certificate);
  * a new CA (or a reconnected listener, which may have missed notices) rebuilds the responder from the database.
  * Started before `npm run pki -- init`, it answers `unauthorized` (RFC 6960: not authoritative for that CA)
- * until the first CA is issued, rather than exiting: deployment order does not matter.
+ * until the first CA is issued, rather than exiting: deployment order does not matter. With OCSP_PROCESSES > 0 the
+ * OCSP port is answered by that many front processes (ocsp/fronts.ts) asking this process's responder what they
+ * cannot answer from their copies; revocations and reloads reach them too.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,6 +24,7 @@ import { OcspResponder } from './responder.js';
 import { databaseResponseStore } from './response-store.js';
 import { listenServer } from './http-server.js';
 import { createOcspServer, type OcspAnswerer } from './server.js';
+import { startOcspFronts, type OcspFronts } from './fronts.js';
 import { startTsaService, type TsaService } from './tsa-service.js';
 
 export interface OcspRoleOptions {
@@ -37,6 +40,9 @@ export interface OcspRoleOptions {
  */
 export type OcspRole = (() => Promise<void>) & { ocspPort: number; crlPort: number; tsaPort: number; reloads(): Promise<void> };
 
+/** Signed responses each front process keeps (the role's own cache keeps up to 100,000). */
+const FRONT_CACHED_RESPONSES = 100_000;
+
 function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
@@ -45,7 +51,7 @@ function closeServer(server: Server): Promise<void> {
 }
 
 export async function startOcspRole(
-  config: Pick<Config, 'ocspPort' | 'crlPort' | 'ocspUnissuedStatus' | 'databaseUrl' | 'tsaPort' | 'tsaPolicyOid'>,
+  config: Pick<Config, 'ocspPort' | 'crlPort' | 'ocspUnissuedStatus' | 'ocspProcesses' | 'databaseUrl' | 'tsaPort' | 'tsaPolicyOid' | 'logLevel'>,
   knex: Knex,
   vault: KeyVault,
   logger: Logger,
@@ -69,6 +75,7 @@ export async function startOcspRole(
   };
 
   let responder: OcspResponder<DatabaseIssuer> | undefined;
+  let fronts: OcspFronts | undefined;
   // Builds run one at a time, in order; a failed reload keeps the current responder (and is logged).
   let reloading: Promise<void> = Promise.resolve();
   const reload = (why: string) => {
@@ -77,17 +84,22 @@ export async function startOcspRole(
       .then(async () => {
         try {
           responder = await buildResponder();
+          fronts?.invalidate(); // as the new responder's cache starts empty (a reload may follow missed notices)
           logger.info({ why }, 'OCSP responder reloaded');
         } catch (err) {
           logger.error({ err, why }, 'OCSP responder reload failed; keeping the previous one');
           responder?.invalidate(); // never keep a possibly outdated "good" after missed notices
+          fronts?.invalidate();
         }
       });
   };
   let tsa: TsaService | undefined;
   const onNotice = (notice: PkiNotice) => {
     tsa?.onNotice(notice);
-    if (notice.kind === 'revoked') responder?.invalidate(notice.serial);
+    if (notice.kind === 'revoked') {
+      responder?.invalidate(notice.serial);
+      fronts?.invalidate(notice.serial);
+    }
     else if (notice.kind === 'resync') reload('event listener reconnected');
     else if (notice.role === 'root' || notice.role === 'sub_ca') reload(`new ${notice.role} ${notice.serial}`);
   };
@@ -111,31 +123,50 @@ export async function startOcspRole(
   const answers: OcspAnswerer = {
     serve: async (der) => (responder ? responder.serve(der) : { answer: errorAnswer('unauthorized'), hit: false }),
   };
-  const ocspServer = createOcspServer(answers, { logger });
+  // OCSP_PROCESSES > 0: front processes answer on the OCSP port, asking this process what they cannot answer.
+  const ocspServer = config.ocspProcesses === 0 ? createOcspServer(answers, { logger }) : undefined;
   const crlHost = createCrlHost({ read: (name) => readPublication(knex, name) }, { logger });
-  let ocspAddress: AddressInfo;
+  let ocspPort: number;
   let crlAddress: AddressInfo;
   try {
-    ocspAddress = await listenServer(ocspServer, config.ocspPort, options.host);
+    if (ocspServer) ocspPort = (await listenServer(ocspServer, config.ocspPort, options.host)).port;
+    else {
+      fronts = await startOcspFronts({
+        processes: config.ocspProcesses,
+        port: config.ocspPort,
+        host: options.host ?? '0.0.0.0',
+        logLevel: config.logLevel,
+        maxEntries: FRONT_CACHED_RESPONSES,
+        answerer: answers,
+        freshUntil: (answer) =>
+          answer.responseStatus === 'successful' && responder
+            ? Math.min(answer.thisUpdate.getTime() + responder.refreshAfterMs, answer.nextUpdate.getTime())
+            : 0,
+        nextNonceSignatureAt: () => responder?.nextNonceSignatureAt() ?? 0,
+        logger,
+      });
+      ocspPort = fronts.port;
+    }
     crlAddress = await listenServer(crlHost, config.crlPort, options.host);
     tsa = await startTsaService(config, knex, vault, logger, { host: options.host });
   } catch (err) {
     await stopEvents();
-    if (ocspServer.listening) await closeServer(ocspServer);
+    if (ocspServer?.listening) await closeServer(ocspServer);
+    await fronts?.close();
     if (crlHost.listening) await closeServer(crlHost);
     throw err;
   }
   const tsaPort = tsa.port;
-  logger.info({ ocspPort: ocspAddress.port, crlPort: crlAddress.port, tsaPort, events: events.kind }, 'OCSP responder, CRL host and TSA listening');
+  logger.info({ ocspPort, ocspProcesses: config.ocspProcesses, crlPort: crlAddress.port, tsaPort, events: events.kind }, 'OCSP responder, CRL host and TSA listening');
   // mss_crl_age_seconds, read from the database at each scrape: this process hosts the CRLs.
   const unregisterCrlAge = registerCrlAgeCollector(knex);
 
   const close = async () => {
     unsubscribe();
     unregisterCrlAge();
-    await Promise.all([closeServer(ocspServer), closeServer(crlHost), tsa?.close()]);
+    await Promise.all([ocspServer && closeServer(ocspServer), fronts?.close(), closeServer(crlHost), tsa?.close()]);
     await reloading.catch(() => undefined);
     await stopEvents();
   };
-  return Object.assign(close, { ocspPort: ocspAddress.port, crlPort: crlAddress.port, tsaPort, reloads: () => reloading.catch(() => undefined) });
+  return Object.assign(close, { ocspPort, crlPort: crlAddress.port, tsaPort, reloads: () => reloading.catch(() => undefined) });
 }

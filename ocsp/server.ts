@@ -36,7 +36,8 @@ import { ocspResponses } from '../shared/metrics/metrics.js';
 import { kindOf } from '../shared/errors.js';
 import { decodeOcspGetPath } from '../shared/pki/ocsp-request.js';
 import { errorAnswer } from './answers.js';
-import { answerWithin, createHardenedServer, HEALTH_BODY, readBoundedBody, sendJsonError, type ServerTimeouts } from './http-server.js';
+import { addFastLane, type AnswerSink, type PlainRequestHandler } from './fast-lane.js';
+import { answerWithin, createHardenedServer, DEFAULT_TIMEOUT_MS, HEALTH_BODY, readBoundedBody, sendJsonError, type ServerTimeouts } from './http-server.js';
 import type { OcspAnswer, OcspReply } from './source.js';
 
 export interface OcspServerOptions extends ServerTimeouts {
@@ -60,20 +61,29 @@ function count(status: string, hit: boolean): void {
   ocspResponses.inc({ status, cache: hit ? 'hit' : 'miss' });
 }
 
-function createOcspRequestListener(
-  responder: OcspAnswerer,
-  options: OcspServerOptions = {},
-): (req: IncomingMessage, res: ServerResponse) => void {
-  const maxRequestBytes = options.maxRequestBytes ?? 10 * 1024;
+/** The sink of a request node:http read. */
+function responseSink(res: ServerResponse): AnswerSink {
+  return {
+    get done() {
+      return res.headersSent || res.destroyed;
+    },
+    send(status, headers, body) {
+      res.writeHead(status, headers);
+      res.end(body);
+    },
+  };
+}
+
+/** What both lanes call: an OCSP answer for a request body or GET path, written to a sink, counted once. */
+function createOcspExchange(responder: OcspAnswerer, options: OcspServerOptions) {
   const answerTimeoutMs = options.answerTimeoutMs ?? 4000;
   const maxHttpCacheSeconds = options.maxHttpCacheSeconds ?? 3600;
   const logger = options.logger;
 
-  function send(req: IncomingMessage, res: ServerResponse, answer: OcspAnswer, hit = false, httpStatus = 200): void {
-    if (res.headersSent || res.destroyed) return;
+  function send(sink: AnswerSink, isGet: boolean, ifNoneMatch: string | undefined, answer: OcspAnswer, hit = false, httpStatus = 200): void {
+    if (sink.done) return;
     count(answer.responseStatus === 'successful' ? answer.certStatus : answer.responseStatus, hit);
     const headers: OutgoingHttpHeaders = { 'Content-Type': OCSP_RESPONSE_TYPE, 'Content-Length': answer.der.length };
-    const isGet = req.method === 'GET' || req.method === 'HEAD';
     if (isGet && answer.responseStatus === 'successful' && !answer.nonceEchoed) {
       const now = Date.now();
       const maxAge = Math.max(0, Math.min(maxHttpCacheSeconds, Math.floor((answer.nextUpdate.getTime() - now) / 1000)));
@@ -82,22 +92,20 @@ function createOcspRequestListener(
       headers.ETag = etag;
       headers['Last-Modified'] = answer.producedAt.toUTCString();
       headers.Expires = new Date(now + maxAge * 1000).toUTCString();
-      const inm = req.headers['if-none-match'];
+      const inm = ifNoneMatch;
       if (inm !== undefined && (inm === etag || inm === '*' || inm.split(',').some((t) => t.trim().replace(/^W\//, '') === etag))) {
         delete headers['Content-Length'];
         delete headers['Content-Type'];
-        res.writeHead(304, headers);
-        res.end();
+        sink.send(304, headers);
         return;
       }
     } else {
       headers['Cache-Control'] = 'no-store';
     }
-    res.writeHead(httpStatus, headers);
-    res.end(answer.der);
+    sink.send(httpStatus, headers, answer.der);
   }
 
-  function answer(req: IncomingMessage, res: ServerResponse, der: Uint8Array): void {
+  function answer(sink: AnswerSink, isGet: boolean, ifNoneMatch: string | undefined, der: Uint8Array): void {
     answerWithin<OcspReply>(responder.serve(der), answerTimeoutMs, {
       onTimeout: () => ({ answer: errorAnswer('tryLater'), hit: false }),
       // serve() never rejects; this is a last line of defence.
@@ -105,41 +113,57 @@ function createOcspRequestListener(
         logger?.error({ err }, 'OCSP responder rejected');
         return { answer: errorAnswer('internalError'), hit: false };
       },
-      deliver: (reply) => send(req, res, reply.answer, reply.hit),
+      deliver: (reply) => send(sink, isGet, ifNoneMatch, reply.answer, reply.hit),
     });
   }
 
+  /** GET and HEAD: /health, or an RFC 5019 request in the path. */
+  function get(sink: AnswerSink, url: string, ifNoneMatch: string | undefined): void {
+    if (url === '/health' || url.startsWith('/health?')) {
+      sink.send(200, { 'Content-Type': 'application/json', 'Content-Length': HEALTH_BODY.length, 'Cache-Control': 'no-store' }, HEALTH_BODY);
+      return;
+    }
+    let der: Uint8Array;
+    try {
+      der = decodeOcspGetPath(url);
+    } catch (err) {
+      if (kindOf(err) !== 'invalid') logger?.error({ err }, 'OCSP GET decoding failed');
+      send(sink, true, ifNoneMatch, errorAnswer('malformedRequest'));
+      return;
+    }
+    answer(sink, true, ifNoneMatch, der);
+  }
+
+  /** The fast lane's requests (ocsp/fast-lane.ts): whole, with their body. */
+  const plain: PlainRequestHandler = (request, sink) => {
+    if (request.method === 'POST') answer(sink, false, undefined, request.body);
+    else get(sink, request.url, request.ifNoneMatch);
+  };
+
+  return { send, answer, get, plain };
+}
+
+function createOcspRequestListener(
+  exchange: ReturnType<typeof createOcspExchange>,
+  maxRequestBytes: number,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     req.on('error', () => {}); // aborted uploads: nothing to answer
     res.on('error', () => {});
-    const url = req.url ?? '/';
+    const sink = responseSink(res);
     const method = req.method;
 
     if (method === 'POST') {
-      readBoundedBody(req, maxRequestBytes, (der) => answer(req, res, der), () => {
+      readBoundedBody(req, maxRequestBytes, (der) => exchange.answer(sink, false, undefined, der), () => {
         res.setHeader('Connection', 'close');
-        send(req, res, errorAnswer('malformedRequest'), false, 413);
+        exchange.send(sink, false, undefined, errorAnswer('malformedRequest'), false, 413);
       });
       return;
     }
 
     if (method === 'GET' || method === 'HEAD') {
-      if (url === '/health' || url.startsWith('/health?')) {
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': HEALTH_BODY.length, 'Cache-Control': 'no-store' });
-        res.end(HEALTH_BODY);
-        return;
-      }
-      let der: Uint8Array;
-      try {
-        der = decodeOcspGetPath(url);
-      } catch (err) {
-        if (kindOf(err) !== 'invalid') logger?.error({ err }, 'OCSP GET decoding failed');
-        send(req, res, errorAnswer('malformedRequest'));
-        req.resume();
-        return;
-      }
       req.resume(); // a GET body is ignored
-      answer(req, res, der);
+      exchange.get(sink, req.url ?? '/', req.headers['if-none-match']);
       return;
     }
 
@@ -151,5 +175,13 @@ function createOcspRequestListener(
 
 /** An http.Server answering OCSP through `responder`, with the timeouts above. Not yet listening. */
 export function createOcspServer(responder: OcspAnswerer, options: OcspServerOptions = {}): Server {
-  return createHardenedServer(createOcspRequestListener(responder, options), options, (httpStatus) => count(`http_${httpStatus}`, false));
+  const maxRequestBytes = options.maxRequestBytes ?? 10 * 1024;
+  const exchange = createOcspExchange(responder, options);
+  const server = createHardenedServer(createOcspRequestListener(exchange, maxRequestBytes), options, (httpStatus) => count(`http_${httpStatus}`, false));
+  addFastLane(server, exchange.plain, {
+    maxBodyBytes: maxRequestBytes,
+    headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+  });
+  return server;
 }

@@ -134,6 +134,11 @@ export interface Config {
   pki: PkiSubjectConfig;
   /** What the OCSP responder answers for serials the service never issued (spec: good). */
   ocspUnissuedStatus: 'good' | 'unknown';
+  /**
+   * Front processes answering on OCSP_PORT (ocsp/fronts.ts, node:cluster); 0: the role's own process answers.
+   * Default 1.
+   */
+  ocspProcesses: number;
   /** Requests per client per 15 minutes on login, register and refresh. */
   authRateLimit: number;
   /** Sign-in attempts per account (e-mail address) per 15 minutes that did not succeed, from any address. */
@@ -618,6 +623,7 @@ export function loadConfig(env: Env = process.env): Config {
     opsHost: host(env, 'OPS_HOST', '127.0.0.1'),
     pki: pkiSubjects(env),
     ocspUnissuedStatus: oneOf(env, 'OCSP_UNISSUED_STATUS', 'good', ['good', 'unknown'] as const),
+    ocspProcesses: int(env, 'OCSP_PROCESSES', 1, 0, 64),
     authRateLimit: int(env, 'AUTH_RATE_LIMIT', 20, 1, 1_000_000),
     publicRateLimit: int(env, 'PUBLIC_RATE_LIMIT', 30, 1, 1_000_000),
     loginFailureLimit: int(env, 'LOGIN_FAILURE_LIMIT', 10, 1, 1_000_000),

@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import { receiveUpload } from '../media/incoming-file.js';
 import { clientAddress, type RateLimiters } from '../rate-limit.js';
 import { VerificationParams, VerifyQuery } from '../schemas/verify.js';
+import { c2paManifestLink } from '../services/manifest-repository.js';
 import { crJsonReport, publicVerification, verifyPublicly } from '../services/verification.js';
 import { parseParams } from '../validation.js';
 
@@ -32,6 +33,8 @@ export function publicVerifyRouter(ctx: AppContext, limits: RateLimiters): Route
   router.get('/verify/:sha256', limits.publicApi, async (req, res) => {
     const { sha256 } = parseParams(VerificationParams, req.params);
     const result = await publicVerification(ctx, sha256);
+    const link = await c2paManifestLink(ctx, { sha256 });
+    if (link) res.setHeader('Link', link);
     res.json({ ...result, permalink: `${ctx.config.baseUrl}/verify#${sha256}` });
   });
 

@@ -54,6 +54,7 @@ export function signJobsRouter(ctx: AppContext): Router {
     res.setHeader('Content-Disposition', `attachment; filename="${file.filename.replace(/[^\x20-\x7e]|"/g, '_')}"`);
     res.setHeader('ETag', file.etag);
     res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
+    if (file.manifestLink) res.setHeader('Link', file.manifestLink);
     stream.on('error', (err) => {
       // Headers are out: all that can be done is to cut the response short, so the client sees a failed download.
       req.log.error({ err }, 'reading a signed file from storage failed');

@@ -40,9 +40,9 @@ export function webhooksRouter(ctx: AppContext): Router {
 
   router.get('/:webhook_id/deliveries', async (req, res) => {
     const { webhook_id: id } = parseParams(WebhookParams, req.params);
-    const { limit } = parseParams(DeliveriesQuery, req.query);
+    const page = parseParams(DeliveriesQuery, req.query);
     res.set('Cache-Control', 'private, no-cache');
-    res.json({ deliveries: await listDeliveries(ctx.knex, org(req), id, limit) });
+    res.json(await listDeliveries(ctx.knex, org(req), id, page));
   });
 
   router.post('/:webhook_id/deliveries/:delivery_id/redeliver', async (req, res) => {

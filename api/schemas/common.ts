@@ -110,8 +110,8 @@ export const errors = {
   conflict: errorResponse('Conflicts with the current state (409)'),
   tooLarge: errorResponse('The file exceeds the upload limit (413)'),
   unsupportedType: errorResponse('Not an image, video or audio format the service reads, told by content (415)'),
-  imageTooLarge: errorResponse('The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it'),
-  unreadableCredentials: errorResponse('The file is sound but its C2PA data cannot be parsed (422, code unreadable_credentials), or an image declares more than MAX_IMAGE_PIXELS pixels (422, image_too_large); a damaged file (cut short, out of bounds) is a 400 corrupt_image or corrupt_media naming what is wrong'),
+  imageTooLarge: errorResponse('The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it; or an ISO BMFF file (MP4, MOV, M4A, AVIF, HEIC, HEIF) has more than 10,000 boxes or nests them more than 32 deep (422, media_too_complex)'),
+  unreadableCredentials: errorResponse('The file is sound but its C2PA data cannot be parsed (422, code unreadable_credentials), or an image declares more than MAX_IMAGE_PIXELS pixels (422, image_too_large), or an ISO BMFF file has more than 10,000 boxes or nests them more than 32 deep (422, media_too_complex: refused before c2pa-rs reads it); a damaged file (cut short, out of bounds) is a 400 corrupt_image or corrupt_media naming what is wrong'),
   verificationBusy: errorResponse('The verification pool is full (503, code verification_busy, with Retry-After: VERIFY_POOL_SIZE files are being read and VERIFY_QUEUE_LIMIT more wait), its process failed (verification_failed, with Retry-After) or the file took too long (verification_timeout); or the trust lists it judges by cannot be loaded (trust_lists_unavailable, see /health/ready)'),
   authBusy: errorResponse('PASSWORD_CHECKS_MAX password checks are running or waiting in this API process (503, code auth_busy): see the Retry-After header', {
     'Retry-After': { schema: { type: 'integer' }, description: 'seconds to wait' },
@@ -133,4 +133,11 @@ export const noContent = (description: string): ResponseConfig => ({ description
 
 /** Who may call: a signed-in user (Bearer access token) and, where allowed, an organisation API key (api/openapi/document.ts). */
 export const userOnly: Record<string, string[]>[] = [{ bearerAuth: [] }];
+/** The `Link` response header naming where a signed file's manifest is served (C2PA 2.2 §15.5.3.2). */
+export const c2paManifestLinkHeader = {
+  schema: { type: 'string' as const },
+  description:
+    'When the signed file\'s manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise.',
+};
+
 export const userOrApiKey: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyAuth: [] }];

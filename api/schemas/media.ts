@@ -12,10 +12,10 @@ export const mediaFormats = MEDIA_FORMATS.map(({ mimeType, extensions, kind, lab
 const typesOf = (kinds: readonly MediaKind[]) => mediaFormats.filter((f) => kinds.includes(f.kind)).map((f) => f.mimeType);
 
 /** "JPEG, PNG, ... images; MP4, ... video; ... audio", for descriptions. */
-export function formatsInWords(kinds: readonly MediaKind[] = ['image', 'video', 'audio']): string {
-  const names = (kind: MediaKind) => mediaFormats.filter((f) => f.kind === kind).map((f) => f.label.replace(/ (image|video|audio|raw image)$/, ''));
-  const words: Record<MediaKind, string> = { image: 'images', video: 'video', audio: 'audio' };
-  return kinds.map((kind) => `${names(kind).join(', ')} ${words[kind]}`).join('; ');
+export function formatsInWords(kinds: readonly MediaKind[] = ['image', 'video', 'audio', 'document']): string {
+  const names = (kind: MediaKind) => mediaFormats.filter((f) => f.kind === kind).map((f) => f.label.replace(/ (image|video|audio|raw image|document|e-book|workbook|presentation|text|spreadsheet|drawing)$/, ''));
+  const words: Record<MediaKind, string> = { image: 'images', video: 'video', audio: 'audio', document: 'documents' };
+  return kinds.map((kind) => `${[...new Set(names(kind))].join(', ')} ${words[kind]}`).join('; ');
 }
 
 /** The MIME type of a stored upload or signed file. */
@@ -40,7 +40,7 @@ function rawFile(kinds: readonly MediaKind[]): ZodContentObject {
   return Object.fromEntries(typesOf(kinds).map((type) => [type, { schema: binary }]));
 }
 
-const ALL_KINDS: readonly MediaKind[] = ['image', 'video', 'audio'];
+const ALL_KINDS: readonly MediaKind[] = ['image', 'video', 'audio', 'document'];
 
 /** A detached C2PA manifest store (.c2pa sidecar, JUMBF). */
 const MANIFEST_STORE = 'application/c2pa';

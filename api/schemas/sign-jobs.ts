@@ -2,7 +2,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { JOB_STATUSES } from '../../shared/job-status.js';
 import { refuse } from '../validation.js';
 import { Anchor } from './anchors.js';
-import { dateTime, errorResponse, errors, json, nextCursor, orgChoice, pageFields, toPageRequest, uri, userOrApiKey, uuid, uuidField, refusals } from './common.js';
+import { c2paManifestLinkHeader, dateTime, errorResponse, errors, json, nextCursor, orgChoice, pageFields, toPageRequest, uri, userOrApiKey, uuid, uuidField, refusals } from './common.js';
 import { ManifestInput, manifestRequestField } from './manifest.js';
 import { MediaType, signedFileContent } from './media.js';
 import { z } from './zod.js';
@@ -162,6 +162,7 @@ export const signJobsPaths: RouteConfig[] = [
         description:
           'The signed file, in its own media type (Content-Type as stored). A signed fragmented MP4 rendition is an application/zip (streamed, its parts stored uncompressed, ZIP64 past 4 GiB) of its parts under their original names: the signed init segment (its manifest carries c2pa.hash.bmff.v3 with the Merkle tree), every signed segment (each with its merkle box) and the playlists unchanged',
         content: { ...signedFileContent, 'application/zip': { schema: z.string().openapi({ format: 'binary' }) } },
+        headers: { Link: c2paManifestLinkHeader },
       },
       ...refusals(400, 401, 404),
     },

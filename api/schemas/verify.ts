@@ -2,7 +2,7 @@ import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
 import type { TrustSource as TrustSourceName } from '../../shared/trust/store.js';
 import { AnchorVerification } from './anchors.js';
-import { dateTime, errorResponse, errors, json, uri, userOrApiKey, refusals } from './common.js';
+import { c2paManifestLinkHeader, dateTime, errorResponse, errors, json, uri, userOrApiKey, refusals } from './common.js';
 import { TrainingMiningEntry } from './manifest.js';
 import { formatsInWords, mediaBodies } from './media.js';
 import { z } from './zod.js';
@@ -236,7 +236,7 @@ export const verifyPaths: RouteConfig[] = [
       'What POST /v1/verify answered for the file alone (never a verdict read from a sidecar or remote manifest) with this hash, and when (checked_at), brought up to date as it is read: recovered manifests are looked up again by the stored fingerprint (a file no longer discoverable is not shown), and the signer\'s revocation and the file\'s anchor are read again. Only files someone verified publicly are known here; a file the service signed for an organisation that has since made it non-discoverable is 404.',
     request: { params: VerificationParams },
     responses: {
-      200: json(PublicVerification, 'The stored verdict'),
+      200: { ...json(PublicVerification, 'The stored verdict'), headers: { Link: c2paManifestLinkHeader } },
       ...refusals(400, 404, 429),
     },
   },

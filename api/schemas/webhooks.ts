@@ -1,6 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { WEBHOOK_EVENT_TYPES } from '../../shared/domain/webhook-events.js';
-import { dateTime, errorResponse, json, noContent, refusals, uri, userOnly, uuid, uuidField } from './common.js';
+import { dateTime, errorResponse, json, nextCursor, noContent, pageFields, refusals, toPageRequest, uri, userOnly, uuid, uuidField } from './common.js';
 import { z } from './zod.js';
 
 const EventType = z.enum(WEBHOOK_EVENT_TYPES, { message: `must be one of ${WEBHOOK_EVENT_TYPES.join(', ')}` }).openapi('WebhookEventType');
@@ -19,7 +19,10 @@ export const WebhookUpdateInput = z
   .strict();
 export const WebhookParams = z.object({ webhook_id: uuidField });
 export const DeliveryParams = z.object({ webhook_id: uuidField, delivery_id: uuidField });
-export const DeliveriesQuery = z.object({ limit: z.coerce.number().int().min(1).max(200).default(50) });
+/** A page of the delivery log: `?limit=` (default 50, at most 200) and the opaque `?cursor=` of the previous page. */
+export const DeliveriesQuery = z
+  .object({ limit: z.coerce.number().int().min(1).max(200).default(50), cursor: pageFields.cursor })
+  .transform(toPageRequest);
 
 const Webhook = z
   .object({
@@ -123,10 +126,13 @@ export const webhooksPaths: RouteConfig[] = [
     method: 'get',
     path: '/org/webhooks/{webhook_id}/deliveries',
     tags,
-    summary: "The endpoint's delivery log, newest first: status, attempts with time, duration and response code (admin)",
+    summary: "The endpoint's delivery log, newest first, a page at a time: status, attempts with time, duration and response code (admin)",
     security,
     request: { params: WebhookParams, query: DeliveriesQuery },
-    responses: { 200: json(z.object({ deliveries: z.array(Delivery) }), 'Deliveries'), ...refusals(400, 401, 403, 404) },
+    responses: {
+      200: json(z.object({ deliveries: z.array(Delivery), next_cursor: nextCursor.openapi({ description: 'pass as ?cursor= for the next (older) page; null on the last' }) }), 'Deliveries'),
+      ...refusals(400, 401, 403, 404),
+    },
   },
   {
     method: 'post',

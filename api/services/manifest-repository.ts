@@ -5,7 +5,7 @@
 import sharp from 'sharp';
 import { anchorViewForHash } from '../../shared/anchoring/views.js';
 import { claimThumbnailOfStore } from '../../shared/c2pa/read-asset.js';
-import { findDiscoverableManifest, type DiscoverableManifest } from '../../shared/db/repositories/sign-jobs.js';
+import { discoverableManifestIdOf, findDiscoverableManifest, type DiscoverableManifest } from '../../shared/db/repositories/sign-jobs.js';
 import { formatFor, identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { StagedFile } from '../../shared/storage/index.js';
@@ -43,6 +43,16 @@ export async function discoverableManifest(ctx: Pick<RepositoryContext, 'knex'>,
   const row = await findDiscoverableManifest(manifestId, ctx.knex);
   if (!row) throw notFound('manifest');
   return row;
+}
+
+/**
+ * The HTTP `Link` header value that tells a validator where a signed file's manifest store is (C2PA 2.2 §15.5.3.2):
+ * the repository's GET /v1/manifests/{id}. Undefined when the file's manifest is not discoverable, as that URL would
+ * answer 404.
+ */
+export async function c2paManifestLink(ctx: Pick<RepositoryContext, 'knex' | 'config'>, file: { id: string } | { sha256: string }): Promise<string | undefined> {
+  const manifestId = await discoverableManifestIdOf(file, ctx.knex);
+  return manifestId === undefined ? undefined : `<${ctx.config.baseUrl}/v1/manifests/${encodeURIComponent(manifestId)}>; rel="c2pa-manifest"`;
 }
 
 /**

@@ -30,6 +30,7 @@ import { ApiError, conflict, notFound } from '../errors.js';
 import { jobView, renditionsOf, type JobView } from '../../shared/anchoring/job-view.js';
 import { renditionZip } from '../media/rendition-zip.js';
 import { pageResult } from '../pagination.js';
+import { c2paManifestLink } from './manifest-repository.js';
 import { liveTemplate } from './manifest-templates.js';
 import { actorColumns, findUpload } from './uploads.js';
 
@@ -175,6 +176,8 @@ export interface OpenedSignedFile {
   mimeType: string;
   size: number;
   etag: string;
+  /** The `Link` header naming where the public repository serves the file's manifest store, when discoverable. */
+  manifestLink: string | undefined;
   stream: Readable;
 }
 
@@ -182,14 +185,15 @@ export interface OpenedSignedFile {
  * One of the organisation's signed files (404 for any other), opened for reading from the file store; a signed
  * rendition as the zip of its parts (application/zip, streamed part by part).
  */
-export async function openSignedFile(ctx: Pick<SignJobsContext, 'files' | 'knex'>, orgId: string, fileId: string): Promise<OpenedSignedFile> {
+export async function openSignedFile(ctx: Pick<SignJobsContext, 'files' | 'config' | 'knex'>, orgId: string, fileId: string): Promise<OpenedSignedFile> {
   const file = await findOrgSignedFile(orgId, fileId);
   if (!file) throw notFound('file');
+  const manifestLink = await c2paManifestLink(ctx, { id: file.id });
   const parts = await renditionParts(orgId, { signed_file_id: file.id }, ctx.knex);
   if (parts.length) {
     const zip = renditionZip(ctx.files, parts, file.created_at);
-    return { filename: file.filename, mimeType: 'application/zip', size: zip.size, etag: `W/"${file.sha256}"`, stream: zip.stream };
+    return { filename: file.filename, mimeType: 'application/zip', size: zip.size, etag: `W/"${file.sha256}"`, manifestLink, stream: zip.stream };
   }
   const { stream } = await ctx.files.openRead(file.storage_key);
-  return { filename: file.filename, mimeType: file.mime_type, size: Number(file.size), etag: `"${file.sha256}"`, stream };
+  return { filename: file.filename, mimeType: file.mime_type, size: Number(file.size), etag: `"${file.sha256}"`, manifestLink, stream };
 }

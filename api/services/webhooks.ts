@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import type { Config } from '../../shared/config.js';
+import type { PageRequest } from '../../shared/db/page.js';
 import { lockOrganisation } from '../../shared/db/repositories/organisations.js';
 import {
   attemptsOfDeliveries,
@@ -25,6 +26,7 @@ import type { WebhookEventType } from '../../shared/domain/webhook-events.js';
 import { assertPublicUrl } from '../../shared/net/guarded-fetch.js';
 import { encryptSecret, generateWebhookSecret, webhookKey } from '../../shared/webhooks/secrets.js';
 import { conflict, notFound } from '../errors.js';
+import { pageResult } from '../pagination.js';
 
 type WebhookSettings = Pick<Config, 'webhooks' | 'jwtSecret'>;
 
@@ -133,11 +135,13 @@ export async function rotateWebhookSecret(knex: Knex, config: WebhookSettings, o
   return { ...webhookView(updated), secret };
 }
 
-export async function listDeliveries(knex: Knex, orgId: string, id: string, limit: number) {
+/** A page of an endpoint's delivery log, newest first, with the cursor of the next (older) page. */
+export async function listDeliveries(knex: Knex, orgId: string, id: string, page: PageRequest) {
   await existing(knex, orgId, id);
-  const rows = await listEndpointDeliveries(orgId, id, { limit }, knex);
-  const attempts = await attemptsOfDeliveries(rows.map((r) => r.id), knex);
-  return rows.map((r) => deliveryView(r, attempts.get(r.id) ?? []));
+  const before = page.after && { created_at: page.after.createdAt, id: page.after.id };
+  const { items, next_cursor } = pageResult(await listEndpointDeliveries(orgId, id, { limit: page.limit + 1, before }, knex), page);
+  const attempts = await attemptsOfDeliveries(items.map((r) => r.id), knex);
+  return { deliveries: items.map((r) => deliveryView(r, attempts.get(r.id) ?? [])), next_cursor };
 }
 
 /** Sends one delivered or failed event to its endpoint again (same event id); a pending one is still on its way (409). */

@@ -140,7 +140,7 @@ const knex = await openDatabase(config);
 const vault = createKeyVault(config);
 await initPki({ knex, vault, config });
 // The TSA (trust-services process) first: the loop with timestamps uses it as the workers do.
-const trust = await startRole('ocsp/main.ts', { ...env, LOG_LEVEL: 'info' }, /listening/);
+const trust = await startRole('ocsp/main.ts', { ...env, LOG_LEVEL: 'info' }, /OCSP responder, CRL host and TSA listening/);
 process.once('exit', () => trust.child.kill('SIGKILL')); // never left behind, even if a loop below throws
 
 // --- the limit: a plain in-process loop, measured before and after the pipeline (the machine is shared) ---

@@ -3,7 +3,8 @@ import { BmffUnsignableError, withBmffBoxes } from './bmff-c2pa-boxes.js';
 import { bmffDigest, exclusionsOf, type BmffExclusion, type BmffHashAssertion, type BmffHashOptions } from './bmff-hash.js';
 import { merkleMapOf } from './bmff-merkle-box.js';
 import { merkleProofMatches } from './bmff-merkle-tree.js';
-import { bmffBoxTree, BmffFileReader, BmffMalformed } from './bmff-walk.js';
+import { BmffFileReader, BmffMalformed, BmffTooManyBoxes } from './bmff-walk.js';
+import { BindingLimitExceeded } from './binding-limits.js';
 import { bytesOf, isCount } from './crjson-values.js';
 import { hashAlgorithm } from './data-hash.js';
 
@@ -18,6 +19,9 @@ import { hashAlgorithm } from './data-hash.js';
  * One departure: c2pa-rs 0.91 skips a segment whose tree has no initHash without checking it (a match); here that is a
  * mismatch, since nothing would bind the segment to anything.
  */
+
+/** A file c2pa-rs cannot walk, or one past the walk's bound on boxes, or an assertion past the check's bounds. */
+const isUnwalkable = (err: unknown) => err instanceof BmffMalformed || err instanceof BmffTooManyBoxes || err instanceof BindingLimitExceeded;
 
 /** One Merkle tree of the assertion (MerkleMap), its bytes decoded. */
 interface MerkleTree {
@@ -77,7 +81,14 @@ async function segmentMatches(filePath: string, trees: readonly MerkleTree[], ex
  */
 export async function segmentCheck(initPath: string, assertion: BmffHashAssertion, options: BmffHashOptions): Promise<((segmentPath: string) => Promise<boolean>) | undefined> {
   const alg = hashAlgorithm(assertion.alg ?? options.claimAlg ?? 'sha256');
-  const exclusions = exclusionsOf(assertion);
+  let exclusions: BmffExclusion[] | undefined;
+  try {
+    exclusions = exclusionsOf(assertion);
+  } catch (err) {
+    // More exclusions than the check's bound: nothing is hashed, nothing matches.
+    if (err instanceof BindingLimitExceeded) return async () => false;
+    throw err;
+  }
   if (!alg || !exclusions) return undefined;
   const trees = Array.isArray(assertion.merkle) ? treesOf(assertion.merkle, alg) : undefined;
   const hashOffsets = options.version > 1;
@@ -93,7 +104,7 @@ export async function segmentCheck(initPath: string, assertion: BmffHashAssertio
       return true;
     });
   } catch (err) {
-    if (!(err instanceof BmffMalformed)) throw err;
+    if (!isUnwalkable(err)) throw err;
     initMatches = false;
   }
   return async (segmentPath) => {
@@ -102,7 +113,7 @@ export async function segmentCheck(initPath: string, assertion: BmffHashAssertio
       return await segmentMatches(segmentPath, trees, exclusions, hashOffsets);
     } catch (err) {
       // What c2pa-rs cannot walk or read the C2PA boxes of, it does not match.
-      if (err instanceof BmffMalformed || err instanceof BmffUnsignableError) return false;
+      if (isUnwalkable(err) || err instanceof BmffUnsignableError) return false;
       throw err;
     }
   };

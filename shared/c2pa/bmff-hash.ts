@@ -1,6 +1,7 @@
 import { createHash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
-import { BmffFileReader, BmffMalformed, bmffBoxTree } from './bmff-walk.js';
+import { BINDING_LIMITS, BindingLimitExceeded, counted } from './binding-limits.js';
+import { BmffFileReader, BmffMalformed, BmffTooManyBoxes, bmffBoxTree, type BmffBox } from './bmff-walk.js';
 import { bytesOf, isCount, optional, type CrJsonBytes } from './crjson-values.js';
 import { digestOf, hashAlgorithm } from './data-hash.js';
 
@@ -45,11 +46,16 @@ export interface BmffHashOptions {
 
 const CHUNK = 1024 * 1024;
 
-/** A range of the file to leave out; `marker`: not an exclusion but the place to hash a top-level box's offset. */
+/** A range of the file to leave out. */
 interface Range {
   start: number;
   length: number;
-  marker?: boolean;
+}
+
+/** The exclusions as byte ranges (in c2pa-rs's order), and the top-level boxes' offsets to hash (v2 and up), ascending. */
+interface Exclusions {
+  ranges: Range[];
+  markers: number[];
 }
 
 const isBytes = (v: unknown): boolean => bytesOf(v) !== undefined;
@@ -69,27 +75,44 @@ function wellFormed(exclusions: unknown): exclusions is BmffExclusion[] {
   );
 }
 
+/** The boxes of the file as c2pa-rs walks them; past the box limit for its size (maxBmffBoxes), BindingLimitExceeded. */
+async function boxTree(file: BmffFileReader): Promise<Map<string, BmffBox[]>> {
+  try {
+    return await bmffBoxTree(file);
+  } catch (err) {
+    if (err instanceof BmffTooManyBoxes) throw new BindingLimitExceeded('file', `${err.message}, the most whose binding is checked`);
+    throw err;
+  }
+}
+
+/** Refuses exclusions that would check more boxes than BINDING_LIMITS.bmffExclusionChecks (counted before any is read). */
+function assertChecksWithinLimit(tree: Map<string, BmffBox[]>, exclusions: readonly BmffExclusion[]): void {
+  let checks = 0;
+  for (const e of exclusions) checks += (tree.get(e.xpath)?.length ?? 0) * (1 + (e.data?.length ?? 0) + (e.subset?.length ?? 0));
+  if (checks > BINDING_LIMITS.bmffExclusionChecks) {
+    throw new BindingLimitExceeded('assertion', `the exclusions of the manifest's BMFF hash would check more than ${counted(BINDING_LIMITS.bmffExclusionChecks)} boxes`);
+  }
+}
+
 /** c2pa-rs's bmff_to_jumbf_exclusions: the assertion's exclusions as byte ranges, and (v2 and up) the offset markers. */
-async function exclusionRanges(file: BmffFileReader, exclusions: readonly BmffExclusion[], hashOffsets: boolean): Promise<Range[]> {
-  const tree = await bmffBoxTree(file);
-  // Paths with a single "/" are top-level (counted as c2pa-rs counts them).
-  const topLevel = [...tree].filter(([path]) => path.split('/').length === 2).flatMap(([, boxes]) => boxes.map((b) => b.offset)).sort((a, b) => a - b);
+async function exclusionRanges(file: BmffFileReader, exclusions: readonly BmffExclusion[], hashOffsets: boolean): Promise<Exclusions> {
+  const tree = await boxTree(file);
+  assertChecksWithinLimit(tree, exclusions);
   const ranges: Range[] = [];
+  const excludedWhole = new Set<number>();
   for (const exclusion of exclusions) {
     const flags = bytesOf(exclusion.flags);
+    // c2pa-rs packs the three flag bytes into the top of a u32 and compares that with the box's 24-bit flags.
+    const desired = flags && flags.length >= 3 ? ((flags[0]! << 24) | (flags[1]! << 16) | (flags[2]! << 8)) >>> 0 : 0;
+    const exact = exclusion.exact ?? true;
+    const data = exclusion.data?.map(({ offset, value }) => ({ offset, expected: bytesOf(value)! }));
     for (const box of tree.get(exclusion.xpath) ?? []) {
       if (exclusion.length != null && exclusion.length !== box.size) continue;
       if (exclusion.version != null && box.version !== undefined && exclusion.version !== box.version) continue;
-      if (flags && box.flags !== undefined) {
-        // c2pa-rs packs the three flag bytes into the top of a u32 and compares that with the box's 24-bit flags.
-        const desired = flags.length >= 3 ? ((flags[0]! << 24) | (flags[1]! << 16) | (flags[2]! << 8)) >>> 0 : 0;
-        const exact = exclusion.exact ?? true;
-        if (exact ? desired !== box.flags : ((desired | box.flags) >>> 0) !== desired) continue;
-      }
-      if (exclusion.data) {
+      if (flags && box.flags !== undefined && (exact ? desired !== box.flags : ((desired | box.flags) >>> 0) !== desired)) continue;
+      if (data) {
         let same = true;
-        for (const { offset, value } of exclusion.data) {
-          const expected = bytesOf(value)!;
+        for (const { offset, expected } of data) {
           if (!(await file.exact(box.offset + offset, expected.length)).equals(expected)) {
             same = false;
             break;
@@ -104,68 +127,76 @@ async function exclusionRanges(file: BmffFileReader, exclusions: readonly BmffEx
         }
       } else {
         ranges.push({ start: box.offset, length: box.size });
-        // A top-level box excluded whole has no offset hashed.
-        const at = topLevel.indexOf(box.offset);
-        if (at >= 0) topLevel.splice(at, 1);
+        // A top-level box excluded whole has no offset hashed (no box below the top starts where a top-level one does).
+        excludedWhole.add(box.offset);
       }
     }
   }
-  if (hashOffsets) for (const offset of topLevel) ranges.push({ start: offset, length: 1, marker: true });
-  return ranges;
+  if (!hashOffsets) return { ranges, markers: [] };
+  // Paths with a single "/" are top-level (counted as c2pa-rs counts them).
+  const topLevel = [...tree].filter(([path]) => path.split('/').length === 2).flatMap(([, boxes]) => boxes.map((b) => b.offset));
+  return { ranges, markers: topLevel.filter((offset) => !excludedWhole.has(offset)).sort((a, b) => a - b) };
 }
 
 /** [from, to] inclusive, as c2pa-rs's RangeInclusive; `marker`: hash the offset `from` here, not bytes. */
 type Span = [from: number, to: number, marker?: true];
 
-/** c2pa-rs's hash_stream_by_alg (exclusion form): the spans hashed, in order. */
-function hashedSpans(size: number, exclusions: Range[]): Span[] | undefined {
-  const sorted = [...exclusions].sort((a, b) => a.start - b.start);
-  const last = sorted.at(-1);
+/** The bytes of [0, size) that no range covers, as maximal runs in order (`sorted`: by start). */
+function uncovered(size: number, sorted: readonly Range[]): Span[] {
+  const runs: Span[] = [];
+  let next = 0;
+  for (const { start, length } of sorted) {
+    if (length === 0) continue;
+    if (start > next && next < size) runs.push([next, Math.min(start, size) - 1]);
+    next = Math.max(next, start + length);
+  }
+  if (next < size) runs.push([next, size - 1]);
+  return runs;
+}
+
+/**
+ * c2pa-rs's hash_stream_by_alg (exclusion form): the spans hashed, in order. The exclusions' ranges and the markers
+ * are sorted once and swept together (O(n log n)).
+ */
+function hashedSpans(size: number, { ranges, markers }: Exclusions): Span[] | undefined {
+  const sorted = [...ranges].sort((a, b) => a.start - b.start); // stable, as c2pa-rs's sort
+  // c2pa-rs checks only the range that starts last against the file's length; markers come after the exclusions.
+  const lastRange = sorted.at(-1);
+  const lastMarker = markers.at(-1);
+  const last = lastMarker !== undefined && (lastRange === undefined || lastMarker >= lastRange.start) ? { start: lastMarker, length: 1 } : lastRange;
   if (!last) return [[0, size - 1]];
   if (size < last.start + last.length) return undefined; // "the exclusion range exceed the data length"
-  let included: Span[] = [[0, size - 1]];
-  const markers: number[] = [];
-  for (const range of sorted) {
-    if (range.marker) {
-      markers.push(range.start);
-      continue;
-    }
-    if (range.length === 0) continue;
-    const [from, to] = [range.start, range.start + range.length - 1];
-    included = included.flatMap(([a, b]): Span[] => {
-      if (to < a || from > b) return [[a, b]];
-      return [...(from > a ? [[a, from - 1] as Span] : []), ...(to < b ? [[to + 1, b] as Span] : [])];
-    });
-  }
+  const included = uncovered(size, sorted);
   if (!markers.length) return included;
-  markers.sort((a, b) => a - b);
+  // Offsets in included bytes split them there. Offsets of boxes whose first byte is excluded (by a subset) are hashed
+  // where they fall, if between the first and the last included byte.
+  const before = included[0]?.[0] ?? 0;
+  const after = included.at(-1)?.[1] ?? size - 1;
   const spans: Span[] = [];
-  for (const range of included) {
-    let current = range;
-    for (const offset of markers) {
-      if (offset < current[0] || offset > current[1]) continue;
-      if (offset === current[0]) spans.push([offset, offset, true]);
-      else {
-        spans.push([current[0], offset - 1], [offset, offset, true]);
-        current = [offset, current[1]];
-      }
+  let i = 0;
+  const outside = (bound: number) => {
+    for (; i < markers.length && markers[i]! < bound; i += 1) if (markers[i]! > before && markers[i]! < after) spans.push([markers[i]!, markers[i]!, true]);
+  };
+  for (const [a, b] of included) {
+    outside(a);
+    let from = a;
+    for (; i < markers.length && markers[i]! <= b; i += 1) {
+      const offset = markers[i]!;
+      if (offset > from) spans.push([from, offset - 1]);
+      spans.push([offset, offset, true]);
+      from = offset;
     }
-    spans.push(current);
+    spans.push([from, b]);
   }
-  // Offsets of boxes whose first byte is excluded by a subset are hashed where they fall (not before or after all).
-  const before = spans[0]?.[0] ?? 0;
-  const after = spans.at(-1)?.[1] ?? size - 1;
-  for (const offset of markers) {
-    if (!spans.some(([a, b]) => offset >= a && offset <= b) && offset > before && offset < after) spans.push([offset, offset, true]);
-  }
-  return spans.sort((a, b) => a[0] - b[0]); // stable: a marker stays before the bytes that start at it
+  outside(Infinity);
+  return spans;
 }
 
 async function hashSpans(file: BmffFileReader, spans: readonly Span[], hash: Hash, markers: ReadonlySet<number>): Promise<void> {
+  const offset = Buffer.alloc(8);
   for (const [from, to] of spans) {
     // c2pa-rs takes any one-byte span at a marked offset for the marker.
     if (from === to && markers.has(from)) {
-      const offset = Buffer.alloc(8);
       offset.writeBigUInt64BE(BigInt(from));
       hash.update(offset);
       continue;
@@ -181,31 +212,39 @@ async function hashSpans(file: BmffFileReader, spans: readonly Span[], hash: Has
  */
 export async function bmffDigest(file: BmffFileReader, exclusions: readonly BmffExclusion[], options: { alg: string; hashOffsets: boolean }): Promise<Buffer | undefined> {
   if (file.size < 1) return undefined;
-  const ranges = await exclusionRanges(file, exclusions, options.hashOffsets);
-  const spans = hashedSpans(file.size, ranges);
+  const found = await exclusionRanges(file, exclusions, options.hashOffsets);
+  const spans = hashedSpans(file.size, found);
   if (!spans) return undefined;
   const hash = createHash(options.alg);
-  await hashSpans(file, spans, hash, new Set(ranges.filter((r) => r.marker).map((r) => r.start)));
+  await hashSpans(file, spans, hash, new Set(found.markers));
   return hash.digest();
 }
 
-/** The exclusions of an assertion, when they have the shape c2pa-rs deserializes (else undefined: not judged here). */
+/**
+ * The exclusions of an assertion, when they have the shape c2pa-rs deserializes (else undefined: not judged here).
+ * More than BINDING_LIMITS.bmffExclusions throws BindingLimitExceeded.
+ */
 export function exclusionsOf(assertion: Pick<BmffHashAssertion, 'exclusions'>): BmffExclusion[] | undefined {
   const exclusions = assertion.exclusions ?? [];
+  if (Array.isArray(exclusions) && exclusions.length > BINDING_LIMITS.bmffExclusions) {
+    throw new BindingLimitExceeded('assertion', `the manifest's BMFF hash lists ${counted(exclusions.length)} exclusions, more than the ${counted(BINDING_LIMITS.bmffExclusions)} checked`);
+  }
   return wellFormed(exclusions) ? exclusions : undefined;
 }
 
 /**
  * Whether the file hashes to the assertion's digest as c2pa-rs computes it; undefined when this check cannot judge
  * it: an algorithm or value it does not know, no file-level hash, or Merkle trees (c2pa-rs writes them only when
- * configured to; when the file-level hash is there and fails, that is still a mismatch). A fragmented MP4's Merkle
- * trees are checked fragment by fragment (bmff-fragment-check.ts).
+ * configured to; when the file-level hash is there and fails, that is still a mismatch). Past BINDING_LIMITS (the
+ * file's boxes, the exclusions and the box checks they make) it throws BindingLimitExceeded instead of reading on. A
+ * fragmented MP4's Merkle trees are checked segment by segment (bmff-fragment-check.ts).
  */
 export async function bmffHashMatches(filePath: string, assertion: BmffHashAssertion, options: BmffHashOptions = { version: 2 }): Promise<boolean | undefined> {
   const alg = hashAlgorithm(assertion.alg ?? options.claimAlg ?? 'sha256');
   const expected = digestOf(assertion.hash);
+  if (!alg || !expected) return undefined;
   const exclusions = exclusionsOf(assertion);
-  if (!alg || !expected || !exclusions) return undefined;
+  if (!exclusions) return undefined;
   const handle = await open(filePath, 'r');
   try {
     const file = new BmffFileReader(handle, (await handle.stat()).size);

@@ -1,4 +1,5 @@
 import { BmffUnsignableError, manifestStoreOf, standInOf, withBmffFile } from './bmff-c2pa-boxes.js';
+import { BindingLimitExceeded } from './binding-limits.js';
 import { bmffHashMatches, type BmffHashAssertion, type BmffHashOptions } from './bmff-hash.js';
 import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
@@ -58,11 +59,15 @@ export async function activeBmffHash(store: Uint8Array): Promise<ActiveBmffHash 
 
 /**
  * Whether the file at `filePath` hashes to the BMFF hash of the store's active manifest (c2pa-rs's check, bmff-hash.ts);
- * undefined when the manifest has no BMFF hash or one that check cannot judge.
+ * undefined when the manifest has no BMFF hash or one that check cannot judge. An assertion past the check's bounds
+ * (BINDING_LIMITS: its exclusions) does not hash: false.
  */
 export async function storeBmffHashMatches(store: Uint8Array, filePath: string): Promise<boolean | undefined> {
   const found = await activeBmffHash(store);
-  return found && bmffHashMatches(filePath, found.assertion, found.options);
+  return found && bmffHashMatches(filePath, found.assertion, found.options).catch((err: unknown) => {
+    if (err instanceof BindingLimitExceeded) return false;
+    throw err;
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
+import { C2PA_RS_CONTAINERS, MAX_BMFF_DEPTH, maxBmffBoxes } from '../media/walks/bmff.js';
 
 /**
  * The box walk c2pa-rs makes of an ISO BMFF file (bmff_io.rs build_bmff_tree, with its tables of the boxes it descends
@@ -12,9 +13,16 @@ import type { FileHandle } from 'node:fs/promises';
 /** The file cannot be walked as c2pa-rs walks it. */
 export class BmffMalformed extends Error {}
 
+/** The file has more boxes than the walk was allowed (`maxBoxes`): the walk stopped there. */
+export class BmffTooManyBoxes extends Error {
+  constructor(readonly limit: number) {
+    super(`the file has more than ${limit.toLocaleString('en-US')} boxes`);
+    this.name = 'BmffTooManyBoxes';
+  }
+}
+
 /** The extended type of the C2PA manifest store's uuid box. */
 export const C2PA_UUID = Buffer.from('d8fec3d61b0e483c92975828877ec481', 'hex');
-const MAX_BOX_DEPTH = 32;
 
 /** ISO/IEC 14496-12:2022 FullBoxes (c2pa-rs FULL_BOX_TYPES): their version and flags follow the header. */
 export const FULL_BOX_TYPES: ReadonlySet<string> = new Set([
@@ -25,8 +33,8 @@ export const FULL_BOX_TYPES: ReadonlySet<string> = new Set([
   'prft', 'srpp', 'vmhd', 'smhd', 'srat', 'chnl', 'dmix', 'txtC', 'mime', 'uri ', 'uriI', 'hmhd', 'sthd', 'vvhd', 'medc',
 ]);
 
-/** The boxes c2pa-rs descends into; all others are leaves to it. */
-export const CONTAINERS: ReadonlySet<string> = new Set(['moov', 'trak', 'mdia', 'minf', 'stbl', 'moof', 'traf', 'edts', 'udta', 'dinf', 'tref', 'treg', 'mvex', 'mfra', 'meta', 'schi']);
+/** The boxes c2pa-rs descends into; all others are leaves to it (the table is shared/media's, which counts boxes too). */
+export const CONTAINERS = C2PA_RS_CONTAINERS;
 
 /** One box as c2pa-rs lists it: where it starts, its whole size, and a FullBox's version and flags. */
 export interface BmffBox {
@@ -36,8 +44,17 @@ export interface BmffBox {
   flags?: number;
 }
 
-/** Positioned reads of an open file. */
+/** Reads of at most this size are served from a window read ahead (one syscall for many box headers). */
+const WINDOW = 64 * 1024;
+
+/**
+ * Positioned reads of an open file, small ones through a window read ahead: a walk over a file of 600,000 boxes makes
+ * a few dozen reads, not 600,000. A returned buffer stays valid (each window is a new one).
+ */
 export class BmffFileReader {
+  private window: Buffer = Buffer.alloc(0);
+  private windowPos = 0;
+
   constructor(
     private readonly handle: FileHandle,
     readonly size: number,
@@ -45,9 +62,23 @@ export class BmffFileReader {
 
   /** Exactly `length` bytes at `position`, or BmffMalformed (c2pa-rs's read_exact failing). */
   async exact(position: number, length: number): Promise<Buffer> {
-    const buffer = Buffer.alloc(length);
-    if (length === 0) return buffer;
+    if (length === 0) return Buffer.alloc(0);
     if (position + length > this.size) throw new BmffMalformed('read past the end of the file');
+    const at = position - this.windowPos;
+    if (at >= 0 && at + length <= this.window.length) return this.window.subarray(at, at + length);
+    if (length > WINDOW / 2) return this.read(position, length);
+    this.window = await this.read(position, Math.min(WINDOW, this.size - position));
+    this.windowPos = position;
+    return this.window.subarray(0, length);
+  }
+
+  /** Up to `length` bytes at `position` (fewer at the end of the file). */
+  async some(position: number, length: number): Promise<Buffer> {
+    return this.exact(position, Math.max(0, Math.min(length, this.size - position)));
+  }
+
+  private async read(position: number, length: number): Promise<Buffer> {
+    const buffer = Buffer.allocUnsafe(length);
     let done = 0;
     while (done < length) {
       const { bytesRead } = await this.handle.read(buffer, done, length - done, position + done);
@@ -55,12 +86,6 @@ export class BmffFileReader {
       done += bytesRead;
     }
     return buffer;
-  }
-
-  /** Up to `length` bytes at `position` (fewer at the end of the file). */
-  async some(position: number, length: number): Promise<Buffer> {
-    const buffer = Buffer.alloc(Math.max(0, Math.min(length, this.size - position)));
-    return buffer.length ? this.exact(position, buffer.length) : buffer;
   }
 }
 
@@ -73,17 +98,28 @@ async function isMetaFullBox(file: BmffFileReader, position: number, boxSize: nu
   return !(childSize > 0 && childSize <= boxSize && printable);
 }
 
+const decoder = new TextDecoder(); // lossy, as String::from_utf8_lossy
+
+/** A box's type as c2pa-rs reads it (String::from_utf8_lossy of its four bytes). */
+function boxType(header: Buffer): string {
+  const ascii = header[4]! < 0x80 && header[5]! < 0x80 && header[6]! < 0x80 && header[7]! < 0x80;
+  return ascii ? header.toString('latin1', 4, 8) : decoder.decode(header.subarray(4, 8));
+}
+
 /**
  * The boxes of the file by path ("/moov/trak"), in file order, as c2pa-rs's build_bmff_tree lists them: containers
- * it knows are walked, a size of 0 runs to the end of the file, 1 means a 64-bit size follows.
+ * it knows are walked, a size of 0 runs to the end of the file, 1 means a 64-bit size follows. Stops with
+ * BmffTooManyBoxes past `maxBoxes` (all levels counted; default maxBmffBoxes of the file's size, what the service takes at all).
  */
-export async function bmffBoxTree(file: BmffFileReader): Promise<Map<string, BmffBox[]>> {
+export async function bmffBoxTree(file: BmffFileReader, { maxBoxes = maxBmffBoxes(file.size) }: { maxBoxes?: number } = {}): Promise<Map<string, BmffBox[]>> {
   const byPath = new Map<string, BmffBox[]>();
-  const decoder = new TextDecoder(); // lossy, as String::from_utf8_lossy
   let position = 0;
   let depth = 0;
+  let count = 0;
 
   const add = (path: string, box: BmffBox) => {
+    count += 1;
+    if (count > maxBoxes) throw new BmffTooManyBoxes(maxBoxes);
     const list = byPath.get(path);
     if (list) list.push(box);
     else byPath.set(path, [box]);
@@ -96,12 +132,12 @@ export async function bmffBoxTree(file: BmffFileReader): Promise<Map<string, Bmf
 
   const level = async (end: number, parent: string): Promise<void> => {
     depth += 1;
-    if (depth > MAX_BOX_DEPTH) throw new BmffMalformed('boxes nested too deep');
+    if (depth > MAX_BMFF_DEPTH) throw new BmffMalformed('boxes nested too deep');
     let current = position;
     while (current < end) {
       const start = position;
       const header = await file.exact(start, 8);
-      const type = decoder.decode(header.subarray(4, 8));
+      const type = boxType(header);
       position = start + 8;
       let size = header.readUInt32BE(0);
       if (size === 1) {

@@ -3,6 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { readAt, runOnFile, type Walk } from '../media/byte-walk.js';
 import { MediaRejectedError } from '../media/errors.js';
 import { identifyMedia } from '../media/formats.js';
+import { BINDING_LIMITS, BindingLimitExceeded, counted } from './binding-limits.js';
 import { bytesOf, isCount, optional, type CrJsonBytes } from './crjson-values.js';
 import { hashAlgorithm } from './data-hash.js';
 
@@ -54,6 +55,16 @@ interface SourceBox {
   name: string;
   start: number;
   length: number;
+}
+
+/** A box map as it is made, refused past BINDING_LIMITS.boxMapBoxes (before the file's boxes fill memory). */
+class BoxMap {
+  readonly list: SourceBox[] = [];
+
+  push(box: SourceBox): void {
+    if (this.list.length >= BINDING_LIMITS.boxMapBoxes) throw new BindingLimitExceeded('file', `the file has more than ${counted(BINDING_LIMITS.boxMapBoxes)} segments or chunks`);
+    this.list.push(box);
+  }
 }
 
 /** c2pa-rs's name for the C2PA manifest store's box in every format (C2PA_BOXHASH). */
@@ -237,7 +248,7 @@ function* jpegSegments(): Walk<SourceBox[]> {
   if (soi.length !== 2 || soi[0] !== 0xff || soi[1] !== 0xd8) throw new Malformed('could not read JPEG segments');
   const c = new Cursor(2);
   const pending: { marker?: number } = { marker: 0xd8 };
-  const boxes: SourceBox[] = [];
+  const boxes = new BoxMap();
   let caiEn: Buffer | undefined;
   let caiSegments = 0;
   let caiIndex = 0;
@@ -255,7 +266,7 @@ function* jpegSegments(): Walk<SourceBox[]> {
       const en = data.subarray(2, 4);
       if (caiSegments > 0 && caiEn?.equals(en)) {
         caiSegments += 1;
-        boxes[caiIndex]!.length += data.length + 4;
+        boxes.list[caiIndex]!.length += data.length + 4;
         continue;
       }
       if (data.length < 28) throw new Malformed('Invalid JPEG CAI JUMBF block');
@@ -263,7 +274,7 @@ function* jpegSegments(): Walk<SourceBox[]> {
         caiSegments = 1;
         caiEn = Buffer.from(en);
         boxes.push({ name: C2PA, start, length: data.length + 4 });
-        caiIndex = boxes.length - 1;
+        caiIndex = boxes.list.length - 1;
         continue;
       }
     }
@@ -272,7 +283,7 @@ function* jpegSegments(): Walk<SourceBox[]> {
     if (name === undefined) throw new Malformed('Unknown segment marker');
     boxes.push({ name, start, length: 0 });
   }
-  return boxes;
+  return boxes.list;
 }
 
 const hasLength = (marker: number) => (marker >= 0xe0 && marker <= 0xef) || (marker >= 0xc0 && marker <= 0xcf) || marker === 0xda || marker === 0xfe || marker === 0xdb || marker === 0xdd;
@@ -327,7 +338,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 function* pngBoxMap(size: number): Walk<SourceBox[]> {
   const signature = yield* readAt(0, 8);
   if (!signature.equals(PNG_SIGNATURE)) throw new Malformed('PNG invalid');
-  const boxes: SourceBox[] = [{ name: 'PNGh', start: 0, length: 8 }];
+  const boxes = new BoxMap();
+  boxes.push({ name: 'PNGh', start: 0, length: 8 });
   let pos = 8;
   for (;;) {
     const head = yield* readAt(pos, 8);
@@ -345,7 +357,7 @@ function* pngBoxMap(size: number): Walk<SourceBox[]> {
     pos = end;
     if (name === 'IEND') break;
   }
-  return boxes;
+  return boxes.list;
 }
 
 /** The box map of the file as c2pa-rs's handler for its format makes it; undefined for a format not ported here. */
@@ -356,17 +368,55 @@ async function boxMapOf(handle: FileHandle, size: number, mimeType: string): Pro
 }
 
 /** hash_stream_by_alg with one inclusion range, as BoxHash verification calls it; undefined when the range is not in the file. */
-async function hashRange(handle: FileHandle, size: number, alg: string, start: number, length: number): Promise<Buffer | undefined> {
+function* rangeDigest(size: number, alg: string, start: number, length: number): Walk<Buffer | undefined> {
   if (size < 1 || start + length > size) return undefined; // "no data to hash", "range exceed the data length"
   const hash = createHash(alg);
-  const buffer = Buffer.alloc(Math.min(CHUNK, Math.max(length, 1)));
   for (let at = start; at < start + length; ) {
-    const { bytesRead } = await handle.read(buffer, 0, Math.min(buffer.length, start + length - at), at);
-    if (bytesRead === 0) return undefined;
-    hash.update(buffer.subarray(0, bytesRead));
-    at += bytesRead;
+    const piece = yield* readAt(at, Math.min(CHUNK, start + length - at));
+    if (piece.length === 0) return undefined;
+    hash.update(piece);
+    at += piece.length;
   }
   return hash.digest();
+}
+
+/**
+ * BoxHash::verify_stream_hash over the box map: each entry's boxes, named in order, hashed from the first's start to
+ * the last's end. Run over the file as one walk, so the many small boxes of a long map are read a window at a time.
+ */
+function* entriesMatch(entries: readonly BoxHashEntry[], source: readonly SourceBox[], size: number, claimAlg: string | undefined): Walk<boolean | undefined> {
+  // A PNG's signature may be left out of the assertion.
+  let next = source[0]!.name === 'PNGh' && entries[0]!.names.length > 0 && entries[0]!.names[0] !== 'PNGh' ? 1 : 0;
+  for (const entry of entries) {
+    let skipC2pa = false;
+    let start = 0;
+    let length = 0;
+    for (const name of entry.names) {
+      const box = source[next];
+      if (!box || box.name !== name) return false; // assertion.boxesHash.unknownBox
+      if (length === 0) {
+        [start, length] = [box.start, box.length];
+        if (name === C2PA) {
+          if (entry.names.length !== 1) return false; // "Malformed C2PA box hash"
+          skipC2pa = true;
+        }
+      } else {
+        if (box.start < start) return false; // u64 underflow: a range past the end of the file
+        length = box.start - start + box.length;
+      }
+      next += 1;
+    }
+    if (entry.exclusions && entry.exclusions.length === 0) return false; // assertion.boxesHash.malformed
+    if (skipC2pa || entry.excluded === true) continue;
+    if (entry.exclusions) return undefined;
+    const algName = entry.alg ?? claimAlg;
+    if (algName === undefined) return false; // "No algorithm specified"
+    const alg = hashAlgorithm(algName);
+    if (!alg) return undefined;
+    const computed = yield* rangeDigest(size, alg, start, length);
+    if (!computed?.equals(bytesOf(entry.hash)!)) return false;
+  }
+  return true;
 }
 
 /**
@@ -374,10 +424,13 @@ async function hashRange(handle: FileHandle, size: number, alg: string, start: n
  * judge it: a file of a format whose box map is not ported here (GIF, WebP, TIFF...), an assertion c2pa-rs would not
  * deserialize, an entry with an algorithm it does not know, or one with exclusions inside its boxes (checked by
  * c2pa-rs against ranges each format handler allows; no c2pa-rs writes them unless asked to). A file that is no
- * media format at all is a mismatch.
+ * media format at all is a mismatch. Past BINDING_LIMITS (the entries, the file's boxes) it throws BindingLimitExceeded.
  */
 export async function boxHashMatches(filePath: string, assertion: BoxHashAssertion, options: BoxHashOptions = {}): Promise<boolean | undefined> {
   const entries: unknown = assertion.boxes;
+  if (Array.isArray(entries) && entries.length > BINDING_LIMITS.boxHashEntries) {
+    throw new BindingLimitExceeded('assertion', `the manifest's box hash lists ${counted(entries.length)} entries, more than the ${counted(BINDING_LIMITS.boxHashEntries)} checked`);
+  }
   if (!wellFormed(entries)) return undefined;
   if (entries.length === 0) return false; // "No box hash found"
   let mimeType: string;
@@ -399,38 +452,7 @@ export async function boxHashMatches(filePath: string, assertion: BoxHashAsserti
     }
     if (!source) return undefined;
     if (source.length === 0) return false; // "No data boxes found"
-    // A PNG's signature may be left out of the assertion.
-    let next = source[0]!.name === 'PNGh' && entries[0]!.names.length > 0 && entries[0]!.names[0] !== 'PNGh' ? 1 : 0;
-    for (const entry of entries) {
-      let skipC2pa = false;
-      let start = 0;
-      let length = 0;
-      for (const name of entry.names) {
-        const box = source[next];
-        if (!box || box.name !== name) return false; // assertion.boxesHash.unknownBox
-        if (length === 0) {
-          [start, length] = [box.start, box.length];
-          if (name === C2PA) {
-            if (entry.names.length !== 1) return false; // "Malformed C2PA box hash"
-            skipC2pa = true;
-          }
-        } else {
-          if (box.start < start) return false; // u64 underflow: a range past the end of the file
-          length = box.start - start + box.length;
-        }
-        next += 1;
-      }
-      if (entry.exclusions && entry.exclusions.length === 0) return false; // assertion.boxesHash.malformed
-      if (skipC2pa || entry.excluded === true) continue;
-      if (entry.exclusions) return undefined;
-      const algName = entry.alg ?? options.claimAlg;
-      if (algName === undefined) return false; // "No algorithm specified"
-      const alg = hashAlgorithm(algName);
-      if (!alg) return undefined;
-      const computed = await hashRange(handle, size, alg, start, length);
-      if (!computed?.equals(bytesOf(entry.hash)!)) return false;
-    }
-    return true;
+    return await runOnFile(entriesMatch(entries, source, size, options.claimAlg), handle, size);
   } finally {
     await handle.close();
   }

@@ -1,3 +1,4 @@
+import { BindingLimitExceeded } from './binding-limits.js';
 import { bmffHashMatches, type BmffHashAssertion } from './bmff-hash.js';
 import { boxHashMatches, type BoxHashAssertion } from './box-hash.js';
 import { dataHashMatches, type DataHashAssertion } from './data-hash.js';
@@ -16,7 +17,28 @@ interface BindingCheck {
   label: string;
   match: string;
   mismatch: string;
+  /** c2pa-rs's code for an assertion it cannot use (assertion.<stem>.malformed). */
+  malformed: string;
   matches: () => Promise<boolean | undefined>;
+}
+
+/** The check's verdict: a match, or the failure that replaces c2pa-rs's code for the binding. */
+type BindingVerdict = { matches: true } | { matches: false; failure: { code: string; explanation: string } };
+
+/**
+ * The check's verdict, undefined when it cannot judge the binding. A file or an assertion past BINDING_LIMITS is not
+ * read on: Invalid, with the limit as the explanation (the file's boxes: a mismatch, as a file c2pa-rs cannot walk;
+ * the assertion's exclusions or entries: malformed).
+ */
+async function bindingVerdict(check: BindingCheck): Promise<BindingVerdict | undefined> {
+  try {
+    const matches = await check.matches();
+    if (matches === undefined) return undefined;
+    return matches ? { matches } : { matches, failure: { code: check.mismatch, explanation: `the file does not hash to the manifest's ${check.label}` } };
+  } catch (err) {
+    if (!(err instanceof BindingLimitExceeded)) throw err;
+    return { matches: false, failure: { code: err.part === 'file' ? check.mismatch : check.malformed, explanation: `${err.message}: ${check.label} not checked` } };
+  }
 }
 
 /**
@@ -49,7 +71,7 @@ function bindingCheckOf(reader: Reader, assetPath: string): BindingCheck | undef
       const found = pattern.exec(label);
       if (!found) continue;
       const version = Number(found[1] ?? 1);
-      return { label, match: `assertion.${stem}.match`, mismatch: `assertion.${stem}.mismatch`, matches: () => check(assetPath, data, claimAlg, version) };
+      return { label, match: `assertion.${stem}.match`, mismatch: `assertion.${stem}.mismatch`, malformed: `assertion.${stem}.malformed`, matches: () => check(assetPath, data, claimAlg, version) };
     }
   }
   return undefined;
@@ -59,16 +81,16 @@ function bindingCheckOf(reader: Reader, assetPath: string): BindingCheck | undef
  * The report with c2pa-rs's verdict on the binding (from hashing the store itself, which means nothing) replaced by
  * the check against the file, and the state judged again without c2pa-rs's, as c2pa-rs would judge it.
  */
-function withBindingVerdict(report: VerificationReport, check: BindingCheck, matches: boolean, deltaFailures: boolean, source: ManifestSource): VerificationReport {
-  const isBinding = (code: string) => code === check.match || code === check.mismatch;
+function withBindingVerdict(report: VerificationReport, check: BindingCheck, verdict: BindingVerdict, deltaFailures: boolean, source: ManifestSource): VerificationReport {
+  const isBinding = (code: string) => code === check.match || code === check.mismatch || code === check.malformed;
   const status = {
-    success: [...report.status.success.filter((c) => !isBinding(c)), ...(matches ? [check.match] : [])],
+    success: [...report.status.success.filter((c) => !isBinding(c)), ...(verdict.matches ? [check.match] : [])],
     informational: report.status.informational,
-    failure: [...report.status.failure.filter((c) => !isBinding(c)), ...(matches ? [] : [check.mismatch])],
+    failure: [...report.status.failure.filter((c) => !isBinding(c)), ...(verdict.matches ? [] : [verdict.failure.code])],
   };
   const failures = report.failures.filter((f) => !(f.in === 'manifest' && isBinding(f.code)));
   const url = report.active_manifest ? `self#jumbf=/c2pa/${report.active_manifest}/c2pa.assertions/${check.label}` : null;
-  if (!matches) failures.push({ code: check.mismatch, explanation: `the file does not hash to the manifest's ${check.label}`, in: 'manifest', ingredient: null, url });
+  if (!verdict.matches) failures.push({ ...verdict.failure, in: 'manifest', ingredient: null, url });
   const checked = { ...source, asset_checked: true };
   const deciding = deltaFailures || status.failure.some((c) => c !== 'signingCredential.untrusted');
   const state: ValidationState = deciding ? 'Invalid' : status.failure.length ? 'Valid' : status.success.includes('signingCredential.trusted') ? 'Trusted' : 'Valid';
@@ -82,8 +104,8 @@ export async function reportAgainstAsset(reader: Reader, assetPath: string, sour
   // Before reportOf, which frees the reader.
   const check = bindingCheckOf(reader, assetPath);
   const report = reportOf(reader, source);
-  const matches = await check?.matches();
-  return check && matches !== undefined ? withBindingVerdict(report, check, matches, deltaFailures, source) : report;
+  const verdict = check && (await bindingVerdict(check));
+  return check && verdict ? withBindingVerdict(report, check, verdict, deltaFailures, source) : report;
 }
 
 /**
@@ -105,8 +127,10 @@ export async function reportsAgainstSegments(
   if (!check || !segmentMatches) return { report, segments: segmentPaths.map(() => report) };
   const verdicts: boolean[] = [];
   for (const segment of segmentPaths) verdicts.push(await segmentMatches(segment));
+  const verdict = (matches: boolean): BindingVerdict =>
+    matches ? { matches } : { matches, failure: { code: check.mismatch, explanation: `the segment is not one of the ${check.label} Merkle tree's, unchanged` } };
   return {
-    report: withBindingVerdict(report, check, verdicts.every(Boolean), deltaFailures, source),
-    segments: verdicts.map((matches) => withBindingVerdict(report, check, matches, deltaFailures, source)),
+    report: withBindingVerdict(report, check, verdict(verdicts.every(Boolean)), deltaFailures, source),
+    segments: verdicts.map((matches) => withBindingVerdict(report, check, verdict(matches), deltaFailures, source)),
   };
 }

@@ -4,6 +4,7 @@ import { mkdtemp, open, readFile, rm, writeFile, type FileHandle } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { formatFor, identifyMedia, MediaRejectedError } from '../media/formats.js';
+import { repackZipStored } from '../media/zip-repack.js';
 import { signBmffFile } from './bmff-sign.js';
 import { coseSigner } from './cose-sign1.js';
 import { C2paError } from './errors.js';
@@ -117,6 +118,20 @@ async function signBmffBytes(input: SignBytesInput, mimeType: SignableMimeType):
  */
 export async function signFile(input: SignFileInput): Promise<SignedFile> {
   if (isSignableMimeType(input.mimeType) && signedStreamed(input.mimeType)) return signBmffFile(input, await assertSignableFile(input.sourcePath, input.mimeType));
+  const format = formatFor(input.mimeType);
+  if (format?.container !== 'zip') return signWithWasm(input);
+  // c2pa-wasm reads only stored entries: a container with deflated ones is signed as its all-stored copy.
+  const storedPath = `${input.outputPath}.stored`;
+  try {
+    const repacked = await repackZipStored(input.sourcePath, storedPath, format.label);
+    return await signWithWasm(repacked ? { ...input, sourcePath: storedPath } : input);
+  } finally {
+    await rm(storedPath, { force: true });
+  }
+}
+
+/** signFile for the formats c2pa-wasm signs from a source it reads itself. */
+async function signWithWasm(input: SignFileInput): Promise<SignedFile> {
   const source = FileBlob.open(input.sourcePath, input.mimeType);
   try {
     if (source.size > MAX_WASM_SIGN_BYTES) throw new SourceTooLargeError(source.size);

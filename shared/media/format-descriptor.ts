@@ -1,6 +1,6 @@
 import type { Walk } from './byte-walk.js';
 
-export type MediaKind = 'image' | 'video' | 'audio';
+export type MediaKind = 'image' | 'video' | 'audio' | 'document';
 
 /**
  * Everything the service knows about one media format, in one place: a descriptor file under shared/media/formats/,
@@ -24,6 +24,11 @@ export interface MediaFormatDescriptor<M extends string = string> {
   sniff(head: Buffer, size: number): Walk<boolean>;
   /** The structure walk over the whole file (run once sniff said yes); throws `corrupt` rejections. */
   check(size: number): Walk<unknown>;
+  /**
+   * How much structure there is to walk, bounded (`too_complex` past it): run whether or not the structure is checked,
+   * since every reader of the file (c2pa-rs, the detached binding checks) walks it too.
+   */
+  bounds?(size: number): Walk<void>;
   /** A size bound of the format's own (`too_large` above it, whether or not the structure is checked). */
   readonly maxBytes?: number;
   /**
@@ -32,6 +37,11 @@ export interface MediaFormatDescriptor<M extends string = string> {
    * the whole file, which bounds its size (maxBytes).
    */
   readonly streamed?: 'bmff';
+  /**
+   * 'zip', a ZIP container (EPUB, Office, OpenDocument): c2pa-wasm reads only stored entries, so a container with
+   * deflated ones is signed as a copy whose entries are all stored (shared/media/zip-repack.ts).
+   */
+  readonly container?: 'zip';
   /** Look-alikes c2pa-rs cannot sign: the reason they are refused (415), or undefined. Asked when no sniff said yes. */
   refuse?(head: Buffer, size: number): Walk<string | undefined>;
   /** The playing time in seconds where the format's header says it; undefined when it does not. */

@@ -3,6 +3,15 @@ import { readAt, runOnBytes, runOnFile, type Walk } from './byte-walk.js';
 import { MediaRejectedError } from './errors.js';
 import type { MediaFormat } from './format-descriptor.js';
 import { avi } from './formats/avi.js';
+import { pdf } from './formats/pdf.js';
+import { epub } from './formats/epub.js';
+import { docx } from './formats/docx.js';
+import { xlsx } from './formats/xlsx.js';
+import { pptx } from './formats/pptx.js';
+import { odt } from './formats/odt.js';
+import { ods } from './formats/ods.js';
+import { odp } from './formats/odp.js';
+import { odg } from './formats/odg.js';
 import { avif } from './formats/avif.js';
 import { dng } from './formats/dng.js';
 import { flac } from './formats/flac.js';
@@ -24,6 +33,7 @@ import { webp } from './formats/webp.js';
 import { id3BeforeOtherAudio } from './walks/audio.js';
 import { isoMediaOfOtherBrand } from './walks/bmff.js';
 import { riffOfOtherForm } from './walks/riff.js';
+import { zipOfOtherForm } from './walks/zip-document.js';
 
 export { MediaRejectedError } from './errors.js';
 export type { MediaFormat } from './format-descriptor.js';
@@ -38,7 +48,7 @@ export type { MediaFormat } from './format-descriptor.js';
  * it back Trusted, so this list cannot claim more than the library does. Files are recognised by content only
  * (identifyMedia), never by name or declared type.
  */
-export const MEDIA_FORMATS = [jpeg, png, webp, gif, tiff, dng, avif, heic, heif, jxl, svg, mp4, m4v, mov, avi, m4a, mp3, wav, flac] as const;
+export const MEDIA_FORMATS = [jpeg, png, webp, gif, tiff, dng, avif, heic, heif, jxl, svg, mp4, m4v, mov, avi, m4a, mp3, wav, flac, pdf, epub, docx, xlsx, pptx, odt, ods, odp, odg] as const;
 
 export type MediaMimeType = (typeof MEDIA_FORMATS)[number]['mimeType'];
 export const MEDIA_MIME_TYPES = MEDIA_FORMATS.map((f) => f.mimeType) as readonly MediaMimeType[];
@@ -63,12 +73,12 @@ export function extensionFor(mimeType: string): string {
 }
 
 /** "JPEG image" → "JPEG": the formats' short names, in messages. */
-const shortName = (f: MediaFormat) => f.label.replace(/ (image|video|audio|raw image)$/, '');
+const shortName = (f: MediaFormat) => f.label.replace(/ (image|video|audio|raw image|document|e-book|workbook|presentation|text|spreadsheet|drawing)$/, '');
 const LABELS = MEDIA_FORMATS.map(shortName).join(', ');
 const unsupported = (message: string) => new MediaRejectedError('unsupported', message);
 
 /** Container families the service reads some forms of: content of another form is named in the refusal. */
-const OTHER_FORMS = [riffOfOtherForm, isoMediaOfOtherBrand, id3BeforeOtherAudio];
+const OTHER_FORMS = [riffOfOtherForm, isoMediaOfOtherBrand, id3BeforeOtherAudio, zipOfOtherForm];
 
 /** The descriptor whose sniff claims the content (the sniffs are exclusive, so the first that says yes). */
 function* sniff(head: Buffer, size: number): Walk<IdentifiedFormat | undefined> {
@@ -102,6 +112,7 @@ function* identify(size: number, checkStructure: boolean): Walk<IdentifiedFormat
     if (format.maxBytes !== undefined && size > format.maxBytes) {
       throw new MediaRejectedError('too_large', `${shortName(format)} files over ${format.maxBytes / 1024 / 1024} MiB are not accepted`);
     }
+    if (format.bounds) yield* format.bounds(size);
     if (checkStructure) yield* format.check(size);
   } catch (err) {
     // A structure error names the format it was found in (its code tells a damaged image from other media).
@@ -114,7 +125,8 @@ function* identify(size: number, checkStructure: boolean): Walk<IdentifiedFormat
  * Identifies a stored file by its content and (with `checkStructure`, the default) walks its structure; the name and
  * the declared type play no part. Reads the file in slices: a 1 GiB video costs a few box-header reads.
  * Verification skips the structure check (checkStructure false): a damaged file is exactly what c2pa-rs should judge.
- * Throws MediaRejectedError: `empty`, `unsupported` (415), `corrupt` (400), `too_large`.
+ * A format's bounds (an ISO BMFF file's box count) apply either way.
+ * Throws MediaRejectedError: `empty`, `unsupported` (415), `corrupt` (400), `too_large`, `too_complex` (422).
  */
 export async function identifyMedia(filePath: string, options: { checkStructure?: boolean } = {}): Promise<IdentifiedFormat> {
   const fh = await open(filePath, 'r');

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { expect } from 'chai';
+import { writeZip } from '../support/zip-writer.js';
 import request from 'supertest';
 import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
 import { initPki } from '../../shared/pki/init.js';
@@ -65,7 +66,8 @@ describe('media upload and sign requests', () => {
 
     for (const [label, bytes, status] of [
       ['a BMP', Buffer.concat([Buffer.from('BM'), Buffer.alloc(60)]), 415],
-      ['a PDF', Buffer.from('%PDF-1.4\n%%EOF\n'), 415],
+      ['a plain ZIP', writeZip([{ name: 'notes.txt', data: 'notes' }]), 415],
+      ['a PDF without a cross-reference table', Buffer.from('%PDF-1.4\n%%EOF\n'), 400],
       ['text renamed .jpg', Buffer.from('hello, this is not an image\n'), 415],
       ['a truncated PNG', PNG.subarray(0, PNG.length - 20), 400],
       ['a PNG with a damaged chunk', Buffer.concat([PNG.subarray(0, 40), Buffer.from([PNG[40]! ^ 0xff]), PNG.subarray(41)]), 400],

@@ -113,7 +113,7 @@ describe('OpenAPI document', () => {
     const upload = doc.paths['/v1/media/upload']!.post as { description: string };
     const info = (doc as unknown as { info: { description: string } }).info.description;
     for (const f of MEDIA_FORMATS) {
-      const name = f.label.replace(/ (image|video|audio|raw image)$/, '');
+      const name = f.label.replace(/ (image|video|audio|raw image|document|e-book|workbook|presentation|text|spreadsheet|drawing)$/, '');
       expect(upload.description, f.label).to.contain(name);
       expect(info, f.label).to.contain(name);
     }
@@ -122,7 +122,7 @@ describe('OpenAPI document', () => {
   it("the README's opening lines name every format of the registry, as the document's opening does", () => {
     const opening = readFileSync(new URL('../../README.md', import.meta.url), 'utf8').split('\n## ')[0]!.replace(/\s+/g, ' ');
     for (const f of MEDIA_FORMATS) {
-      const name = f.label.replace(/ (image|video|audio|raw image)$/, '');
+      const name = f.label.replace(/ (image|video|audio|raw image|document|e-book|workbook|presentation|text|spreadsheet|drawing)$/, '');
       expect(opening, f.label).to.contain(name);
     }
   });

@@ -15,12 +15,13 @@ import { createKeyVault } from '../../shared/vault/index.js';
 import { softBindingValue } from '../../shared/softbinding/binding-value.js';
 import { encodeImageCode } from '../../shared/softbinding/iscc-image.js';
 import { TEST_REDIS_URL } from '../support/api.js';
-import { descendantFilesUnder, freePort, openDescriptors, startApiProcess, type Descriptor } from '../support/api-process.js';
+import { descendantFilesUnder, freePort, hostileTrafficEnv, openDescriptors, startApiProcess, type Descriptor } from '../support/api-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { operationsOf, stringFields, type OpenApiDoc, type Operation } from '../support/openapi-operations.js';
 import type { RoleProcess } from '../support/processes.js';
 import { sendRaw, type RawOutcome } from '../support/raw-http.js';
-import { buildRequest, fuzzCase, getField, requestBytes, setField, validJson, type FuzzContext, type FuzzRequest } from '../support/request-fuzz.js';
+import { makeHostileMedia, type HostileMedia } from '../support/hostile-media.js';
+import { buildRequest, fuzzCase, getField, renderHostileFile, renderSidecar, requestBytes, setField, validJson, type FuzzContext, type FuzzRequest, type HostileFile, type SidecarChoice } from '../support/request-fuzz.js';
 
 /**
  * Nothing a client sends takes the API down, gets a 5xx, or leaves a temp file or a descriptor behind (issue 18).
@@ -109,6 +110,7 @@ describe('hostile requests against the API process (fuzzed)', function () {
   let ctx: FuzzContext;
   let admin: { email: string; password: string };
   let issuer: IssuanceJob | undefined;
+  let hostile: HostileMedia | undefined;
   const poolPorts = new Set<number>();
 
   const tmpDir = () => path.join(dataDir, 'tmp');
@@ -187,18 +189,7 @@ describe('hostile requests against the API process (fuzzed)', function () {
     dataDir = mkdtempSync(path.join(tmpdir(), 'svc-fuzz-'));
     port = await freePort();
     for (const url of [db.url, TEST_REDIS_URL]) poolPorts.add(Number(new URL(url).port || (url.startsWith('redis') ? 6379 : 5432)));
-    env = {
-      DATABASE_URL: db.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: `test-fuzz-${process.pid}`,
-      DATA_DIR: dataDir,
-      PORT: String(port),
-      JWT_SECRET: randomBytes(24).toString('hex'),
-      BCRYPT_ROUNDS: '4',
-      AUTH_RATE_LIMIT: '1000000',
-      PUBLIC_RATE_LIMIT: '1000000',
-      LOGIN_FAILURE_LIMIT: '1000000',
-    };
+    env = hostileTrafficEnv({ databaseUrl: db.url, redisUrl: TEST_REDIS_URL, dataDir, port, queuePrefix: `test-fuzz-${process.pid}` });
     // Signing needs the service's CA chain (the vault keys live under DATA_DIR, shared with the process).
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
     await initPki({ knex: db.knex, vault: createKeyVault(config), config });
@@ -254,6 +245,8 @@ describe('hostile requests against the API process (fuzzed)', function () {
         { name: 'tiny.gif', type: 'image/gif', bytes: fixture('tiny.gif') },
         { name: 'tiny.webp', type: 'image/webp', bytes: fixture('tiny.webp') },
       ],
+      // Box soups, nested boxes and sidecar stores for the sidecar path; JPEGs naming remote manifests for the remote one.
+      hostile: (hostile = await makeHostileMedia(dataDir)),
     };
   });
 
@@ -261,6 +254,7 @@ describe('hostile requests against the API process (fuzzed)', function () {
     this.timeout(60_000);
     if (api && api.child.exitCode === null) await api.stop();
     await issuer?.stop();
+    hostile?.cleanup();
     await db?.drop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
@@ -367,6 +361,46 @@ describe('hostile requests against the API process (fuzzed)', function () {
         rmSync(tmpDir(), { recursive: true, force: true });
       }
     }
+    expect(problems, problems.join('\n')).to.deep.equal([]);
+  });
+
+  it('box soups, deep nesting, hostile sidecars and remote manifests get a verdict or a 4xx on both verify routes, never a 5xx', async function () {
+    this.timeout(180_000);
+    const files: HostileFile[] = [
+      { kind: 'soup', count: 2_000, size: 8, type: 'junk' },
+      { kind: 'soup', count: 10_001, size: 8, type: 'free' },
+      { kind: 'soup', count: 600_000, size: 4, type: 'junk' },
+      { kind: 'nested', depth: 40, count: 10 },
+      { kind: 'nested', depth: 6, count: 3_000 },
+      ...ctx.hostile!.remoteFiles.map((_, pick): HostileFile => ({ kind: 'remote', pick })),
+    ];
+    const manifests: (SidecarChoice | null)[] = [null, ...ctx.hostile!.sidecars.map((_, pick): SidecarChoice => ({ kind: 'store', pick })), { kind: 'truncated', pick: 0, at: 0.5 }];
+    const problems: string[] = [];
+    const seen = new Map<string, number>();
+    for (const h of files) {
+      const file = renderHostileFile(ctx.hostile!, h);
+      for (const m of manifests) {
+        const sidecar = m && renderSidecar(ctx.hostile!, m);
+        const parts = [Buffer.from(`--XX\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: ${file.type}\r\n\r\n`), file.bytes, Buffer.from('\r\n')];
+        if (sidecar) parts.push(Buffer.from('--XX\r\nContent-Disposition: form-data; name="manifest"; filename="s.c2pa"\r\nContent-Type: application/c2pa\r\n\r\n'), sidecar.bytes, Buffer.from('\r\n'));
+        parts.push(Buffer.from('--XX--\r\n'));
+        for (const op of multipartOps().filter((o) => /verify$/.test(o.path))) {
+          const outcome = await raw(op.method, op.path, [...authHeaders(op), ['Content-Type', 'multipart/form-data; boundary=XX']], Buffer.concat(parts));
+          const what = `${op.method} ${op.path}, ${file.summary}${sidecar ? `, ${sidecar.summary}` : ''}`;
+          const problem = (await ensureUp()).died ? 'the API process died' : judge({ complete: true, transport: { kind: 'full' } }, outcome, op);
+          if (problem) problems.push(`${what}: ${problem}`);
+          const res = outcome.response;
+          const answer = res ? `${res.status} ${res.status === 200 ? (JSON.parse(res.body.toString()) as { validation_state: string }).validation_state : (JSON.parse(res.body.toString()) as { error: { code: string } }).error.code}` : 'no answer';
+          seen.set(answer, (seen.get(answer) ?? 0) + 1);
+          if (h.kind === 'soup' && h.count > 10_000 && answer !== '422 media_too_complex') problems.push(`${what}: ${answer}, not 422 media_too_complex`);
+          if (h.kind === 'soup' && h.count === 2_000 && m?.kind === 'store' && m.pick === 1 && !(res?.status === 200 && res.body.toString().includes('assertion.bmffHash.malformed'))) {
+            problems.push(`${what}: ${answer}, not Invalid with assertion.bmffHash.malformed`);
+          }
+        }
+      }
+    }
+    // eslint-disable-next-line no-console
+    console.log(`      hostile bodies: ${[...seen].map(([a, n]) => `${a} x${n}`).join(', ')}`);
     expect(problems, problems.join('\n')).to.deep.equal([]);
   });
 
@@ -482,7 +516,7 @@ describe('hostile requests against the API process (fuzzed)', function () {
     // a temp file or a descriptor of DATA_DIR they leave is a finding all the same.
     const beforeWarmup = new Set(ownDescriptors().map((d) => d.target));
     for (const op of ops) {
-      const valid = { ...cases[0]!, op: ops.indexOf(op), auth: 'jwt' as const, body: 'declared' as const, json: { kind: 'valid' as const }, bytes: { kind: 'none' as const }, headers: [], params: [{ kind: 'valid' as const }, { kind: 'valid' as const }, { kind: 'valid' as const }, { kind: 'valid' as const }], extraQuery: [], transport: { kind: 'full' as const } };
+      const valid = { ...cases[0]!, multipart: { ...cases[0]!.multipart, hostile: null, manifest: null }, op: ops.indexOf(op), auth: 'jwt' as const, body: 'declared' as const, json: { kind: 'valid' as const }, bytes: { kind: 'none' as const }, headers: [], params: [{ kind: 'valid' as const }, { kind: 'valid' as const }, { kind: 'valid' as const }, { kind: 'valid' as const }], extraQuery: [], transport: { kind: 'full' as const } };
       const requestId = `fuzz-warmup-${ran.length}`;
       const req = buildRequest(doc, op, valid, ctx, requestId);
       const startedAt = Date.now();

@@ -1,8 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { expect } from 'chai';
 import request from 'supertest';
+import { BINDING_LIMITS, BindingLimitExceeded } from '../../shared/c2pa/binding-limits.js';
 import { bmffHashMatches, type BmffHashAssertion } from '../../shared/c2pa/bmff-hash.js';
+import { BmffFileReader, bmffBoxTree } from '../../shared/c2pa/bmff-walk.js';
+import { bytesOf } from '../../shared/c2pa/crjson-values.js';
+import { c2paWasm } from '../../shared/c2pa/wasm.js';
 import { DAMAGE, makeSamples, topLevelBoxes, type Samples } from '../media/samples.js';
 import { startTestApi } from '../support/api.js';
 import { openBindingDesk, type BindingDesk } from './binding-desk.js';
@@ -41,6 +46,37 @@ function swapBoxes(file: Buffer, a: number, b: number): Buffer {
   const parts = boxes.map((x) => file.subarray(x.at, x.at + x.size));
   [parts[a], parts[b]] = [parts[b]!, parts[a]!];
   return Buffer.concat(parts);
+}
+
+/** `count` empty boxes of `type`, one after the other. */
+const boxes = (count: number, type: string) => Buffer.concat(Array.from({ length: count }, () => box(type, Buffer.alloc(0))));
+
+/** How many boxes c2pa-rs's walk lists in the file (all levels). */
+async function boxCount(file: string): Promise<number> {
+  const handle = await open(file, 'r');
+  try {
+    const tree = await bmffBoxTree(new BmffFileReader(handle, (await handle.stat()).size), { maxBoxes: Infinity });
+    return [...tree.values()].reduce((n, list) => n + list.length, 0);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The c2pa.hash.bmff.v3 of a sidecar, from c2pa-rs's crJSON of the store. */
+async function sidecarAssertion(sidecar: Uint8Array): Promise<BmffHashAssertion> {
+  const reader = await c2paWasm().WasmReader.fromBytes('application/c2pa', sidecar, JSON.stringify({ verify: { remote_manifest_fetch: false } }));
+  try {
+    const active = reader.activeLabel();
+    const manifest = (JSON.parse(reader.crJson()) as { manifests: { label: string; assertions: Record<string, BmffHashAssertion> }[] }).manifests.find((m) => m.label === active)!;
+    return manifest.assertions['c2pa.hash.bmff.v3']!;
+  } finally {
+    reader.free();
+  }
+}
+
+/** The assertion in the form a builder takes (bytes as arrays of numbers) with other exclusions. */
+function withExclusions(assertion: BmffHashAssertion, exclusions: unknown[]): Record<string, unknown> {
+  return { alg: assertion.alg, hash: [...bytesOf(assertion.hash!.replace(/^b64'|'$/g, ''))!], exclusions, name: 'jumbf manifest' };
 }
 
 describe('c2pa: BMFF hard bindings (c2pa.hash.bmff.v2/v3) of a manifest that is not in the file', function () {
@@ -151,6 +187,62 @@ describe('c2pa: BMFF hard bindings (c2pa.hash.bmff.v2/v3) of a manifest that is 
       }
       expect((await readable(type, signed)).matches, `${what} as signed`).to.equal(true);
     }
+  });
+
+  it('a file at the box limit is checked; one box more is Invalid with assertion.bmffHash.mismatch saying so, nothing more read', async () => {
+    const mp4 = samples['video/mp4'];
+    const own = await boxCount(desk.onDisk(mp4));
+    // Free boxes are excluded (c2pa-rs's defaults): the file at the limit still hashes to its sidecar.
+    const atLimit = Buffer.concat([mp4, boxes(BINDING_LIMITS.bmffBoxes - own, 'free')]);
+    expect(await boxCount(desk.onDisk(atLimit))).to.equal(BINDING_LIMITS.bmffBoxes);
+    const ok = await readWith(atLimit, sidecars['video/mp4']);
+    expect(ok.validation_state, ok.summary).to.equal('Trusted');
+    expect(ok.status.success).to.include('assertion.bmffHash.match');
+
+    const over = await readWith(Buffer.concat([atLimit, box('free', Buffer.alloc(0))]), sidecars['video/mp4']);
+    expect(over.validation_state).to.equal('Invalid');
+    expect(over.status.failure).to.deep.equal(['assertion.bmffHash.mismatch']);
+    expect(over.failures.map((f) => [f.code, f.explanation])).to.deep.equal([
+      ['assertion.bmffHash.mismatch', 'the file has more than 10,000 boxes, the most whose binding is checked: c2pa.hash.bmff.v3 not checked'],
+    ]);
+    expect(over.summary).to.match(/^Invalid: assertion\.bmffHash\.mismatch in the manifest/);
+  });
+
+  it('a sidecar listing more exclusions than the limit is Invalid with assertion.bmffHash.malformed; at the limit it is checked', async () => {
+    const mp4 = samples['video/mp4'];
+    const assertion = await sidecarAssertion(sidecars['video/mp4']);
+    const defaults = assertion.exclusions!.map((e) => ({ ...e, ...(e.data ? { data: e.data.map((d) => ({ offset: d.offset, value: [...bytesOf(d.value)!] })) } : {}) }));
+    const sidecarWith = (count: number) => {
+      const exclusions = [...defaults, ...Array.from({ length: count - defaults.length }, () => ({ xpath: '/free' }))];
+      return desk.sidecarFor('video/mp4', mp4, (builder) => builder.addAssertion('c2pa.hash.bmff.v3', withExclusions(assertion, exclusions)));
+    };
+    // The same ranges, listed 1,000 times: the digest c2pa-rs computed with its own five holds.
+    const atLimit = await readWith(mp4, await sidecarWith(BINDING_LIMITS.bmffExclusions));
+    expect(atLimit.validation_state, atLimit.summary).to.equal('Trusted');
+    expect(atLimit.status.success).to.include('assertion.bmffHash.match');
+
+    const over = await readWith(mp4, await sidecarWith(BINDING_LIMITS.bmffExclusions + 1));
+    expect(over.validation_state).to.equal('Invalid');
+    expect(over.status.failure).to.deep.equal(['assertion.bmffHash.malformed']);
+    expect(over.failures.map((f) => [f.code, f.explanation])).to.deep.equal([
+      ['assertion.bmffHash.malformed', "the manifest's BMFF hash lists 1,001 exclusions, more than the 1,000 checked: c2pa.hash.bmff.v3 not checked"],
+    ]);
+  });
+
+  it('exclusions that would check more than the limit of boxes throw BindingLimitExceeded before reading them', async () => {
+    const mp4 = samples['video/mp4'];
+    const { assertion } = await readable('video/mp4', await desk.embedded('video/mp4', mp4));
+    const file = desk.onDisk(Buffer.concat([mp4, boxes(2_000, 'free')]));
+    // 600 exclusions of /free, each to be checked against 2,000 boxes with its one data entry: 2,400,000 checks.
+    const exclusions = Array.from({ length: 600 }, () => ({ xpath: '/free', data: [{ offset: 0, value: [0] }] }));
+    const refused = await bmffHashMatches(file, { ...assertion, exclusions }, { version: 3 }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(refused).to.be.instanceOf(BindingLimitExceeded);
+    expect(refused).to.deep.include({ part: 'assertion', message: "the exclusions of the manifest's BMFF hash would check more than 1,000,000 boxes" });
+    // 200 of them stay within it (800,000 checks) and are judged.
+    expect(await bmffHashMatches(file, { ...assertion, exclusions: exclusions.slice(0, 200) }, { version: 3 })).to.equal(false);
   });
 
   it('bmffHashMatches cannot judge an unknown algorithm, a missing hash or Merkle trees; without an alg it takes the claim\'s', async () => {

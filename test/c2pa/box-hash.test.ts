@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import sharp from 'sharp';
 import request from 'supertest';
+import { BINDING_LIMITS, BindingLimitExceeded } from '../../shared/c2pa/binding-limits.js';
 import { boxHashMatches, type BoxHashAssertion } from '../../shared/c2pa/box-hash.js';
 import { trustSettings } from '../../shared/c2pa/settings.js';
 import { c2paWasm } from '../../shared/c2pa/wasm.js';
@@ -308,6 +309,23 @@ describe('c2pa: box hash hard bindings (c2pa.hash.boxes) of a manifest that is n
     expect(await boxHashMatches(desk.onDisk(png), { boxes: pngAssertion.boxes!.slice(2) })).to.equal(false);
     const gif = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#000' } }).gif().toBuffer();
     expect(await boxHashMatches(desk.onDisk(gif), assertion), 'GIF: no box map here').to.equal(undefined);
+  });
+
+  it('a PNG of 20,000 chunks is checked entry by entry; more entries than the limit throw BindingLimitExceeded before the file is read', async () => {
+    const png = samples['image/png'];
+    const iend = png.length - 12;
+    const long = Buffer.concat([png.subarray(0, iend), ...Array.from({ length: 20_000 }, (_, i) => textChunk(`n${i}`)), png.subarray(iend)]);
+    const assertion = boxHashFor('image/png', long, { embedded: false }) as BoxHashAssertion;
+    expect(assertion.boxes).to.have.length.greaterThan(20_000);
+    expect(await boxHashMatches(desk.onDisk(long), assertion)).to.equal(true);
+    const changed = Buffer.from(long);
+    changed[iend - 20] ^= 0x01; // inside one of the last text chunks
+    expect(await boxHashMatches(desk.onDisk(changed), assertion)).to.equal(false);
+
+    const entries = Array.from({ length: BINDING_LIMITS.boxHashEntries + 1 }, () => assertion.boxes![1]!);
+    const refused = await boxHashMatches(desk.onDisk(long), { boxes: entries }).catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(BindingLimitExceeded);
+    expect(refused).to.deep.include({ part: 'assertion', message: "the manifest's box hash lists 100,001 entries, more than the 100,000 checked" });
   });
 
   it('POST /v1/verify: a JPEG with its .c2pa sidecar is Trusted with assertion.boxesHash.match, a tampered copy Invalid', async () => {

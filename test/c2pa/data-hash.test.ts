@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { BINDING_LIMITS, BindingLimitExceeded } from '../../shared/c2pa/binding-limits.js';
 import { dataHashMatches } from '../../shared/c2pa/data-hash.js';
 
 describe('c2pa: dataHashMatches', function () {
@@ -40,5 +41,20 @@ describe('c2pa: dataHashMatches', function () {
     for (const exclusions of ['1000', { start: 1000, length: 1000 }, [{ start: -1, length: 5 }], [{ start: 1000 }], [null], [{ start: 1.5, length: 2 }], [{ start: '1000', length: 1000 }]]) {
       expect(await dataHashMatches(file, { hash: digest, exclusions } as never), JSON.stringify(exclusions)).to.equal(false);
     }
+  });
+
+  it('overlapping, touching and unsorted exclusions leave out their union', async () => {
+    const exclusions = [{ start: 1500, length: 500 }, { start: 1000, length: 600 }, { start: 1200, length: 0 }, { start: 1000, length: 100 }];
+    expect(await dataHashMatches(file, { hash: digest, exclusions })).to.equal(true);
+    expect(await dataHashMatches(file, { hash: digest, exclusions: [{ start: 1000, length: 999 }] })).to.equal(false);
+  });
+
+  it(`more than ${BINDING_LIMITS.dataHashExclusions} exclusions throw BindingLimitExceeded (the assertion's fault); at the limit they are judged`, async () => {
+    // 1000..1999 as one-byte exclusions, then more of them repeated up to the limit: the same bytes left out.
+    const ones = Array.from({ length: BINDING_LIMITS.dataHashExclusions }, (_, i) => ({ start: 1000 + (i % 1000), length: 1 }));
+    expect(await dataHashMatches(file, { hash: digest, exclusions: ones })).to.equal(true);
+    const refused = await dataHashMatches(file, { hash: digest, exclusions: [...ones, { start: 0, length: 1 }] }).catch((err: unknown) => err);
+    expect(refused).to.be.instanceOf(BindingLimitExceeded);
+    expect(refused).to.deep.include({ part: 'assertion', message: "the manifest's data hash lists 10,001 exclusions, more than the 10,000 checked" });
   });
 });

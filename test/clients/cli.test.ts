@@ -5,8 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -102,8 +102,11 @@ describe('mss, the CLI (clients/typescript)', function () {
     // Not a TTY: plain progress lines, one per file.
     expect(killed.stderr).to.match(/^signed \d+\/20 /m);
 
+    // The killed run's lock is left behind, naming a process that is gone: the next run takes it over.
+    expect(readFileSync(path.join(work, 'signed', '.mss-sign.lock'), 'utf8')).to.equal(`${first.child.pid}@${hostname()}\n`);
     const second = await mss(args);
     expect(second.code, second.stdout + second.stderr).to.equal(0);
+    expect(existsSync(path.join(work, 'signed', '.mss-sign.lock')), 'the lock is released').to.equal(false);
     const summary = /^20 files: (\d+) signed, (\d+) already signed, 0 failed/m.exec(second.stdout);
     expect(summary, second.stdout).to.not.equal(null);
     // Everything the first run wrote is skipped; the second signs only what was left.
@@ -196,6 +199,37 @@ describe('mss, the CLI (clients/typescript)', function () {
     expect(run.stdout).to.match(/^2 files: 1 signed, 1 failed/m).and.match(/failed: notes\.txt: unsupported_media_type: /);
     expect(run.stderr).to.match(/^failed \d\/2 notes\.txt/m);
     expect(await jobCount()).to.equal(before + 1);
+  });
+
+  it('sign: a second run into an out directory another run is writing into says so and exits 2', async () => {
+    mkdirSync(path.join(work, 'pair'));
+    for (const n of [50, 51]) {
+      const { name, bytes } = await image(n);
+      writeFileSync(path.join(work, 'pair', name), bytes);
+    }
+    const before = await jobCount();
+    const args = ['sign', 'pair', '--out', 'pair-signed', '--creator', 'Jane Doe'];
+    const first = start(args);
+    const lock = path.join(work, 'pair-signed', '.mss-sign.lock');
+    for (let i = 0; i < 600 && !existsSync(lock); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(existsSync(lock), 'the first run holds the lock').to.equal(true);
+    // Held still while the second run tries: the first would otherwise finish two files first on a fast machine.
+    first.child.kill('SIGSTOP');
+    let second: Run;
+    try {
+      second = await mss(args);
+    } finally {
+      first.child.kill('SIGCONT');
+    }
+    expect(second.code).to.equal(2);
+    expect(second.stderr).to.match(/^mss: another mss sign \(\d+@.+\) is writing into pair-signed: wait for it, or use another --out/m);
+    const done = await first.done;
+    runs.push(done);
+    expect(done.code, done.stdout + done.stderr).to.equal(0);
+    expect(done.stdout).to.match(/^2 files: 2 signed, 0 failed/m);
+    // Only the first run's jobs; the lock is gone with it.
+    expect(await jobCount()).to.equal(before + 2);
+    expect(existsSync(lock)).to.equal(false);
   });
 
   it('the API key is never printed, not even when the service refuses it', async () => {

@@ -10,6 +10,7 @@ import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.j
 import { signAsset } from '../../shared/c2pa/sign-asset.js';
 import { identifyMedia, MediaRejectedError, type MediaMimeType } from '../../shared/media/formats.js';
 import { parseFrameHeader } from '../../shared/media/walks/audio.js';
+import { tinyDocx, tinyEpub, tinyOdf, tinyPdf, tinyPptx, tinyXlsx } from './document-samples.js';
 
 const run = promisify(execFile);
 
@@ -162,6 +163,15 @@ export async function makeSamples(): Promise<{ dir: string; samples: Samples }> 
     'audio/mpeg': mp3,
     'audio/wav': wav,
     'audio/flac': flac,
+    'application/pdf': tinyPdf(),
+    'application/epub+zip': tinyEpub(),
+    'application/vnd.openxmlformats-officedocument.wordprocessingml.document': tinyDocx(),
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': tinyXlsx(),
+    'application/vnd.openxmlformats-officedocument.presentationml.presentation': tinyPptx(),
+    'application/vnd.oasis.opendocument.text': tinyOdf('application/vnd.oasis.opendocument.text'),
+    'application/vnd.oasis.opendocument.spreadsheet': tinyOdf('application/vnd.oasis.opendocument.spreadsheet'),
+    'application/vnd.oasis.opendocument.presentation': tinyOdf('application/vnd.oasis.opendocument.presentation'),
+    'application/vnd.oasis.opendocument.graphics': tinyOdf('application/vnd.oasis.opendocument.graphics'),
   };
   await writeFile(path.join(dir, 'codestream.jxl'), jxl);
   return { dir, samples };
@@ -237,6 +247,15 @@ export function mp3Frame(file: Buffer, n: number): number {
 }
 
 /**
+ * A ZIP document with an entry its format requires renamed in its headers (not where the package's own XML names
+ * it): the archive is sound, the document is not.
+ */
+const withoutEntry = (name: string) => (b: Buffer) => {
+  const pattern = new RegExp(`(?<![/"])${name.replace(/[.[\]]/g, '\\$&')}`, 'g');
+  return Buffer.from(b.toString('latin1').replace(pattern, `${name.slice(0, -1)}x`), 'latin1');
+};
+
+/**
  * One damaged copy of each format's sample: a structure the walk must find broken (test/media/format-contract.test.ts
  * refuses each as corrupt).
  */
@@ -260,6 +279,15 @@ export const DAMAGE: Record<MediaMimeType, [what: string, (b: Buffer) => Buffer]
   'audio/mpeg': ['the third frame header zeroed', (b) => withBytes(b, mp3Frame(b, 2), [0, 0, 0, 0])],
   'audio/wav': ['"fmt " renamed', (b) => withBytes(b, 12, 'fmx ')],
   'audio/flac': ['a byte of the last frame changed (CRC-16)', (b) => withBytes(b, -10, [b[b.length - 10]! ^ 0x55])],
+  'application/pdf': ['startxref pointing past the end', (b) => Buffer.from(b.toString('latin1').replace(/startxref\n\d+/, 'startxref\n999999'), 'latin1')],
+  'application/epub+zip': ['META-INF/container.xml missing', withoutEntry('META-INF/container.xml')],
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': ['its main part missing', withoutEntry('word/document.xml')],
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': ['its main part missing', withoutEntry('xl/workbook.xml')],
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': ['its main part missing', withoutEntry('ppt/presentation.xml')],
+  'application/vnd.oasis.opendocument.text': ['content.xml missing', withoutEntry('content.xml')],
+  'application/vnd.oasis.opendocument.spreadsheet': ['content.xml missing', withoutEntry('content.xml')],
+  'application/vnd.oasis.opendocument.presentation': ['content.xml missing', withoutEntry('content.xml')],
+  'application/vnd.oasis.opendocument.graphics': ['content.xml missing', withoutEntry('content.xml')],
 };
 
 /** The rejection identifyMedia throws for a file, or undefined when it accepts it. */
@@ -278,7 +306,7 @@ export function signSample(chain: OpensslChain, bytes: Uint8Array, mimeType: Med
   return signAsset({
     bytes,
     mimeType,
-    manifest: buildManifestDefinition({ title: `sample.${mimeType.split('/')[1]}`, creator: 'Ada Lovelace' }, { sourceHasManifest }),
+    manifest: buildManifestDefinition({ title: `sample.${mimeType.split('/')[1]!.split('.').at(-1)}`, creator: 'Ada Lovelace' }, { sourceHasManifest }),
     key: chain.keys.leaf,
     chainDer: [chain.der.leaf, chain.der.subCa],
     trustAnchorsPem: chain.pem.root,

@@ -20,10 +20,15 @@ export interface SigningDesk {
 
 export async function openSigningDesk(organisation: string): Promise<SigningDesk> {
   const { dir, samples } = await makeSamples();
+  return { ...(await openSigningCounter(organisation, dir)), samples, dir };
+}
+
+/** The same without samples: the caller's `dir` holds the jobs' workspaces (`dir`/work) and is the caller's to remove. */
+export async function openSigningCounter(organisation: string, dir: string): Promise<Omit<SigningDesk, 'samples' | 'dir'>> {
   const api = await startTestApi({ SIGN_WITHOUT_TIMESTAMP: 'true', SIGN_ATTEMPTS: '1' });
   const vault = createKeyVault(api.config);
   const rootPem = derToPem((await initPki({ knex: api.db.knex, vault, config: api.config })).root.der);
   const acc = await registerAccount(api.app, organisation);
   const deps = { ...signJobDeps({ config: api.config, knex: api.db.knex, vault, events: new LocalJobEvents(), logger: createLogger('silent', 'test') }), tempDir: path.join(dir, 'work') };
-  return { api, acc, rootPem, deps, samples, dir };
+  return { api, acc, rootPem, deps };
 }

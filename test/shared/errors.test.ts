@@ -35,6 +35,7 @@ const DOMAIN_ERRORS: [ServiceError, ErrorKind, string][] = [
   [new MediaRejectedError('corrupt', 'x'), 'invalid', 'corrupt_media'],
   [new MediaRejectedError('too_large', 'x'), 'too_large', 'payload_too_large'],
   [new MediaRejectedError('too_many_pixels', 'x'), 'unprocessable', 'image_too_large'],
+  [new MediaRejectedError('too_complex', 'x'), 'unprocessable', 'media_too_complex'],
   [new ManifestInputError('title', 'is required'), 'invalid', 'validation_error'],
   [new FileTooLargeError(10), 'too_large', 'payload_too_large'],
   [new StorageUnavailableError('ECONNREFUSED'), 'unavailable', 'storage_unavailable'],

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -10,6 +11,26 @@ export async function freePort(): Promise<number> {
   const { port } = server.address() as net.AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
+}
+
+/**
+ * The environment of an API process that takes hostile traffic (the request fuzzer, bench/hostile): its own database,
+ * DATA_DIR and port, cheap password hashes, and the rate limits out of the way, so that each request is judged (or
+ * timed) for itself.
+ */
+export function hostileTrafficEnv(options: { databaseUrl: string; redisUrl: string; dataDir: string; port: number; queuePrefix: string }): Record<string, string> {
+  return {
+    DATABASE_URL: options.databaseUrl,
+    REDIS_URL: options.redisUrl,
+    QUEUE_PREFIX: options.queuePrefix,
+    DATA_DIR: options.dataDir,
+    PORT: String(options.port),
+    JWT_SECRET: randomBytes(24).toString('hex'),
+    BCRYPT_ROUNDS: '4',
+    AUTH_RATE_LIMIT: '1000000',
+    PUBLIC_RATE_LIMIT: '1000000',
+    LOGIN_FAILURE_LIMIT: '1000000',
+  };
 }
 
 /** The web role (api/main.ts) as its own OS process on `port`; resolves once it listens. */

@@ -31,7 +31,7 @@ export interface TestApi {
 /** The Redis the suite uses; .ci/run makes sure one answers here. */
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
-/** Test configuration: a temp data dir, a random JWT secret, cheap bcrypt and a private queue prefix. */
+/** Test configuration: a temp data dir, a random JWT secret, cheap bcrypt, a private queue prefix, no OCSP fronts. */
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
     NODE_ENV: 'test',
@@ -42,6 +42,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     BCRYPT_ROUNDS: '4',
     AUTH_RATE_LIMIT: '10000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // The OCSP role answers in its own process; its front processes are tested where they are the subject.
+    OCSP_PROCESSES: '0',
     ...env,
   });
 }

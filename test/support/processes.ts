@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestApi } from './api.js';
@@ -11,13 +12,34 @@ export interface RoleProcess {
   output(): string;
   /** SIGTERM and wait for exit; resolves with the exit code. */
   stop(): Promise<number | null>;
-  /** SIGKILL: the process gets no chance to clean up. */
+  /** SIGKILL to the process and everything it started (its group): none gets a chance to clean up. */
   kill(): Promise<void>;
 }
 
+/** Whether a process runs (a zombie, killed and not yet reaped, does not). */
+export function isRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** SIGKILL to a process group (a role and whatever it started); nothing when it is gone already. */
+function killGroup(child: ChildProcess): void {
+  try {
+    process.kill(-child.pid!, 'SIGKILL');
+  } catch {
+    // the group is gone
+  }
+}
+
 /**
- * Starts a process role (e.g. workers/main.ts) as its own OS process and waits for `readyLine` in its log. The wait is
- * generous: on a loaded machine a worker's two sandbox processes alone took over 30 s to load (16 s each).
+ * Starts a process role (e.g. workers/main.ts) as its own OS process, leader of its own process group, and waits for
+ * `readyLine` in its log. The wait is generous: on a loaded machine a worker's two sandbox processes alone took over
+ * 30 s to load (16 s each). A role that is not ready in time, or exits first, is killed with its whole group (its
+ * sandboxes, fronts or anything else it started) before the start fails, so no process outlives a failed start.
  */
 export async function startRole(script: string, env: Record<string, string>, readyLine: RegExp, timeoutMs = 90_000): Promise<RoleProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
@@ -25,26 +47,33 @@ export async function startRole(script: string, env: Record<string, string>, rea
     // The run's mark (test/support/leak-check.ts) goes to the child and to whatever it starts, so that none outlives the run unseen.
     env: { PATH: process.env.PATH ?? '', [RUN_MARK]: process.env[RUN_MARK] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
   });
   let out = '';
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${script} not ready after ${timeoutMs} ms:\n${out}`)), timeoutMs);
-    const check = () => {
-      if (readyLine.test(out)) {
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${script} not ready after ${timeoutMs} ms:\n${out}`)), timeoutMs);
+      const check = () => {
+        if (readyLine.test(out)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout!.on('data', check);
+      child.stderr!.on('data', check);
+      void exited.then((code) => {
         clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', check);
-    child.stderr!.on('data', check);
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`${script} exited (${code}) before it was ready:\n${out}`));
+        reject(new Error(`${script} exited (${code}) before it was ready:\n${out}`));
+      });
     });
-  });
+  } catch (err) {
+    killGroup(child);
+    await exited;
+    throw err;
+  }
   return {
     child,
     output: () => out,
@@ -53,7 +82,7 @@ export async function startRole(script: string, env: Record<string, string>, rea
       return exited;
     },
     async kill() {
-      child.kill('SIGKILL');
+      killGroup(child);
       await exited;
     },
   };

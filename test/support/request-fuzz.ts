@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { resolve, type OpenApiDoc, type Operation, type Parameter, type Schema } from './openapi-operations.js';
+import type { HostileMedia } from './hostile-media.js';
 import type { Transport } from './raw-http.js';
 
 /**
@@ -20,6 +21,8 @@ export interface FuzzContext {
   fieldValues: Record<string, string>;
   /** Small valid files for multipart and image bodies. */
   files: Array<{ name: string; type: string; bytes: Buffer }>;
+  /** What hostile files and sidecars are made of (hostile-media.ts); without it multipart bodies carry `files` only. */
+  hostile?: Pick<HostileMedia, 'bmff' | 'sidecars' | 'remoteFiles'>;
 }
 
 /** Header lines as sent: a name and a value, or a line of junk. */
@@ -194,6 +197,86 @@ function short(value: unknown): string {
   return text.length > 60 ? `${text.slice(0, 40)}...(${text.length} chars)` : text;
 }
 
+/**
+ * A hostile file for the sidecar and remote paths: an MP4 followed by a soup of boxes (four or eight bytes each; up to
+ * a few thousand, or around the service's 10,000-box limit), boxes nested deep inside its moov, or a JPEG whose
+ * manifest is remote. The random cases keep bodies under about 100 KB, as the other files are: a megabyte body answered
+ * before it is read (a 401) may be reset by the kernel under the answer. Soups of hundreds of thousands of boxes are
+ * sent, signed in, by test/api/request-fuzz.test.ts's own hostile-bodies test and bench/hostile/fuzz-requests.ts.
+ */
+export type HostileFile =
+  | { kind: 'soup'; count: number; size: 4 | 8; type: string }
+  | { kind: 'nested'; depth: number; count: number }
+  | { kind: 'remote'; pick: number };
+
+const boxCount = fc.oneof({ weight: 2, arbitrary: fc.integer({ min: 0, max: 3_000 }) }, { weight: 1, arbitrary: fc.integer({ min: 9_980, max: 10_020 }) });
+
+export const hostileFile: fc.Arbitrary<HostileFile> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('soup' as const), count: boxCount, size: fc.constantFrom(4 as const, 8 as const), type: fc.constantFrom('junk', 'free', 'skip', 'uuid', 'moov', 'mdat', 'meta') }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('nested' as const), depth: fc.integer({ min: 1, max: 40 }), count: boxCount }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('remote' as const), pick: fc.nat() }) },
+);
+
+/** The manifest part sent with a file: one of the context's sidecar stores, whole or cut short, or random bytes. */
+export type SidecarChoice = { kind: 'store'; pick: number } | { kind: 'truncated'; pick: number; at: number } | { kind: 'bytes'; bytes: Uint8Array };
+
+export const sidecarChoice: fc.Arbitrary<SidecarChoice> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('store' as const), pick: fc.nat() }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('truncated' as const), pick: fc.nat(), at: fc.double({ min: 0, max: 1, noNaN: true }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('bytes' as const), bytes: fc.uint8Array({ maxLength: 200 }) }) },
+);
+
+/** `count` boxes of `size` bytes: empty boxes of `type`, or (4) size fields alone, each the next one's type. */
+function boxSoup(count: number, size: 4 | 8, type: string): Buffer {
+  const soup = Buffer.alloc(count * size);
+  for (let i = 0; i < count; i += 1) {
+    soup.writeUInt32BE(size, i * size);
+    if (size === 8) soup.write(type, i * size + 4, 'latin1');
+  }
+  return soup;
+}
+
+/** The MP4 with `inner` inside `depth` nested udta boxes at the end of its moov (moov's size grown to hold them). */
+function nestedInMoov(mp4: Buffer, depth: number, inner: Buffer): Buffer {
+  let at = 0;
+  while (at + 8 <= mp4.length && mp4.toString('latin1', at + 4, at + 8) !== 'moov') at += mp4.readUInt32BE(at) || mp4.length;
+  if (at + 8 > mp4.length) return Buffer.concat([mp4, inner]);
+  const moovEnd = at + mp4.readUInt32BE(at);
+  let body = inner;
+  for (let i = 0; i < depth; i += 1) {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(8 + body.length);
+    head.write('udta', 4, 'latin1');
+    body = Buffer.concat([head, body]);
+  }
+  const out = Buffer.concat([mp4.subarray(0, moovEnd), body, mp4.subarray(moovEnd)]);
+  out.writeUInt32BE(moovEnd - at + body.length, at);
+  return out;
+}
+
+/** The bytes of a hostile file, and how the findings list names it. */
+export function renderHostileFile(hostile: NonNullable<FuzzContext['hostile']>, h: HostileFile): { name: string; type: string; bytes: Buffer; summary: string } {
+  if (h.kind === 'remote') {
+    const file = hostile.remoteFiles[h.pick % hostile.remoteFiles.length]!;
+    return { ...file, summary: `remote manifest file ${file.name}` };
+  }
+  if (h.kind === 'nested') {
+    return { name: 'nested.mp4', type: 'video/mp4', bytes: nestedInMoov(hostile.bmff, h.depth, boxSoup(h.count, 8, 'junk')), summary: `MP4 with ${h.count} boxes ${h.depth} udta deep` };
+  }
+  const tail = h.size === 4 ? boxSoup(1, 8, 'free') : Buffer.alloc(0);
+  return { name: 'soup.mp4', type: 'video/mp4', bytes: Buffer.concat([hostile.bmff, boxSoup(h.count, h.size, h.type), tail]), summary: `MP4 + ${h.count} ${h.size}-byte ${h.size === 8 ? `${h.type} ` : ''}boxes` };
+}
+
+/** The bytes of a manifest part, and how the findings list names it. */
+export function renderSidecar(hostile: NonNullable<FuzzContext['hostile']>, c: SidecarChoice): { bytes: Buffer; summary: string } {
+  if (c.kind === 'bytes') return { bytes: Buffer.from(c.bytes), summary: `manifest part of ${c.bytes.length} random bytes` };
+  const index = c.pick % hostile.sidecars.length;
+  const store = hostile.sidecars[index]!;
+  if (c.kind === 'store') return { bytes: store, summary: `sidecar #${index}` };
+  const at = Math.floor(store.length * c.at);
+  return { bytes: store.subarray(0, at), summary: `sidecar #${index} cut at ${at}/${store.length}` };
+}
+
 /** A multipart body: the parts, the boundary and the part header details a client controls. */
 interface MultipartChoice {
   fileIndex: number;
@@ -207,6 +290,9 @@ interface MultipartChoice {
   extraFiles: number;
   boundary: string;
   closing: boolean;
+  /** With a context's `hostile`: a hostile file in place of one of `files`, and a manifest part. */
+  hostile: HostileFile | null;
+  manifest: SidecarChoice | null;
 }
 
 const multipartChoice: fc.Arbitrary<MultipartChoice> = fc.record({
@@ -221,14 +307,19 @@ const multipartChoice: fc.Arbitrary<MultipartChoice> = fc.record({
   extraFiles: fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: 3 }) }),
   boundary: fc.oneof({ weight: 5, arbitrary: fc.constant('FuzzBoundary7MA4YWxk') }, { weight: 1, arbitrary: fc.constantFrom('a', 'x'.repeat(70), 'x'.repeat(200), '--', 'b o u n d', 'é') }),
   closing: fc.oneof({ weight: 5, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+  hostile: fc.option(hostileFile, { nil: null, freq: 3 }),
+  manifest: fc.option(sidecarChoice, { nil: null, freq: 2 }),
 });
 
 function renderMultipart(ctx: FuzzContext, m: MultipartChoice): { body: Buffer; boundary: string; summary: string } {
-  const file = ctx.files[m.fileIndex % ctx.files.length]!;
+  const hostile = ctx.hostile && m.hostile ? renderHostileFile(ctx.hostile, m.hostile) : undefined;
+  const sidecar = ctx.hostile && m.manifest ? renderSidecar(ctx.hostile, m.manifest) : undefined;
+  const file = hostile ?? ctx.files[m.fileIndex % ctx.files.length]!;
   let bytes: Buffer = file.bytes;
-  if (m.fileBytes === 'truncated') bytes = bytes.subarray(0, Math.floor(bytes.length * m.truncateAt));
-  if (m.fileBytes === 'empty') bytes = Buffer.alloc(0);
-  if (m.fileBytes === 'random') bytes = Buffer.from(m.random);
+  // A hostile file is sent as made: its damage is its structure.
+  if (!hostile && m.fileBytes === 'truncated') bytes = bytes.subarray(0, Math.floor(bytes.length * m.truncateAt));
+  if (!hostile && m.fileBytes === 'empty') bytes = Buffer.alloc(0);
+  if (!hostile && m.fileBytes === 'random') bytes = Buffer.from(m.random);
   const b = m.boundary;
   const parts: Buffer[] = [];
   const part = (name: string, filename: string | null, type: string | null, content: Buffer) => {
@@ -240,10 +331,12 @@ function renderMultipart(ctx: FuzzContext, m: MultipartChoice): { body: Buffer; 
   };
   for (let i = 0; i < m.extraFields; i += 1) part(`field${i}`, null, null, Buffer.from(`value ${i}`));
   part(m.partName, m.filename ?? file.name, m.partType ?? file.type, bytes);
-  for (let i = 0; i < m.extraFiles; i += 1) part('file', `extra${i}.jpg`, 'image/jpeg', file.bytes);
+  if (sidecar) part('manifest', 'sidecar.c2pa', 'application/c2pa', sidecar.bytes);
+  for (let i = 0; i < m.extraFiles; i += 1) part('file', `extra${i}.jpg`, 'image/jpeg', hostile ? ctx.files[0]!.bytes : file.bytes);
   if (m.closing) parts.push(Buffer.from(`--${b}--\r\n`));
   const summary = [
-    `multipart ${m.partName === 'file' ? '' : `part=${short(m.partName)} `}${file.name}:${m.fileBytes}${m.fileBytes === 'truncated' ? `@${bytes.length}` : ''}`,
+    hostile ? `multipart ${m.partName === 'file' ? '' : `part=${short(m.partName)} `}${hostile.summary}` : `multipart ${m.partName === 'file' ? '' : `part=${short(m.partName)} `}${file.name}:${m.fileBytes}${m.fileBytes === 'truncated' ? `@${bytes.length}` : ''}`,
+    sidecar ? sidecar.summary : '',
     m.filename !== null ? `filename=${short(m.filename)}` : '',
     m.partType !== null ? `part-type=${short(m.partType)}` : '',
     m.extraFields ? `+${m.extraFields} fields` : '',

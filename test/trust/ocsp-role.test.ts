@@ -43,7 +43,8 @@ describe('trust: ocsp role (ocsp/main wiring) on Postgres with openssl', functio
   const dir = mkdtempSync(path.join(tmpdir(), 'trust-ocsp-'));
 
   before(async function () {
-    t = await startTrust();
+    // Front processes answer OCSP here, as in production (two, to show they share the port and the notices).
+    t = await startTrust({ OCSP_PROCESSES: '2' });
     chain = await initPki(t.deps);
     events = new PostgresPkiEvents(t.db.knex, t.db.url, logger);
     role = await startOcspRole(t.config, t.db.knex, t.vault, logger, { events, host: '127.0.0.1' });

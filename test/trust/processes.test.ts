@@ -127,7 +127,7 @@ describe('trust: CLI, ocsp and scheduler processes', function () {
   it('a revocation by the CLI reaches the running ocsp process; the scheduler process starts and stops', async function () {
     // Independent steps run side by side: each process spends a second or two loading.
     const [{ child: ocsp, line }, unknown] = await Promise.all([
-      startRole('ocsp/main.ts', /listening/),
+      startRole('ocsp/main.ts', /OCSP responder, CRL host and TSA listening/),
       pki('revoke', '00ff', '--reason', 'keyCompromise'),
     ]);
     expect(unknown.code).to.equal(1);

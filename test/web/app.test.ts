@@ -235,12 +235,12 @@ describe('web app in headless Chromium', function () {
     const hint = await s.page.locator('.drop-zone__hint').textContent();
     expect(hint).to.contain('GIF').and.contain('MP4').and.contain('WAV');
     expect(await s.page.locator('input[type=file]').getAttribute('accept')).to.contain('video/mp4').and.contain('.flac');
-    const pdf = path.join(downloadsDir, 'report.pdf');
-    writeFileSync(pdf, '%PDF-1.7\n% not signed here\n');
-    await dropFile(s.page, '.drop-zone', pdf, 'application/pdf');
-    const alert = s.page.getByRole('alert').filter({ hasText: 'report.pdf' });
+    const bmp = path.join(downloadsDir, 'scan.bmp');
+    writeFileSync(bmp, Buffer.concat([Buffer.from('BM'), Buffer.alloc(60)]));
+    await dropFile(s.page, '.drop-zone', bmp, 'image/bmp');
+    const alert = s.page.getByRole('alert').filter({ hasText: 'scan.bmp' });
     await alert.waitFor();
-    expect(await alert.textContent()).to.equal('“report.pdf” is a PDF document, which the service does not sign.');
+    expect(await alert.textContent()).to.equal('“scan.bmp” is a BMP image, which the service does not sign.');
     await s.page.locator('input[type=file]').setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('just notes') });
     await s.page.getByRole('alert').filter({ hasText: '“notes.txt” is not a format the service signs' }).waitFor();
     // Signing without a file says so too.

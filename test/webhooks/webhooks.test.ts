@@ -11,9 +11,13 @@ import { bearer, registerAccount, startTestApi, submitSign, waitForJob, type Acc
 import { noisePng } from '../support/noise-png.js';
 import { startTestWorker, type RoleProcess } from '../support/processes.js';
 import { rejection } from '../support/rejection.js';
+import { until } from '../support/until.js';
 import { createWebhook } from '../../api/services/webhooks.js';
 import { ServiceError } from '../../shared/errors.js';
 import { recordExpiryNotices } from '../../shared/pki/expiry-notices.js';
+import { startAnvil } from '../../shared/chain/anvil.js';
+import { recordWebhookEvent } from '../../shared/db/repositories/webhooks.js';
+import { anchorJob, mine } from '../chain/support.js';
 
 interface Received {
   path: string;
@@ -62,16 +66,6 @@ class Receiver {
   }
 }
 
-async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 const WEBHOOK_ENV = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_BACKOFF_MS: '200', WEBHOOK_ATTEMPTS: '4', WEBHOOK_RELAY_INTERVAL_MS: '100', WEBHOOK_TIMEOUT_MS: '60000' };
 
 describe('webhooks: Standard Webhooks deliveries from the worker role', function () {
@@ -80,6 +74,7 @@ describe('webhooks: Standard Webhooks deliveries from the worker role', function
   let a: Account;
   let b: Account;
   let tsa: TsaService;
+  let startTsa: (port: number) => Promise<TsaService>;
   let worker: RoleProcess | undefined;
   const receiver = new Receiver();
 
@@ -107,7 +102,8 @@ describe('webhooks: Standard Webhooks deliveries from the worker role', function
     api = await startTestApi({ ...WEBHOOK_ENV, SIGN_ATTEMPTS: '2', SIGN_BACKOFF_MS: '200' });
     const vault = createKeyVault(api.config);
     await initPki({ knex: api.db.knex, vault, config: api.config });
-    tsa = await startTsaService({ tsaPort: 0, tsaPolicyOid: api.config.tsaPolicyOid }, api.db.knex, vault, createLogger('silent', 'tsa'), { host: '127.0.0.1' });
+    startTsa = (port) => startTsaService({ tsaPort: port, tsaPolicyOid: api.config.tsaPolicyOid }, api.db.knex, vault, createLogger('silent', 'tsa'), { host: '127.0.0.1' });
+    tsa = await startTsa(0);
     a = await registerAccount(api.app, 'Org A');
     b = await registerAccount(api.app, 'Org B');
     await receiver.start();
@@ -194,6 +190,93 @@ describe('webhooks: Standard Webhooks deliveries from the worker role', function
     }
     expect(receiver.at('/signed-b')).to.have.length(0);
     await request(api.app).delete(`/org/webhooks/${hookA.webhook_id}`).set(bearer(a.access)).expect(204);
+  });
+
+  it('delivers sign_job.failed with the failed job view once a job fails for good, to its own organisation only', async () => {
+    const hook = await create(a, '/failed', ['sign_job.failed']);
+    // The time-stamp authority goes away: every attempt fails (timestamp_unavailable) and the job fails for good.
+    const tsaPort = tsa.port;
+    await tsa.close();
+    let jobId: string;
+    try {
+      jobId = await submitSign(api.app, a, noisePng(70, 30), 'doomed.png');
+      expect((await waitForJob(api.app, a, jobId)).status).to.equal('failed');
+    } finally {
+      tsa = await startTsa(tsaPort);
+    }
+    const r = await until('the delivery', () => receiver.at('/failed')[0]);
+    const event = verify(hook.secret, r);
+    expect(event.type).to.equal('sign_job.failed');
+    const view = await request(api.app).get(`/v1/media/jobs/${jobId}`).set(bearer(a.access)).expect(200);
+    expect(event.data).to.deep.equal(view.body);
+    expect(view.body).to.deep.include({ status: 'failed' });
+    expect(view.body.error.code).to.equal('timestamp_unavailable');
+    // Once, whatever the attempts before it; B (listening for sign_job.failed too) hears nothing of A's job.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.at('/failed')).to.have.length(1);
+    expect(receiver.at('/signed-b')).to.have.length(0);
+    await request(api.app).delete(`/org/webhooks/${hook.webhook_id}`).set(bearer(a.access)).expect(204);
+  });
+
+  it('delivers file.anchored with the anchored job view and its proof once the batch holding the file is confirmed on chain', async () => {
+    const hook = await create(a, '/anchored', ['file.anchored']);
+    const jobId = await submitSign(api.app, a, noisePng(80, 30), 'anchor-me.png');
+    expect((await waitForJob(api.app, a, jobId)).status).to.equal('signed');
+    expect(receiver.at('/anchored'), 'nothing before the anchor').to.have.length(0);
+    const node = await startAnvil({ mining: 'auto' });
+    try {
+      // The scheduler's anchoring job, run by hand: every pending leaf in one batch, sealed at once.
+      const { job } = anchorJob(api.db.knex, node.url, { expectedChainId: node.chainId, settings: { batchSize: 1000, batchMaxAgeMs: 0 } });
+      try {
+        await until('the job anchored', async () => {
+          await job.run();
+          await mine(node.url);
+          return (await api.db.knex('sign_jobs').where({ id: jobId }).first('status')).status === 'anchored';
+        });
+      } finally {
+        await job.stop();
+      }
+    } finally {
+      await node.stop();
+    }
+    const delivered = await until('the delivery', () => receiver.at('/anchored').find((x) => verify(hook.secret, x).data.job_id === jobId));
+    const event = verify(hook.secret, delivered);
+    expect(event.type).to.equal('file.anchored');
+    const view = await request(api.app).get(`/v1/media/jobs/${jobId}`).set(bearer(a.access)).expect(200);
+    expect(view.body.status).to.equal('anchored');
+    expect(event.data).to.deep.equal(view.body);
+    expect(view.body.anchor.proof).to.include({ format: 'mss-anchor-v1', file_sha256: view.body.signed_file.sha256 });
+    // One event per anchored file of A's: earlier tests' signed files were in the batch too.
+    const ids = receiver.at('/anchored').map((x) => verify(hook.secret, x).data.job_id);
+    expect(new Set(ids).size).to.equal(ids.length);
+    expect(receiver.at('/signed-b')).to.have.length(0);
+    await request(api.app).delete(`/org/webhooks/${hook.webhook_id}`).set(bearer(a.access)).expect(204);
+  });
+
+  it('pages the delivery log newest first with a cursor, each delivery once; a cursor it did not make is a 400', async () => {
+    const hook = await create(a, '/paged', ['signing_certificate.expiring']);
+    // Five events recorded as the service records them, most within the same millisecond (ties go by id).
+    for (let i = 0; i < 5; i++) await recordWebhookEvent(api.db.knex, { orgId: a.orgId, type: 'signing_certificate.expiring', data: { n: i } });
+    const log = (query: string) => request(api.app).get(`/org/webhooks/${hook.webhook_id}/deliveries${query}`).set(bearer(a.access));
+    const all = (await log('').expect(200)).body;
+    expect(all.deliveries).to.have.length(5);
+    expect(all.next_cursor).to.equal(null);
+    const paged: string[] = [];
+    const sizes: number[] = [];
+    for (let cursor: string | null = '', pages = 0; cursor !== null && pages < 10; pages++) {
+      const page = (await log(`?limit=2${cursor ? `&cursor=${cursor}` : ''}`).expect(200)).body as { deliveries: { delivery_id: string }[]; next_cursor: string | null };
+      sizes.push(page.deliveries.length);
+      paged.push(...page.deliveries.map((d) => d.delivery_id));
+      cursor = page.next_cursor;
+    }
+    expect(sizes).to.deep.equal([2, 2, 1]);
+    expect(paged).to.deep.equal(all.deliveries.map((d: { delivery_id: string }) => d.delivery_id));
+    const bad = await log('?cursor=not-a-cursor').expect(400);
+    expect(bad.body.error.code).to.equal('invalid_parameter');
+    // Another organisation's admin cannot page it, with or without a cursor.
+    await request(api.app).get(`/org/webhooks/${hook.webhook_id}/deliveries?limit=2`).set(bearer(b.access)).expect(404);
+    await until('the deliveries made', () => receiver.at('/paged').length >= 5);
+    await request(api.app).delete(`/org/webhooks/${hook.webhook_id}`).set(bearer(a.access)).expect(204);
   });
 
   it('retries a receiver that answers 500 twice with the same event id; the third attempt is delivered and logged', async () => {

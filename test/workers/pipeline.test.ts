@@ -13,7 +13,7 @@ import { createKeyVault } from '../../shared/vault/index.js';
 import { bearer, registerAccount, startTestApi, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
 import { alive } from '../support/descendants.js';
 import { noisePng } from '../support/noise-png.js';
-import { startTestWorker, type RoleProcess } from '../support/processes.js';
+import { isRunning, startTestWorker, type RoleProcess } from '../support/processes.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
 
@@ -148,7 +148,7 @@ describe('signing pipeline through BullMQ and a separate worker process', functi
       worker = undefined;
       // The killed worker's sandbox processes leave with it instead of lingering as orphans.
       expect(sandboxes.length).to.be.greaterThan(0);
-      await waitUntil(() => sandboxes.every((pid) => !alive(pid)), 10_000);
+      await waitUntil(() => sandboxes.every((pid) => !isRunning(pid)), 10_000);
       const after = await api.db.knex('sign_jobs').where({ id: jobId }).first();
       if (after.status !== 'processing') continue; // finished before the kill: try again
       caught = true;

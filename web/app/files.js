@@ -28,14 +28,14 @@ export function acceptList(formats) {
   return [...formats.map((f) => f.mimeType), ...formats.flatMap((f) => f.extensions.map((e) => `.${e}`))].join(',');
 }
 
-const KIND_WORDS = { image: 'Images', video: 'video', audio: 'audio' };
+const KIND_WORDS = { image: 'Images', video: 'video', audio: 'audio', document: 'documents' };
 
 /** "Images (JPEG, PNG, ...), video (MP4, ...) and audio (...)": the formats by kind, from their labels. */
 export function formatsHint(formats) {
   const parts = Object.entries(KIND_WORDS)
-    .map(([kind, word]) => [word, formats.filter((f) => f.kind === kind).map((f) => f.label.replace(/ (image|video|audio|raw image)$/, ''))])
+    .map(([kind, word]) => [word, formats.filter((f) => f.kind === kind).map((f) => f.label.replace(/ (image|video|audio|raw image|document|e-book|workbook|presentation|text|spreadsheet|drawing)$/, ''))])
     .filter(([, names]) => names.length > 0)
-    .map(([word, names]) => `${word} (${names.join(', ')})`);
+    .map(([word, names]) => `${word} (${[...new Set(names)].join(', ')})`);
   return parts.length > 1 ? `${parts.slice(0, -1).join(', ')} and ${parts[parts.length - 1]}` : parts.join('');
 }
 

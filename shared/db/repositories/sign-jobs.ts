@@ -234,6 +234,20 @@ export async function findDiscoverableManifest(manifestId: string, db: Knex = Si
     .first('m.manifest_id', 'm.store', 'm.signed_file_id', 'f.sha256', 'f.storage_key', 'f.mime_type')) as DiscoverableManifest | undefined;
 }
 
+/**
+ * The id of a signed file's manifest store (by the file's id, or by its bytes' SHA-256: the earliest such file) when
+ * it is discoverable, i.e. served by the public repository; else undefined.
+ */
+export async function discoverableManifestIdOf(file: { id: string } | { sha256: string }, db: Knex = SignJob.knex()): Promise<string | undefined> {
+  const row = (await db('manifest_stores as m')
+    .join('signed_files as f', 'f.id', 'm.signed_file_id')
+    .where('m.discoverable', true)
+    .where('id' in file ? { 'f.id': file.id } : { 'f.sha256': file.sha256 })
+    .orderBy([{ column: 'f.created_at' }, { column: 'f.id' }])
+    .first('m.manifest_id')) as { manifest_id: string } | undefined;
+  return row?.manifest_id;
+}
+
 export interface StoredManifestOfFile {
   manifest_id: string;
   signed_file_id: string;

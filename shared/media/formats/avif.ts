@@ -1,5 +1,5 @@
 import { defineFormat } from '../format-descriptor.js';
-import { checkBmff, GENERIC_HEIF_BRANDS, hasBrands } from '../walks/bmff.js';
+import { assertBmffBoxesWithin, checkBmff, GENERIC_HEIF_BRANDS, hasBrands } from '../walks/bmff.js';
 
 export const AVIF_BRANDS: ReadonlySet<string> = new Set(['avif', 'avis']);
 
@@ -13,5 +13,6 @@ export const avif = defineFormat({
     return yield* hasBrands(size, (major, compatible) => AVIF_BRANDS.has(major) || (GENERIC_HEIF_BRANDS.has(major) && compatible.some((b) => AVIF_BRANDS.has(b))));
   },
   check: (size) => checkBmff(size, 'AVIF', 'images'),
+  bounds: (size) => assertBmffBoxesWithin(size, 'AVIF'),
   pixelDataChecked: true,
 });

@@ -1,5 +1,5 @@
 import { defineFormat } from '../format-descriptor.js';
-import { checkBmff, GENERIC_HEIF_BRANDS, hasBrands } from '../walks/bmff.js';
+import { assertBmffBoxesWithin, checkBmff, GENERIC_HEIF_BRANDS, hasBrands } from '../walks/bmff.js';
 import { AVIF_BRANDS } from './avif.js';
 
 export const HEIC_BRANDS: ReadonlySet<string> = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'hevm', 'hevs']);
@@ -19,4 +19,5 @@ export const heic = defineFormat({
     );
   },
   check: (size) => checkBmff(size, 'HEIC', 'images'),
+  bounds: (size) => assertBmffBoxesWithin(size, 'HEIC'),
 });

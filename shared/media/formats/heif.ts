@@ -1,5 +1,5 @@
 import { defineFormat } from '../format-descriptor.js';
-import { checkBmff, GENERIC_HEIF_BRANDS, hasBrands } from '../walks/bmff.js';
+import { assertBmffBoxesWithin, checkBmff, GENERIC_HEIF_BRANDS, hasBrands } from '../walks/bmff.js';
 import { AVIF_BRANDS } from './avif.js';
 import { HEIC_BRANDS } from './heic.js';
 
@@ -14,4 +14,5 @@ export const heif = defineFormat({
     return yield* hasBrands(size, (major, compatible) => GENERIC_HEIF_BRANDS.has(major) && !compatible.some((b) => AVIF_BRANDS.has(b) || HEIC_BRANDS.has(b)));
   },
   check: (size) => checkBmff(size, 'HEIF', 'images'),
+  bounds: (size) => assertBmffBoxesWithin(size, 'HEIF'),
 });

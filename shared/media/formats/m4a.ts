@@ -1,5 +1,5 @@
 import { defineFormat } from '../format-descriptor.js';
-import { bmffDurationSeconds, checkBmff, hasBrands } from '../walks/bmff.js';
+import { assertBmffBoxesWithin, bmffDurationSeconds, checkBmff, hasBrands } from '../walks/bmff.js';
 
 const BRANDS = new Set(['M4A ', 'M4B ']);
 
@@ -14,5 +14,6 @@ export const m4a = defineFormat({
     return yield* hasBrands(size, (major) => BRANDS.has(major));
   },
   check: (size) => checkBmff(size, 'M4A', 'movie'),
+  bounds: (size) => assertBmffBoxesWithin(size, 'M4A'),
   durationSeconds: bmffDurationSeconds,
 });

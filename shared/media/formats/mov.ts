@@ -1,5 +1,5 @@
 import { defineFormat } from '../format-descriptor.js';
-import { bmffDurationSeconds, checkBmff, hasBrands } from '../walks/bmff.js';
+import { assertBmffBoxesWithin, bmffDurationSeconds, checkBmff, hasBrands } from '../walks/bmff.js';
 
 /** Old QuickTime files have no ftyp: they start with one of these atoms. */
 const OLD_FIRST_ATOMS = new Set(['moov', 'mdat', 'wide', 'free', 'skip', 'pnot']);
@@ -15,6 +15,7 @@ export const mov = defineFormat({
     return yield* hasBrands(size, (major) => major === 'qt  ');
   },
   check: (size) => checkBmff(size, 'MOV', 'movie'),
+  bounds: (size) => assertBmffBoxesWithin(size, 'MOV'),
   durationSeconds: bmffDurationSeconds,
   /** c2pa-rs 0.91 refuses old MOV files (UnsupportedType; test/media/c2pa-support.test.ts keeps checking): named here. */
   *refuse(head) {

@@ -1,5 +1,5 @@
 import { defineFormat } from '../format-descriptor.js';
-import { bmffDurationSeconds, checkBmff, hasBrands } from '../walks/bmff.js';
+import { assertBmffBoxesWithin, bmffDurationSeconds, checkBmff, hasBrands } from '../walks/bmff.js';
 
 const BRANDS = new Set(['isom', 'iso2', 'iso3', 'iso4', 'iso5', 'iso6', 'iso7', 'iso8', 'iso9', 'mp41', 'mp42', 'mp71', 'avc1', 'av01', 'dash', 'mmp4', 'XAVC', 'MSNV']);
 
@@ -14,5 +14,6 @@ export const mp4 = defineFormat({
     return yield* hasBrands(size, (major) => BRANDS.has(major));
   },
   check: (size) => checkBmff(size, 'MP4', 'movie'),
+  bounds: (size) => assertBmffBoxesWithin(size, 'MP4'),
   durationSeconds: bmffDurationSeconds,
 });

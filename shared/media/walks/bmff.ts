@@ -1,11 +1,70 @@
 import { isFourCC, readAt, readExactly, type Walk } from '../byte-walk.js';
-import { corrupt } from '../errors.js';
+import { corrupt, MediaRejectedError } from '../errors.js';
 
 /**
  * Generic HEIF brands (ISO/IEC 23008-12 structure, no codec named): with one of them as the major brand, the
  * compatible brands say whether the images are AV1 (AVIF), HEVC (HEIC) or neither (HEIF).
  */
 export const GENERIC_HEIF_BRANDS: ReadonlySet<string> = new Set(['mif1', 'msf1', 'mif2', 'miaf']);
+
+/**
+ * The most boxes an ISO BMFF file may have, all levels counted (as c2pa-rs walks them: every box in its containers).
+ * c2pa-rs's own reading of a file grows with the square of its boxes (an embedded manifest followed by 10,000 boxes:
+ * about 0.4 s on a quiet core, 20,000: 1.4 s, 100,000: about 35 s; bench/hostile/bindings.ts), so past this a file is
+ * refused before c2pa-rs reads it. Camera, phone and editor files hold a few dozen to a few hundred; a fragmented MP4
+ * about 4 to 11 per fragment (moof, mfhd, traf, tfhd, tfdt, trun, mdat).
+ */
+export const MAX_BMFF_BOXES = 10_000;
+/**
+ * Beyond MAX_BMFF_BOXES, one box more per this many bytes: a long fragmented recording (hours of 2 s fragments, tens of
+ * thousands of boxes) is signed and read streamed, where only our linear walk sees its boxes, never c2pa-rs's whole read
+ * (files up to MAX_UPLOAD_BYTES). A hostile file of tiny boxes still stops at MAX_BMFF_BOXES.
+ */
+const BYTES_PER_EXTRA_BOX = 64 * 1024;
+
+/** The most boxes a BMFF file of `size` bytes may have: MAX_BMFF_BOXES up to 625 MiB, then one per 64 KiB. */
+export const maxBmffBoxes = (size: number): number => Math.max(MAX_BMFF_BOXES, Math.floor(size / BYTES_PER_EXTRA_BOX));
+/** The deepest boxes may be nested (c2pa-rs's walk, as ported in shared/c2pa/bmff-walk.ts, stops at 32). */
+export const MAX_BMFF_DEPTH = 32;
+
+/** The boxes c2pa-rs descends into (bmff_io.rs; shared/c2pa/bmff-walk.ts walks them as it does); all others are leaves to it. */
+export const C2PA_RS_CONTAINERS: ReadonlySet<string> = new Set(['moov', 'trak', 'mdia', 'minf', 'stbl', 'moof', 'traf', 'edts', 'udta', 'dinf', 'tref', 'treg', 'mvex', 'mfra', 'meta', 'schi']);
+
+/**
+ * The file's boxes counted as c2pa-rs walks them (and the image property boxes the structure check walks), refused
+ * past maxBmffBoxes(size) or MAX_BMFF_DEPTH (422 media_too_complex) before anything else reads them. Run whether or not
+ * the structure is checked: it judges no damage (a box out of bounds ends its level's count; c2pa-rs or the structure
+ * check tells what is wrong), only how much there is to walk. `name` names the format in messages.
+ */
+export function* assertBmffBoxesWithin(size: number, name: string): Walk<void> {
+  let count = 0;
+  const maxBoxes = maxBmffBoxes(size);
+  const tooComplex = (why: string) => new MediaRejectedError('too_complex', `the ${name} file ${why}, more than the service reads`);
+  function* level(start: number, end: number, depth: number): Walk<void> {
+    if (depth > MAX_BMFF_DEPTH) throw tooComplex(`nests boxes more than ${MAX_BMFF_DEPTH} deep`);
+    for (let pos = start; pos + 8 <= end; ) {
+      const header = yield* readAt(pos, 16);
+      if (header.length < 8) return;
+      let size = header.readUInt32BE(0);
+      const type = header.toString('latin1', 4, 8);
+      if (size === 1) {
+        if (header.length < 16) return;
+        size = Number(header.readBigUInt64BE(8));
+      } else if (size === 0) size = end - pos;
+      if (size === 0 || pos + size > end) return;
+      count += 1;
+      if (count > maxBoxes) throw tooComplex(`has more than ${maxBoxes.toLocaleString('en-US')} boxes`);
+      if (C2PA_RS_CONTAINERS.has(type) || type === 'iprp' || type === 'ipco') {
+        const payload = pos + (header.readUInt32BE(0) === 1 ? 16 : 8);
+        const peek = type === 'meta' ? yield* readAt(payload, 4) : undefined;
+        const full = peek?.length === 4 && peek.readUInt32BE(0) === 0;
+        yield* level(full ? payload + 4 : payload, pos + size, depth + 1);
+      }
+      pos += size;
+    }
+  }
+  yield* level(0, size, 1);
+}
 
 /** The ftyp box at the start: its major and compatible brands; undefined when the file does not start with one. */
 export function* readFtyp(size: number): Walk<{ major: string; compatible: string[]; end: number } | undefined> {

@@ -5,6 +5,7 @@ import { ApiError, type Client, type Job, type SignInput } from '../index.js';
 import { writeVerified } from './download.js';
 import { collectInputs, type Input } from './inputs.js';
 import { Journal, type JournalEntry } from './journal.js';
+import { lockOutDir, OutDirLocked } from './out-lock.js';
 import { Progress } from './progress.js';
 import { describeError, withRetries } from './retry.js';
 
@@ -29,11 +30,31 @@ async function sha256OfFile(file: string): Promise<string> {
  * time. Each step is journalled before the next starts, and the sign request carries an idempotency key made from
  * the journalled upload, so a run that was killed at any point and started again signs nothing twice: a file already
  * written is skipped, a journalled job is waited for, and a sign request whose answer was lost is answered with the
- * job it made. Resolves with the process's exit code.
+ * job it made. Only one run at a time writes into an out directory (a second one exits 2). Resolves with the
+ * process's exit code.
  */
 export async function signCommand(client: Client, args: readonly string[], options: SignOptions, out: NodeJS.WriteStream = process.stdout): Promise<number> {
   const inputs = collectInputs(args, options.outDir);
   mkdirSync(options.outDir, { recursive: true });
+  // One run per out directory: two would sign the same files twice and interleave the journal.
+  let release: () => void;
+  try {
+    release = lockOutDir(options.outDir);
+  } catch (err) {
+    if (!(err instanceof OutDirLocked)) throw err;
+    process.stderr.write(`mss: ${err.message}\n`);
+    return 2;
+  }
+  process.once('exit', release); // Ctrl-C below exits at once
+  try {
+    return await signAll(client, inputs, options, out);
+  } finally {
+    process.off('exit', release);
+    release();
+  }
+}
+
+async function signAll(client: Client, inputs: Input[], options: SignOptions, out: NodeJS.WriteStream): Promise<number> {
   const journal = new Journal(options.outDir);
   const progress = new Progress(inputs.length, inputs.reduce((n, i) => n + i.size, 0));
   const request = { title: options.title, creator: options.creator, template: options.template };

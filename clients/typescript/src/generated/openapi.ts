@@ -1453,11 +1453,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The endpoint's delivery log, newest first: status, attempts with time, duration and response code (admin) */
+        /** The endpoint's delivery log, newest first, a page at a time: status, attempts with time, duration and response code (admin) */
         get: {
             parameters: {
                 query?: {
                     limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
                 };
                 header?: never;
                 path: {
@@ -1475,6 +1477,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             deliveries: components["schemas"]["WebhookDelivery"][];
+                            /** @description pass as ?cursor= for the next (older) page; null on the last */
+                            next_cursor: string | null;
                         };
                     };
                 };
@@ -1731,7 +1735,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an image, video or audio file, or a fragmented MP4 rendition, to sign (recognised by content, not by name)
-         * @description A single file is the part "file". A fragmented MP4 rendition (a DASH or HLS/CMAF representation) is one part "init" (its init segment: a moov with an mvex), one or more parts "fragment" (its media segments, .m4s, in order, each one moof followed by one mdat) and optionally parts "playlist" (.mpd, .m3u8, at most 16, returned unchanged with the signed rendition; one addressing byte ranges inside the segments is 422 playlist_invalid), at most MAX_RENDITION_FRAGMENTS fragments, all of it within the kind's size limit; each part keeps its file name, which must differ (400 duplicate_part_name). A rendition that cannot be signed is 422 with its reason: init_segment_invalid (no mvex, media fragments in it), fragment_invalid (not one moof followed by one mdat), fragment_mismatch (a track the init segment does not have: from another init segment), fragments_out_of_order (their sequence numbers do not increase), rendition_already_signed. Accepted formats (the format registry, shared/media/formats.ts): JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio. The content decides the format (magic numbers and a walk over the file's structure), never the name or the declared type: other content is 415, an empty, damaged or truncated file 400. An image declaring more than MAX_IMAGE_PIXELS pixels (width x height from its header; an SVG's declared size) is 422 image_too_large; a JPEG, PNG, WebP, GIF, TIFF or AVIF image whose pixel data is missing or cut short is 400 corrupt_image (it is decoded in the uploads' own pool, UPLOAD_CHECK_POOL_SIZE processes that never wait behind verifications: 503 verification_busy when that is full). Size limits by kind: MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO and MAX_UPLOAD_BYTES_AUDIO.
+         * @description A single file is the part "file". A fragmented MP4 rendition (a DASH or HLS/CMAF representation) is one part "init" (its init segment: a moov with an mvex), one or more parts "fragment" (its media segments, .m4s, in order, each one moof followed by one mdat) and optionally parts "playlist" (.mpd, .m3u8, at most 16, returned unchanged with the signed rendition; one addressing byte ranges inside the segments is 422 playlist_invalid), at most MAX_RENDITION_FRAGMENTS fragments, all of it within the kind's size limit; each part keeps its file name, which must differ (400 duplicate_part_name). A rendition that cannot be signed is 422 with its reason: init_segment_invalid (no mvex, media fragments in it), fragment_invalid (not one moof followed by one mdat), fragment_mismatch (a track the init segment does not have: from another init segment), fragments_out_of_order (their sequence numbers do not increase), rendition_already_signed. Accepted formats (the format registry, shared/media/formats.ts): JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio; PDF, EPUB, Word, Excel, PowerPoint, OpenDocument documents. The content decides the format (magic numbers and a walk over the file's structure), never the name or the declared type: other content is 415, an empty, damaged or truncated file 400. An image declaring more than MAX_IMAGE_PIXELS pixels (width x height from its header; an SVG's declared size) is 422 image_too_large; a JPEG, PNG, WebP, GIF, TIFF or AVIF image whose pixel data is missing or cut short is 400 corrupt_image (it is decoded in the uploads' own pool, UPLOAD_CHECK_POOL_SIZE processes that never wait behind verifications: 503 verification_busy when that is full). Size limits by kind: MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO and MAX_UPLOAD_BYTES_AUDIO.
          */
         post: {
             parameters: {
@@ -1815,7 +1819,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it */
+                /** @description The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it; or an ISO BMFF file (MP4, MOV, M4A, AVIF, HEIC, HEIF) has more than 10,000 boxes or nests them more than 32 deep (422, media_too_complex) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2331,7 +2335,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it */
+                /** @description The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it; or an ISO BMFF file (MP4, MOV, M4A, AVIF, HEIC, HEIF) has more than 10,000 boxes or nests them more than 32 deep (422, media_too_complex) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2616,6 +2620,8 @@ export interface paths {
                 /** @description The signed file, in its own media type (Content-Type as stored). A signed fragmented MP4 rendition is an application/zip (streamed, its parts stored uncompressed, ZIP64 past 4 GiB) of its parts under their original names: the signed init segment (its manifest carries c2pa.hash.bmff.v3 with the Merkle tree), every signed segment (each with its merkle box) and the playlists unchanged */
                 200: {
                     headers: {
+                        /** @description When the signed file's manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
+                        Link?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -2638,6 +2644,15 @@ export interface paths {
                         "audio/mpeg": string;
                         "audio/wav": string;
                         "audio/flac": string;
+                        "application/pdf": string;
+                        "application/epub+zip": string;
+                        "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                        "application/vnd.openxmlformats-officedocument.presentationml.presentation": string;
+                        "application/vnd.oasis.opendocument.text": string;
+                        "application/vnd.oasis.opendocument.spreadsheet": string;
+                        "application/vnd.oasis.opendocument.presentation": string;
+                        "application/vnd.oasis.opendocument.graphics": string;
                         "application/zip": string;
                     };
                 };
@@ -2689,7 +2704,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a file's C2PA manifest against the trust in use (the service's roots, the trust lists, the operator's anchors and the organisation's own, /org/trust-anchors) and report the signer's revocation status and on-chain anchor
-         * @description Takes every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole (an MP4, M4V, MOV or M4A in bounded memory, whatever its size: its manifest store read out of the file and validated by c2pa-rs, its BMFF hash checked against the file by streaming, with the verdict c2pa-rs gives the whole file; crjson then reports the store with that verdict on the binding). An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. A fragmented MP4 rendition (one part init, its fragment parts in order, up to MAX_RENDITION_FRAGMENTS) is answered with its manifest's verdict and one verdict per segment (fragments), each segment checked in bounded memory against the Merkle tree of the init segment's c2pa.hash.bmff.v3 as c2pa-rs's fromBlobFragment checks it (format=crjson is 400 crjson_not_for_renditions). For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
+         * @description Takes every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio; PDF, EPUB, Word, Excel, PowerPoint, OpenDocument documents), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole (an MP4, M4V, MOV or M4A in bounded memory, whatever its size: its manifest store read out of the file and validated by c2pa-rs, its BMFF hash checked against the file by streaming, with the verdict c2pa-rs gives the whole file; crjson then reports the store with that verdict on the binding). An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. A fragmented MP4 rendition (one part init, its fragment parts in order, up to MAX_RENDITION_FRAGMENTS) is answered with its manifest's verdict and one verdict per segment (fragments), each segment checked in bounded memory against the Merkle tree of the init segment's c2pa.hash.bmff.v3 as c2pa-rs's fromBlobFragment checks it (format=crjson is 400 crjson_not_for_renditions). For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
          */
         post: {
             parameters: {
@@ -2770,7 +2785,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The file is sound but its C2PA data cannot be parsed (422, code unreadable_credentials), or an image declares more than MAX_IMAGE_PIXELS pixels (422, image_too_large); a damaged file (cut short, out of bounds) is a 400 corrupt_image or corrupt_media naming what is wrong */
+                /** @description The file is sound but its C2PA data cannot be parsed (422, code unreadable_credentials), or an image declares more than MAX_IMAGE_PIXELS pixels (422, image_too_large), or an ISO BMFF file has more than 10,000 boxes or nests them more than 32 deep (422, media_too_complex: refused before c2pa-rs reads it); a damaged file (cut short, out of bounds) is a 400 corrupt_image or corrupt_media naming what is wrong */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2820,7 +2835,7 @@ export interface paths {
         put?: never;
         /**
          * Verify any file without an account: its embedded Content Credentials, or the ones recovered by its fingerprint
-         * @description Every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}) when it is what the file alone proves (its embedded manifest, or none): a verdict read from a sidecar sent with the file or from a remote manifest is answered with permalink null and not kept, and leaves the file's permalink as it was; nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full; a client that hangs up has its work dropped or stopped); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests at work, each counted until its pool work has ended: 429 too_many_concurrent_requests).
+         * @description Every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio; PDF, EPUB, Word, Excel, PowerPoint, OpenDocument documents), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}) when it is what the file alone proves (its embedded manifest, or none): a verdict read from a sidecar sent with the file or from a remote manifest is answered with permalink null and not kept, and leaves the file's permalink as it was; nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full; a client that hangs up has its work dropped or stopped); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests at work, each counted until its pool work has ended: 429 too_many_concurrent_requests).
          */
         post: {
             parameters: {
@@ -2865,6 +2880,15 @@ export interface paths {
                     "audio/mpeg": string;
                     "audio/wav": string;
                     "audio/flac": string;
+                    "application/pdf": string;
+                    "application/epub+zip": string;
+                    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                    "application/vnd.openxmlformats-officedocument.presentationml.presentation": string;
+                    "application/vnd.oasis.opendocument.text": string;
+                    "application/vnd.oasis.opendocument.spreadsheet": string;
+                    "application/vnd.oasis.opendocument.presentation": string;
+                    "application/vnd.oasis.opendocument.graphics": string;
                     "application/c2pa": string;
                 };
             };
@@ -2905,7 +2929,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The file is sound but its C2PA data cannot be parsed (422, code unreadable_credentials), or an image declares more than MAX_IMAGE_PIXELS pixels (422, image_too_large); a damaged file (cut short, out of bounds) is a 400 corrupt_image or corrupt_media naming what is wrong */
+                /** @description The file is sound but its C2PA data cannot be parsed (422, code unreadable_credentials), or an image declares more than MAX_IMAGE_PIXELS pixels (422, image_too_large), or an ISO BMFF file has more than 10,000 boxes or nests them more than 32 deep (422, media_too_complex: refused before c2pa-rs reads it); a damaged file (cut short, out of bounds) is a 400 corrupt_image or corrupt_media naming what is wrong */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -2969,6 +2993,8 @@ export interface paths {
                 /** @description The stored verdict */
                 200: {
                     headers: {
+                        /** @description When the signed file's manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
+                        Link?: string;
                         [name: string]: unknown;
                     };
                     content: {
@@ -3732,7 +3758,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it */
+                /** @description The image declares more pixels than MAX_IMAGE_PIXELS (422, code image_too_large): refused from its header, before anything decodes it; or an ISO BMFF file (MP4, MOV, M4A, AVIF, HEIC, HEIF) has more than 10,000 boxes or nests them more than 32 deep (422, media_too_complex) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -4869,7 +4895,7 @@ export interface components {
          * @description a format of the registry, told by content when the file was uploaded
          * @enum {string}
          */
-        MediaType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "image/tiff" | "image/x-adobe-dng" | "image/avif" | "image/heic" | "image/heif" | "image/jxl" | "image/svg+xml" | "video/mp4" | "video/x-m4v" | "video/quicktime" | "video/x-msvideo" | "audio/mp4" | "audio/mpeg" | "audio/wav" | "audio/flac";
+        MediaType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "image/tiff" | "image/x-adobe-dng" | "image/avif" | "image/heic" | "image/heif" | "image/jxl" | "image/svg+xml" | "video/mp4" | "video/x-m4v" | "video/quicktime" | "video/x-msvideo" | "audio/mp4" | "audio/mpeg" | "audio/wav" | "audio/flac" | "application/pdf" | "application/epub+zip" | "application/vnd.openxmlformats-officedocument.wordprocessingml.document" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/vnd.openxmlformats-officedocument.presentationml.presentation" | "application/vnd.oasis.opendocument.text" | "application/vnd.oasis.opendocument.spreadsheet" | "application/vnd.oasis.opendocument.presentation" | "application/vnd.oasis.opendocument.graphics";
         /** @description a fragmented MP4 rendition (init segment, media segments, playlists); null for a single file */
         RenditionSummary: {
             /** @description media segments, in order */
