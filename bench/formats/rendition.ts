@@ -12,7 +12,7 @@
  *   npx tsx bench/formats/rendition.ts [MiB ...]      default: 256 1024 (quick: 256)
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,20 +21,12 @@ import { signRendition } from '../../shared/c2pa/bmff-rendition-sign.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import { c2paWasm } from '../../shared/c2pa/wasm.js';
 import { makeOpensslChain } from '../../test/support/openssl-chain.js';
+import { runSignChild, vmHwmMiB, type SignReport } from '../support/sign-child.js';
 import { makeSample } from './media.js';
 
 const run = promisify(execFile);
 const MiB = 2 ** 20;
 const SELF = fileURLToPath(import.meta.url);
-
-interface Report {
-  outcome: string;
-  seconds: number;
-  baseMiB: number;
-  peakMiB: number;
-}
-
-const vmHwmMiB = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
 
 /** The rendition's parts in `dir`: the init segment, then the segments in order. */
 function partsOf(dir: string): { init: string; segments: string[] } {
@@ -71,20 +63,10 @@ async function child(dir: string): Promise<void> {
   } catch (err) {
     outcome = `failed: ${String(err).split('\n')[0]}`;
   }
-  const report: Report = { outcome, seconds: (performance.now() - started) / 1000, baseMiB, peakMiB: vmHwmMiB() };
+  const report: SignReport = { outcome, seconds: (performance.now() - started) / 1000, baseMiB, peakMiB: vmHwmMiB() };
   rmSync(outputDir, { recursive: true, force: true });
   rmSync(chain.dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(report)}\n`);
-}
-
-function runChild(dir: string): Promise<Report> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', SELF, 'child', dir], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-      const line = stdout.split('\n').find((l) => l.startsWith('{'));
-      if (!line) return reject(new Error(`the sign job on ${dir} said nothing: ${err?.message ?? ''} ${stderr}`));
-      resolve(JSON.parse(line) as Report);
-    });
-  });
 }
 
 async function sha256sumSeconds(files: string[]): Promise<number> {
@@ -115,7 +97,7 @@ if (process.argv[2] === 'child') {
       const total = files.reduce((n, f) => n + statSync(f).size, 0);
       await sha256sumSeconds(files);
       const shaSeconds = await sha256sumSeconds(files);
-      const job = await runChild(dash);
+      const job = await runSignChild(SELF, dash);
       const ratio = mbps(total, job.seconds) / mbps(total, shaSeconds);
       console.log(
         `  ${`${(total / MiB).toFixed(0)} MiB`.padEnd(10)} ${String(parts.segments.length).padStart(8)}  ${job.seconds.toFixed(2).padStart(7)}  ${mbps(total, job.seconds).toFixed(0).padStart(9)}  ${mbps(total, shaSeconds).toFixed(0).padStart(14)}  ${ratio.toFixed(2).padStart(6)}   ${job.peakMiB.toFixed(0).padStart(5)} MiB (${job.baseMiB.toFixed(0)} MiB)   ${job.outcome}`,
