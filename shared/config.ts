@@ -67,6 +67,11 @@ export interface Config {
    */
   maxUploadBytesVideo: number;
   maxUploadBytesAudio: number;
+  /**
+   * Most media segments one fragmented MP4 rendition may have (MAX_RENDITION_FRAGMENTS): an upload with more is 413.
+   * Its bytes in all count against the limit of its kind (MAX_UPLOAD_BYTES_VIDEO or _AUDIO).
+   */
+  maxRenditionFragments: number;
   /** A resumable upload (tus) with no byte received for this long is abandoned: 404, then swept (UPLOAD_EXPIRY_HOURS). */
   uploadExpiryHours: number;
   /** How often the scheduler removes expired resumable uploads and their bytes (UPLOAD_SWEEP_INTERVAL_MS). */
@@ -618,6 +623,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerLockMs: int(env, 'WORKER_LOCK_MS', 30_000, 2000, 600_000),
     crlSchedule: str(env, 'CRL_SCHEDULE', '0 3 * * 1'),
     reconcileIntervalMs: int(env, 'RECONCILE_INTERVAL_MS', 30_000, 100, 24 * 3600_000),
+    maxRenditionFragments: int(env, 'MAX_RENDITION_FRAGMENTS', 10_000, 1, 100_000),
     uploadExpiryHours: int(env, 'UPLOAD_EXPIRY_HOURS', 24, 1, 720),
     uploadSweepIntervalMs: int(env, 'UPLOAD_SWEEP_INTERVAL_MS', 15 * 60_000, 1000, 24 * 3600_000),
     opsPort: int(env, 'OPS_PORT', 3004, 0, 65535),

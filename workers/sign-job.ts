@@ -28,8 +28,8 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
     clock.lap('fingerprint');
     const signed = await signMedia(deps, prepared, content, workspace, log);
     clock.lap('sign');
-    const storageKey = await storeSignedFile(deps, prepared, signed);
-    const kept = await completeSignJob(deps, prepared, signed, content.fingerprint, storageKey);
+    const stored = await storeSignedFile(deps, prepared, signed);
+    const kept = await completeSignJob(deps, prepared, signed, content.fingerprint, stored);
     clock.lap('store');
     if (!kept) {
       // Another run of this job recorded its file first (a job re-delivered while the first run was still going).

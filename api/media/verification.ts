@@ -10,7 +10,7 @@ import { nameInCertificateOrder, readCertificate } from '../../shared/pki/certif
 import { normalizeSerialHex } from '../../shared/pki/serial.js';
 import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { StagedFile } from '../../shared/storage/index.js';
-import type { TrustConfig, TrustSource } from '../../shared/trust/store.js';
+import type { TrustConfig, TrustSource, TrustStore } from '../../shared/trust/store.js';
 import type { RemoteManifestSource } from './remote-manifest.js';
 import { signerTrust, trustInUse, type SignerTrust } from './verification-trust.js';
 import type { DetachedManifest } from './verify-tasks.js';
@@ -103,19 +103,34 @@ export async function verifyStagedFile(
       ({ report, fingerprint } = await read(manifest));
     }
   }
+  const judged = await judgeSigner(knex, store, report, () =>
+    pool.run('trust_source', { filePath: staged.tempPath, mimeType, readWhole, candidates: trust.candidates, manifest: manifest?.bytes }, options.signal),
+  );
+  const view = { ...judged, mime_type: mimeType, sha256: staged.sha256 };
+  return { view, fingerprint: fingerprint === null ? undefined : decodeImageCode(fingerprint) };
+}
+
+/**
+ * A report with its signer judged: the signer's revocation status as the service knows it, and which trust source
+ * vouches for it. A certificate the service issued (its serial in the service's records) vouched for by the service's
+ * roots needs no second read; any other trusted signer is read again under each source's claim-signer list alone
+ * (`vouchingSource`, in the pool), and one none of them vouches for was trusted through an anchor for timestamps only.
+ */
+export async function judgeSigner(
+  knex: Knex,
+  store: TrustStore,
+  read: VerificationReport,
+  vouchingSource: () => Promise<TrustSource | null>,
+): Promise<Omit<VerificationView, 'mime_type' | 'sha256'>> {
+  let report = read;
   const revocation = await revocationOf(knex, report.signer);
   let source: TrustSource | null = null;
   if (report.status.success.includes('signingCredential.trusted')) {
-    // A certificate the service issued (its serial in the service's records) vouched for by the service's roots
-    // needs no second read; any other signer is read again under each source's claim-signer list alone.
-    source = revocation.status === 'good' || revocation.status === 'expired' || revocation.status === 'revoked'
-      ? 'service_ca'
-      : await pool.run('trust_source', { filePath: staged.tempPath, mimeType, readWhole, candidates: trust.candidates, manifest: manifest?.bytes }, options.signal);
+    source = revocation.status === 'good' || revocation.status === 'expired' || revocation.status === 'revoked' ? 'service_ca' : await vouchingSource();
     if (!source) report = withSignerVouchedForTimestampsOnly(report);
   }
   const signer = report.signer && { ...report.signer, ...signerTrust(store, source) };
-  const view = { ...report, signer, revocation, mime_type: mimeType, sha256: staged.sha256 };
-  return { view, fingerprint: fingerprint === null ? undefined : decodeImageCode(fingerprint) };
+  return { ...report, signer, revocation };
 }
 
 /**

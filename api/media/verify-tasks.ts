@@ -10,6 +10,7 @@ import type { ReadOptions } from '../../shared/c2pa/settings.js';
 import { MANIFEST_STORE_TYPE, RemoteManifestError } from '../../shared/c2pa/reader-open.js';
 import { inaccessibleReport, withSignerVouchedForTimestampsOnly, type VerificationReport } from '../../shared/c2pa/verification-report.js';
 import { crJsonOfBmffFile, readBmffFile } from '../../shared/c2pa/bmff-read.js';
+import { readRendition } from '../../shared/c2pa/bmff-rendition-read.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { checkedTimestamp } from '../../shared/c2pa/signature-timestamp.js';
 import { FileBlob } from '../../shared/c2pa/wasm.js';
@@ -52,6 +53,14 @@ export interface VerifyTasks {
     };
     /** remote_url: the file's manifest is remote and was not given (the report says manifest.inaccessible). */
     result: { report: VerificationReport; fingerprint: string | null; remote_url: string | null };
+  };
+  /**
+   * A fragmented MP4 rendition's verdicts (shared/c2pa/bmff-rendition-read.ts): the rendition's and one per media
+   * segment, in order, with the init segment's manifest store (null without one).
+   */
+  verify_rendition: {
+    input: { initPath: string; mimeType: SignableMimeType; segmentPaths: string[]; trust: ReadOptions; tsaAnchors: { pem: string; source: TrustSource }[] };
+    result: { report: VerificationReport; segments: VerificationReport[]; store: Uint8Array | null };
   };
   /** c2pa-rs's crJSON under these trust settings (undefined without a manifest; `refused`: the code c2pa-rs refused it with). */
   crjson: {
@@ -155,6 +164,15 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
     // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
     const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath, fingerprintMode).catch(() => undefined))?.iscc ?? null) : null;
     return { report, fingerprint, remote_url };
+  },
+  async verify_rendition({ initPath, mimeType, segmentPaths, trust, tsaAnchors }) {
+    const { report, segments, store } = await readRendition(initPath, mimeType, segmentPaths, trust);
+    if (report.timestamp && store) {
+      const anchors = tsaAnchors.map(({ pem, source }) => ({ pem, source, certificate: parsedAnchor(pem) }));
+      const timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, store, anchors);
+      return { report: { ...report, timestamp }, segments: segments.map((s) => ({ ...s, timestamp })), store };
+    }
+    return { report, segments, store: store ?? null };
   },
   async crjson({ filePath, mimeType, readWhole, trust, manifest }) {
     if (manifest || mimeType === MANIFEST_STORE_TYPE) return crJsonOf(manifest ?? new Uint8Array(await readFile(filePath)), MANIFEST_STORE_TYPE, trust);

@@ -52,7 +52,7 @@ export function signJobsRouter(ctx: AppContext): Router {
     res.setHeader('Content-Type', file.mimeType);
     res.setHeader('Content-Length', String(file.size));
     res.setHeader('Content-Disposition', `attachment; filename="${file.filename.replace(/[^\x20-\x7e]|"/g, '_')}"`);
-    res.setHeader('ETag', `"${file.sha256}"`);
+    res.setHeader('ETag', file.etag);
     res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
     if (file.manifestLink) res.setHeader('Link', file.manifestLink);
     stream.on('error', (err) => {

@@ -3,10 +3,10 @@ import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import { clientSignal } from '../client-signal.js';
 import type { AppContext } from '../context.js';
-import { receiveFile, stagingLimit } from '../media/multipart-file.js';
+import { receiveParts, stagingLimit } from '../media/multipart-file.js';
 import { pageQuery } from '../schemas/common.js';
 import { parseParams } from '../validation.js';
-import { listUploads, storeUpload } from '../services/uploads.js';
+import { listUploads, storeUploadParts, uploadPartsSpec } from '../services/uploads.js';
 
 export function uploadsRouter(ctx: AppContext): Router {
   const router = Router();
@@ -15,8 +15,8 @@ export function uploadsRouter(ctx: AppContext): Router {
   router.post('/upload', auth, requirePermission('media:upload'), async (req, res) => {
     const signal = clientSignal(res);
     const principal = principalOf(req);
-    const { staged, filename } = await receiveFile(req, ctx.staging, stagingLimit(ctx.config));
-    res.status(201).json(await storeUpload(ctx, principal, staged, filename, signal));
+    const parts = await receiveParts(req, ctx.staging, uploadPartsSpec(ctx.config, stagingLimit(ctx.config)));
+    res.status(201).json(await storeUploadParts(ctx, principal, parts, signal));
   });
 
   router.get('/uploads', auth, requirePermission('media:read'), async (req, res) => {

@@ -46,24 +46,50 @@ const ALL_KINDS: readonly MediaKind[] = ['image', 'video', 'audio', 'document'];
 const MANIFEST_STORE = 'application/c2pa';
 
 /** The verify routes' multipart body: the file (or a manifest store alone) and, optionally, its sidecar manifest store. */
-function multipartVerify(): ZodContentObject {
+function multipartVerify(rendition = false): ZodContentObject {
   return {
     'multipart/form-data': {
       schema: z.object({
         file: binary.openapi({ description: 'the file to verify, or a .c2pa manifest store alone (its report; the binding to an asset is then not checked)' }),
         manifest: binary.optional().openapi({ description: "the file's sidecar manifest store (.c2pa): read with the file, its data hash checked against the file" }),
+        ...(rendition
+          ? {
+              init: binary.optional().openapi({ description: "instead of file: a fragmented MP4 rendition's init segment (signed-in verify only), with its fragment parts" }),
+              fragment: z.array(binary).optional().openapi({ description: "the rendition's media segments (.m4s), one part each, in order: one verdict each" }),
+            }
+          : {}),
       }),
       encoding: { file: { contentType: [...typesOf(ALL_KINDS), MANIFEST_STORE].join(', ') }, manifest: { contentType: MANIFEST_STORE } },
     },
   };
 }
 
+/** A multipart/form-data body with one part named file, or a fragmented MP4 rendition's parts (`verb`: what is done with it). */
+function multipartFileOrRendition(kinds: readonly MediaKind[], verb: string, extra: Record<string, z.ZodType> = {}): ZodContentObject {
+  return {
+    'multipart/form-data': {
+      schema: z.object({
+        file: binary.optional().openapi({ description: `the file to ${verb} (not with a rendition's parts)` }),
+        init: binary.optional().openapi({ description: `a fragmented MP4 rendition's init segment (with its "fragment" parts): the rendition to ${verb}` }),
+        fragment: z.array(binary).optional().openapi({ description: "the rendition's media segments (.m4s), one part each, in order" }),
+        ...extra,
+      }),
+      encoding: { file: { contentType: typesOf(kinds).join(', ') }, init: { contentType: 'video/mp4, audio/mp4' }, fragment: { contentType: 'video/iso.segment, video/mp4, audio/mp4' } },
+    },
+  };
+}
+
 /** Request bodies of the media routes: what each takes, by media type. */
 export const mediaBodies = {
-  /** POST /v1/media/upload: multipart only. */
-  upload: { required: true, content: multipartFile(ALL_KINDS) },
+  /** POST /v1/media/upload: multipart only, a file or a rendition. */
+  upload: {
+    required: true,
+    content: multipartFileOrRendition(ALL_KINDS, 'sign', {
+      playlist: z.array(binary).optional().openapi({ description: "the rendition's playlists (.mpd, .m3u8), returned unchanged with the signed rendition" }),
+    }),
+  },
   /** POST /v1/media/verify: multipart only, with an optional sidecar. */
-  verify: { required: true, content: multipartVerify() },
+  verify: { required: true, content: multipartVerify(true) },
   /** POST /v1/verify: multipart (with an optional sidecar) or the raw file (or store), every format. */
   anyFile: { required: true, content: { ...multipartVerify(), ...rawFile(ALL_KINDS), [MANIFEST_STORE]: { schema: binary } } },
   /** POST /v1/matches/byContent: images only (their fingerprint). */

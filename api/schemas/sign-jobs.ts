@@ -94,6 +94,10 @@ const Job = z
           .nullable()
           .openapi({ description: "subject of the signing certificate: the organisation's name (null for files signed before per-organisation certificates)" }),
         download_url: uri,
+        rendition: z
+          .object({ fragments: z.number().int(), playlists: z.number().int() })
+          .nullable()
+          .openapi({ description: 'a signed fragmented MP4 rendition, downloaded as a zip of its parts (its sha256 and anchor are its signed init segment\'s, its size that of all its parts); null for a single file' }),
       })
       .nullable(),
     anchor: Anchor.nullable().openapi({ description: "the signed file's on-chain anchor (null before the file exists)" }),
@@ -155,8 +159,9 @@ export const signJobsPaths: RouteConfig[] = [
     request: { params: FileParams },
     responses: {
       200: {
-        description: 'The signed file, in its own media type (Content-Type as stored)',
-        content: signedFileContent,
+        description:
+          'The signed file, in its own media type (Content-Type as stored). A signed fragmented MP4 rendition is an application/zip (streamed, its parts stored uncompressed, ZIP64 past 4 GiB) of its parts under their original names: the signed init segment (its manifest carries c2pa.hash.bmff.v3 with the Merkle tree), every signed segment (each with its merkle box) and the playlists unchanged',
+        content: { ...signedFileContent, 'application/zip': { schema: z.string().openapi({ format: 'binary' }) } },
         headers: { Link: c2paManifestLinkHeader },
       },
       ...refusals(400, 401, 404),

@@ -149,6 +149,26 @@ const PublicVerification = Verification.extend({
     }),
 }).openapi('PublicVerification');
 
+/** A fragmented MP4 rendition's verdict: its manifest's (the init segment's) with one verdict per media segment. */
+const RenditionVerification = Verification.extend({
+  checked_at: dateTime,
+  fragments: z
+    .array(
+      z.object({
+        index: z.number().int().openapi({ description: 'its place among the fragment parts sent, from 1' }),
+        filename: z.string(),
+        sha256: z.string(),
+        validation_state: Verification.shape.validation_state,
+        summary: z.string(),
+        status: Verification.shape.status,
+        failures: Verification.shape.failures,
+      }),
+    )
+    .openapi({ description: "one verdict per media segment, in the order sent: assertion.bmffHash.match when it is one of the manifest's Merkle tree's segments, unchanged (proof and init hash checked as c2pa-rs's fromBlobFragment checks them); a changed segment is Invalid alone" }),
+}).openapi('RenditionVerification', {
+  description: "A fragmented MP4 rendition's verdict: validation_state, status and failures are the rendition's as a whole (Invalid when any segment is); sha256 and anchor are the init segment's",
+});
+
 const SHA256 = /^[0-9a-f]{64}$/;
 
 export const VerificationParams = z.object({
@@ -181,11 +201,11 @@ export const verifyPaths: RouteConfig[] = [
     path: '/v1/media/verify',
     tags: ['Media'],
     summary: "Validate a file's C2PA manifest against the trust in use (the service's roots, the trust lists, the operator's anchors and the organisation's own, /org/trust-anchors) and report the signer's revocation status and on-chain anchor",
-    description: `Takes every format the service signs (${formatsInWords()}), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole (an MP4, M4V, MOV or M4A in bounded memory, whatever its size: its manifest store read out of the file and validated by c2pa-rs, its BMFF hash checked against the file by streaming, with the verdict c2pa-rs gives the whole file; crjson then reports the store with that verdict on the binding). An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).`,
+    description: `Takes every format the service signs (${formatsInWords()}), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole (an MP4, M4V, MOV or M4A in bounded memory, whatever its size: its manifest store read out of the file and validated by c2pa-rs, its BMFF hash checked against the file by streaming, with the verdict c2pa-rs gives the whole file; crjson then reports the store with that verdict on the binding). An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. A fragmented MP4 rendition (one part init, its fragment parts in order, up to MAX_RENDITION_FRAGMENTS) is answered with its manifest's verdict and one verdict per segment (fragments), each segment checked in bounded memory against the Merkle tree of the init segment's c2pa.hash.bmff.v3 as c2pa-rs's fromBlobFragment checks it (format=crjson is 400 crjson_not_for_renditions). For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).`,
     security: userOrApiKey,
     request: { body: mediaBodies.verify, query: VerifyQuery },
     responses: {
-      200: json(PublicVerification, 'The verdict'),
+      200: { description: 'The verdict: of the file, or of the rendition and each of its segments', content: { 'application/json': { schema: z.union([PublicVerification, RenditionVerification]) } } },
       ...refusals(400, 401, 413, 415),
       422: errors.unreadableCredentials,
       429: verifyRateLimited(''),

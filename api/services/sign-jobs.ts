@@ -11,6 +11,7 @@ import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
 import { mergeManifest } from '../../shared/c2pa/parse-manifest.js';
 import type { ManifestRequest } from '../../shared/domain/manifest-input.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
+import { renditionPartCounts, renditionParts } from '../../shared/db/repositories/rendition-parts.js';
 import type { PageRequest } from '../../shared/db/page.js';
 import {
   deleteSignJob,
@@ -28,7 +29,8 @@ import { noCertificateError, orgSigningState } from '../../shared/pki/org-signin
 import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { ApiError, conflict, notFound } from '../errors.js';
-import { jobView, type JobView } from '../../shared/anchoring/job-view.js';
+import { jobView, renditionsOf, type JobView } from '../../shared/anchoring/job-view.js';
+import { renditionZip } from '../media/rendition-zip.js';
 import { pageResult } from '../pagination.js';
 import { c2paManifestLink } from './manifest-repository.js';
 import { liveTemplate } from './manifest-templates.js';
@@ -40,7 +42,8 @@ type SignJobsContext = Pick<AppContext, 'knex' | 'config' | 'signQueue' | 'jobEv
 async function viewOf(ctx: Pick<SignJobsContext, 'knex' | 'config'>, job: SignJob): Promise<JobView> {
   const file = SIGNED_STATUSES.includes(job.status) ? await signedFileOfJob(job.id) : undefined;
   const anchors = file ? await anchorViewsForFiles(ctx.knex, ctx.config.baseUrl, [file.id]) : undefined;
-  return jobView(ctx.config.baseUrl, job, file, file && anchors?.get(file.id));
+  const renditions = renditionsOf(await renditionPartCounts(job.org_id, 'signed_file_id', file ? [file.id] : [], ctx.knex));
+  return jobView(ctx.config.baseUrl, job, file, file && anchors?.get(file.id), file && renditions.get(file.id));
 }
 
 /** A sign request, parsed: the manifest as the request gave it, and the request's own choices (null: not given). */
@@ -169,24 +172,37 @@ export async function listSignJobs(ctx: Pick<SignJobsContext, 'knex' | 'config'>
   const files = await signedFilesOfJobs(orgId, items.map((j) => j.id));
   const byJob = new Map(files.map((f) => [f.job_id, f]));
   const anchors = await anchorViewsForFiles(ctx.knex, ctx.config.baseUrl, files.map((f) => f.id));
-  return { jobs: items.map((j) => jobView(ctx.config.baseUrl, j, byJob.get(j.id), anchors.get(byJob.get(j.id)?.id ?? ''))), next_cursor };
+  const renditions = renditionsOf(await renditionPartCounts(orgId, 'signed_file_id', files.map((f) => f.id), ctx.knex));
+  const view = (j: SignJob) => {
+    const file = byJob.get(j.id);
+    return jobView(ctx.config.baseUrl, j, file, file && anchors.get(file.id), file && renditions.get(file.id));
+  };
+  return { jobs: items.map(view), next_cursor };
 }
 
 export interface OpenedSignedFile {
   filename: string;
   mimeType: string;
   size: number;
-  sha256: string;
+  etag: string;
   /** The `Link` header naming where the public repository serves the file's manifest store, when discoverable. */
   manifestLink: string | undefined;
   stream: Readable;
 }
 
-/** One of the organisation's signed files (404 for any other), opened for reading from the file store. */
+/**
+ * One of the organisation's signed files (404 for any other), opened for reading from the file store; a signed
+ * rendition as the zip of its parts (application/zip, streamed part by part).
+ */
 export async function openSignedFile(ctx: Pick<SignJobsContext, 'files' | 'config' | 'knex'>, orgId: string, fileId: string): Promise<OpenedSignedFile> {
   const file = await findOrgSignedFile(orgId, fileId);
   if (!file) throw notFound('file');
   const manifestLink = await c2paManifestLink(ctx, { id: file.id });
+  const parts = await renditionParts(orgId, { signed_file_id: file.id }, ctx.knex);
+  if (parts.length) {
+    const zip = renditionZip(ctx.files, parts, file.created_at);
+    return { filename: file.filename, mimeType: 'application/zip', size: zip.size, etag: `W/"${file.sha256}"`, manifestLink, stream: zip.stream };
+  }
   const { stream } = await ctx.files.openRead(file.storage_key);
-  return { filename: file.filename, mimeType: file.mime_type, size: Number(file.size), sha256: file.sha256, manifestLink, stream };
+  return { filename: file.filename, mimeType: file.mime_type, size: Number(file.size), etag: `"${file.sha256}"`, manifestLink, stream };
 }

@@ -14,7 +14,8 @@ import type { StagedFile } from '../../shared/storage/index.js';
 import type { AppContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';
 import { verifyAnchor } from '../media/anchor-verification.js';
-import { assertWithinUploadLimit } from '../media/multipart-file.js';
+import type { Config } from '../../shared/config.js';
+import { assertWithinUploadLimit, type PartsSpec } from '../media/multipart-file.js';
 import { currentPublicResult, provenByFileAlone } from '../media/permalink.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from '../media/recovery.js';
 import type { RemoteManifestSource } from '../media/remote-manifest.js';
@@ -32,6 +33,19 @@ async function unreadable(err: unknown, tempPath: string, mimeType: VerifiedType
   if (!(err instanceof C2paError)) throw err;
   if (mimeType !== MANIFEST_STORE_TYPE) await identifyMedia(tempPath, { checkStructure: true });
   throw new ApiError('unprocessable', 'unreadable_credentials', `the file's Content Credentials cannot be read (${err.message})`);
+}
+
+/**
+ * What signed-in POST /v1/media/verify takes: one part `file` (and optionally its sidecar `manifest`), or a fragmented
+ * MP4 rendition: one part `init` and up to MAX_RENDITION_FRAGMENTS parts `fragment`, in order.
+ */
+export function verifyPartsSpec(config: Pick<Config, 'maxRenditionFragments'>, maxBytes: number): PartsSpec {
+  return {
+    parts: { file: 1, manifest: 1, init: 1, fragment: config.maxRenditionFragments },
+    maxPartBytes: maxBytes,
+    maxTotalBytes: maxBytes,
+    expected: `one file part named "file" and at most one named "manifest", or a rendition: one part "init" and 1 to ${config.maxRenditionFragments} parts "fragment"`,
+  };
 }
 
 /** What a verification is sent: the file and, optionally, its detached manifest store (multipart part `manifest`). */

@@ -15,7 +15,7 @@
  *   npx tsx bench/formats/large.ts [MiB ...]      default: 64 512 2048 4096 (quick: 64 512)
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { mkdtemp, rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -27,21 +27,12 @@ import { c2paWasm } from '../../shared/c2pa/wasm.js';
 import { isoDuration, mediaDurationSeconds } from '../../shared/media/duration.js';
 import { LocalFileStore } from '../../shared/storage/index.js';
 import { makeOpensslChain } from '../../test/support/openssl-chain.js';
+import { runSignChild, vmHwmMiB, type SignReport } from '../support/sign-child.js';
 import { makeSample } from './media.js';
 
 const run = promisify(execFile);
 const MiB = 2 ** 20;
 const SELF = fileURLToPath(import.meta.url);
-
-interface Report {
-  outcome: string;
-  seconds: number;
-  /** VmHWM after start-up and loading the WASM, before the job. */
-  baseMiB: number;
-  peakMiB: number;
-}
-
-const vmHwmMiB = () => Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))![1]) / 1024;
 
 /** In the child: one sign job on `file`, then a JSON line on stdout. */
 async function child(file: string): Promise<void> {
@@ -76,20 +67,10 @@ async function child(file: string): Promise<void> {
   } catch (err) {
     outcome = `failed: ${String(err).split('\n')[0]}`;
   }
-  const report: Report = { outcome, seconds: (performance.now() - started) / 1000, baseMiB, peakMiB: vmHwmMiB() };
+  const report: SignReport = { outcome, seconds: (performance.now() - started) / 1000, baseMiB, peakMiB: vmHwmMiB() };
   await rm(data, { recursive: true, force: true });
   rmSync(chain.dir, { recursive: true, force: true });
   process.stdout.write(`${JSON.stringify(report)}\n`);
-}
-
-function runChild(file: string): Promise<Report> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', SELF, 'child', file], { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
-      const line = stdout.split('\n').find((l) => l.startsWith('{'));
-      if (!line) return reject(new Error(`the sign job on ${file} said nothing: ${err?.message ?? ''} ${stderr}`));
-      resolve(JSON.parse(line) as Report);
-    });
-  });
 }
 
 /** sha256sum's wall time on the file (read from the page cache, as the sign job's source is). */
@@ -115,7 +96,7 @@ if (process.argv[2] === 'child') {
       // Once to bring the file into the page cache as the sign job finds it, then timed.
       await sha256sumSeconds(sample.path);
       const shaSeconds = await sha256sumSeconds(sample.path);
-      const job = await runChild(sample.path);
+      const job = await runSignChild(SELF, sample.path);
       const ratio = mbps(sample.size, job.seconds) / mbps(sample.size, shaSeconds);
       console.log(
         `  ${sample.label.padEnd(10)} ${job.seconds.toFixed(2).padStart(7)}  ${mbps(sample.size, job.seconds).toFixed(0).padStart(9)}  ${mbps(sample.size, shaSeconds).toFixed(0).padStart(14)}  ${ratio.toFixed(2).padStart(6)}   ${job.peakMiB.toFixed(0).padStart(5)} MiB (${job.baseMiB.toFixed(0)} MiB)   ${job.outcome}`,

@@ -24,13 +24,18 @@ export interface JobView {
     /** Who signed: the subject of the organisation's signing certificate. */
     certificate_subject: string | null;
     download_url: string;
+    /** A signed fragmented MP4 rendition (downloaded as a zip of its parts); null for a single file. */
+    rendition: { fragments: number; playlists: number } | null;
   } | null;
   /** The signed file's on-chain anchor: its state and, once anchored, the complete proof. */
   anchor: AnchorView | null;
 }
 
-/** The public shape of a job; the same for the sign response, the status endpoint and listings. */
-export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefined, anchor?: AnchorView): JobView {
+/**
+ * The public shape of a job; the same for the sign response, the status endpoint, listings and webhooks. `rendition`:
+ * the signed file's count of segments and playlists when it is a rendition (renditionsOf).
+ */
+export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefined, anchor?: AnchorView, rendition?: { fragments: number; playlists: number }): JobView {
   const hasFile = SIGNED_STATUSES.includes(job.status) && file !== undefined;
   return {
     job_id: job.id,
@@ -53,8 +58,14 @@ export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefi
             certificate_serial: file.certificate_serial,
             certificate_subject: file.certificate_subject,
             download_url: `${baseUrl}/v1/media/files/${file.id}`,
+            rendition: rendition ?? null,
           }
         : null,
     anchor: hasFile ? (anchor ?? null) : null,
   };
+}
+
+/** The renditions among signed files, by file id: their count of segments and playlists (renditionPartCounts). */
+export function renditionsOf(counts: Map<string, Record<'init' | 'fragment' | 'playlist', number>>): Map<string, { fragments: number; playlists: number }> {
+  return new Map([...counts].map(([id, c]) => [id, { fragments: c.fragment, playlists: c.playlist }]));
 }

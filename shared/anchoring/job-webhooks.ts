@@ -6,7 +6,8 @@ import type { Knex } from 'knex';
 import { signedFilesOfJobIds, signJobsByIds } from '../db/repositories/sign-jobs.js';
 import { hasWebhookSubscribers, recordWebhookEvent } from '../db/repositories/webhooks.js';
 import type { WebhookEventType } from '../domain/webhook-events.js';
-import { jobView } from './job-view.js';
+import { renditionPartCounts } from '../db/repositories/rendition-parts.js';
+import { jobView, renditionsOf } from './job-view.js';
 import { anchorViewsForFiles } from './views.js';
 
 export async function recordJobEvents(trx: Knex.Transaction, baseUrl: string, type: Extract<WebhookEventType, `sign_job.${string}` | 'file.anchored'>, jobIds: readonly string[]): Promise<void> {
@@ -19,8 +20,9 @@ export async function recordJobEvents(trx: Knex.Transaction, baseUrl: string, ty
   const files = await signedFilesOfJobIds(wanted.map((j) => j.id), trx);
   const fileOf = new Map(files.map((f) => [f.job_id, f]));
   const anchors = await anchorViewsForFiles(trx, baseUrl, files.map((f) => f.id));
+  const renditions = renditionsOf(await renditionPartCounts(undefined, 'signed_file_id', files.map((f) => f.id), trx));
   for (const job of wanted) {
     const file = fileOf.get(job.id);
-    await recordWebhookEvent(trx, { orgId: job.org_id, type, data: jobView(baseUrl, job, file, file && anchors.get(file.id)) });
+    await recordWebhookEvent(trx, { orgId: job.org_id, type, data: jobView(baseUrl, job, file, file && anchors.get(file.id), file && renditions.get(file.id)) });
   }
 }

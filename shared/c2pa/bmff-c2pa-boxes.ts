@@ -37,11 +37,12 @@ export interface C2paBox extends TopLevelBox {
   storeOffset: number;
 }
 
-export interface BmffTopLevel {
+/** The top level of a walked file: its boxes and its C2PA and XMP boxes. */
+export interface BmffBoxes {
   size: number;
   boxes: TopLevelBox[];
-  /** The first ftyp box (c2pa-rs puts its manifest right after it). */
-  ftyp: TopLevelBox;
+  /** The first ftyp box (c2pa-rs puts its manifest right after it); a media segment of a fragmented MP4 has none. */
+  ftyp?: TopLevelBox;
   /** The C2PA box holding the manifest store, when the file has one. */
   manifestBox?: C2paBox;
   /** Every C2PA box (a manifest, or a fragmented file's Merkle boxes). */
@@ -50,6 +51,11 @@ export interface BmffTopLevel {
   xmpBox?: TopLevelBox;
   /** The boxes of the whole file by path ("/moov/trak"), as bmff-walk.ts lists them. */
   tree: Map<string, BmffBox[]>;
+}
+
+/** The top level of a file c2pa-rs can embed a manifest in: one with an ftyp box. */
+export interface BmffTopLevel extends BmffBoxes {
+  ftyp: TopLevelBox;
 }
 
 /** The file cannot be signed the way c2pa-rs would sign it; the reason is for the file's owner. Final: no retry helps. */
@@ -69,7 +75,7 @@ async function purposeAt(file: BmffFileReader, at: number, end: number): Promise
 }
 
 /** Lists the top level of the walked file and reads the headers of its C2PA boxes. */
-export async function bmffTopLevel(file: BmffFileReader, tree: Map<string, BmffBox[]>): Promise<BmffTopLevel> {
+export async function bmffBoxesOf(file: BmffFileReader, tree: Map<string, BmffBox[]>): Promise<BmffBoxes> {
   const boxes: TopLevelBox[] = [];
   for (const [path, found] of tree) {
     if (path.lastIndexOf('/') !== 0) continue;
@@ -81,7 +87,6 @@ export async function bmffTopLevel(file: BmffFileReader, tree: Map<string, BmffB
   }
   boxes.sort((a, b) => a.offset - b.offset);
   const ftyp = boxes.find((b) => b.type === 'ftyp');
-  if (!ftyp) throw new BmffUnsignableError('the file has no ftyp box');
   const c2paBoxes: C2paBox[] = [];
   let xmpBox: TopLevelBox | undefined;
   for (const box of boxes) {
@@ -101,6 +106,14 @@ export async function bmffTopLevel(file: BmffFileReader, tree: Map<string, BmffB
   }
   if (stores.length > 1) throw new BmffUnsignableError('the file carries more than one C2PA manifest store');
   return { size: file.size, boxes, ftyp, manifestBox: stores[0], c2paBoxes, xmpBox, tree };
+}
+
+/** bmffBoxesOf for a file c2pa-rs can embed a manifest in (refused without an ftyp box). */
+export async function bmffTopLevel(file: BmffFileReader, tree: Map<string, BmffBox[]>): Promise<BmffTopLevel> {
+  const top = await bmffBoxesOf(file, tree);
+  const { ftyp } = top;
+  if (!ftyp) throw new BmffUnsignableError('the file has no ftyp box');
+  return { ...top, ftyp };
 }
 
 /** Reads a small box whole (at most MAX_SMALL_BOX_BYTES). */
@@ -126,16 +139,13 @@ export async function standInOf(file: BmffFileReader, top: BmffTopLevel, options
   return new Uint8Array(Buffer.concat(parts));
 }
 
-/**
- * Opens and walks a BMFF file as c2pa-rs does; `use` gets the reader and the top level. A file c2pa-rs cannot walk (now
- * or while `use` reads it) is BmffUnsignableError.
- */
-export async function withBmffFile<T>(filePath: string, use: (file: BmffFileReader, top: BmffTopLevel) => Promise<T>): Promise<T> {
+/** Opens and walks a BMFF file as c2pa-rs does, lists its top level with `list`, and hands both to `use`. */
+async function withWalkedFile<B, T>(filePath: string, list: (file: BmffFileReader, tree: Map<string, BmffBox[]>) => Promise<B>, use: (file: BmffFileReader, top: B) => Promise<T>): Promise<T> {
   const handle = await open(filePath, 'r');
   try {
     const file = new BmffFileReader(handle, (await handle.stat()).size);
     try {
-      return await use(file, await bmffTopLevel(file, await bmffBoxTree(file)));
+      return await use(file, await list(file, await bmffBoxTree(file)));
     } catch (err) {
       // A walk that stops at its bound on boxes (BmffTooManyBoxes) refuses the file the same way.
       if (err instanceof BmffMalformed || (err as Error).name === 'BmffTooManyBoxes') throw new BmffUnsignableError(`its boxes cannot be walked as c2pa-rs walks them (${(err as Error).message})`, { cause: err });
@@ -144,4 +154,17 @@ export async function withBmffFile<T>(filePath: string, use: (file: BmffFileRead
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * Opens and walks a BMFF file as c2pa-rs does; `use` gets the reader and the top level. A file c2pa-rs cannot walk (now
+ * or while `use` reads it) is BmffUnsignableError.
+ */
+export async function withBmffFile<T>(filePath: string, use: (file: BmffFileReader, top: BmffTopLevel) => Promise<T>): Promise<T> {
+  return withWalkedFile(filePath, bmffTopLevel, use);
+}
+
+/** withBmffFile for any BMFF file, with or without an ftyp box (a fragmented MP4's media segment has none). */
+export async function withBmffBoxes<T>(filePath: string, use: (file: BmffFileReader, top: BmffBoxes) => Promise<T>): Promise<T> {
+  return withWalkedFile(filePath, bmffBoxesOf, use);
 }

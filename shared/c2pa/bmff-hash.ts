@@ -206,30 +206,50 @@ async function hashSpans(file: BmffFileReader, spans: readonly Span[], hash: Has
 }
 
 /**
+ * The digest c2pa-rs's hash_stream_by_alg gives the file for these exclusions (with `hashOffsets`, as v2 and later
+ * hash them: the offset of every top-level box not excluded whole); undefined where c2pa-rs fails to hash it (an
+ * exclusion past the end of the file). A file c2pa-rs cannot walk throws BmffMalformed.
+ */
+export async function bmffDigest(file: BmffFileReader, exclusions: readonly BmffExclusion[], options: { alg: string; hashOffsets: boolean }): Promise<Buffer | undefined> {
+  if (file.size < 1) return undefined;
+  const found = await exclusionRanges(file, exclusions, options.hashOffsets);
+  const spans = hashedSpans(file.size, found);
+  if (!spans) return undefined;
+  const hash = createHash(options.alg);
+  await hashSpans(file, spans, hash, new Set(found.markers));
+  return hash.digest();
+}
+
+/**
+ * The exclusions of an assertion, when they have the shape c2pa-rs deserializes (else undefined: not judged here).
+ * More than BINDING_LIMITS.bmffExclusions throws BindingLimitExceeded.
+ */
+export function exclusionsOf(assertion: Pick<BmffHashAssertion, 'exclusions'>): BmffExclusion[] | undefined {
+  const exclusions = assertion.exclusions ?? [];
+  if (Array.isArray(exclusions) && exclusions.length > BINDING_LIMITS.bmffExclusions) {
+    throw new BindingLimitExceeded('assertion', `the manifest's BMFF hash lists ${counted(exclusions.length)} exclusions, more than the ${counted(BINDING_LIMITS.bmffExclusions)} checked`);
+  }
+  return wellFormed(exclusions) ? exclusions : undefined;
+}
+
+/**
  * Whether the file hashes to the assertion's digest as c2pa-rs computes it; undefined when this check cannot judge
  * it: an algorithm or value it does not know, no file-level hash, or Merkle trees (c2pa-rs writes them only when
  * configured to; when the file-level hash is there and fails, that is still a mismatch). Past BINDING_LIMITS (the
- * file's boxes, the exclusions and the box checks they make) it throws BindingLimitExceeded instead of reading on.
+ * file's boxes, the exclusions and the box checks they make) it throws BindingLimitExceeded instead of reading on. A
+ * fragmented MP4's Merkle trees are checked segment by segment (bmff-fragment-check.ts).
  */
 export async function bmffHashMatches(filePath: string, assertion: BmffHashAssertion, options: BmffHashOptions = { version: 2 }): Promise<boolean | undefined> {
   const alg = hashAlgorithm(assertion.alg ?? options.claimAlg ?? 'sha256');
   const expected = digestOf(assertion.hash);
-  const exclusions = assertion.exclusions ?? [];
   if (!alg || !expected) return undefined;
-  if (Array.isArray(exclusions) && exclusions.length > BINDING_LIMITS.bmffExclusions) {
-    throw new BindingLimitExceeded('assertion', `the manifest's BMFF hash lists ${counted(exclusions.length)} exclusions, more than the ${counted(BINDING_LIMITS.bmffExclusions)} checked`);
-  }
-  if (!wellFormed(exclusions)) return undefined;
+  const exclusions = exclusionsOf(assertion);
+  if (!exclusions) return undefined;
   const handle = await open(filePath, 'r');
   try {
     const file = new BmffFileReader(handle, (await handle.stat()).size);
-    if (file.size < 1) return false;
-    const found = await exclusionRanges(file, exclusions, options.version > 1);
-    const spans = hashedSpans(file.size, found);
-    if (!spans) return false;
-    const hash = createHash(alg);
-    await hashSpans(file, spans, hash, new Set(found.markers));
-    if (!hash.digest().equals(expected)) return false;
+    const digest = await bmffDigest(file, exclusions, { alg, hashOffsets: options.version > 1 });
+    if (!digest?.equals(expected)) return false;
     return assertion.merkle ? undefined : true;
   } catch (err) {
     if (err instanceof BmffMalformed) return false;

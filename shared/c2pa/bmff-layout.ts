@@ -1,5 +1,5 @@
-import { BmffUnsignableError, type BmffTopLevel } from './bmff-c2pa-boxes.js';
-import { fieldValues, type ChunkOffsetTable, type FieldRun, type OffsetFields } from './bmff-offset-fields.js';
+import { BmffUnsignableError, type BmffBoxes } from './bmff-c2pa-boxes.js';
+import { fieldValues, segmentIndexes, type ChunkOffsetTable, type FieldRun, type OffsetFields } from './bmff-offset-fields.js';
 import { C2PA_UUID, type BmffFileReader } from './bmff-walk.js';
 
 /**
@@ -13,6 +13,9 @@ import { C2PA_UUID, type BmffFileReader } from './bmff-walk.js';
  * comes first) moves the media again; planned until nothing more needs widening. Any other 32-bit offset pushed past
  * 4 GiB refuses the file.
  *
+ * A media segment of a fragmented MP4 gets its room (for its `merkle` box) where c2pa-rs inserts it, right before its
+ * `moof` (`at`). A `sidx` before the room whose media starts after it has its first_offset moved by the room too.
+ *
  * The room is reserved whole before hashing: the C2PA box and the `free` box after it are excluded from the hash as
  * whole boxes (c2pa.hash.bmff.v3's default exclusions), so the hash depends on the room's size, not on the manifest.
  */
@@ -25,7 +28,7 @@ export interface Edit {
   content: { kind: 'room' } | { kind: 'co64'; table: ChunkOffsetTable };
 }
 
-/** A box size field that grows because a table inside the box grew. */
+/** A field that grows by a fixed amount: a box size, because a table inside the box grew; a `sidx`'s first_offset. */
 export interface SizeField {
   at: number;
   width: 4 | 8;
@@ -83,7 +86,7 @@ async function exceeds32Bits(file: BmffFileReader, run: FieldRun, moved: (offset
 }
 
 /** The size fields of the boxes (up to `moov`) around each table that grew. */
-async function growingSizeFields(file: BmffFileReader, top: BmffTopLevel, grown: readonly Edit[]): Promise<SizeField[]> {
+async function growingSizeFields(file: BmffFileReader, top: BmffBoxes, grown: readonly Edit[]): Promise<SizeField[]> {
   const byAt = new Map<number, SizeField>();
   for (const edit of grown) {
     const growth = edit.inserted - edit.removed;
@@ -104,16 +107,37 @@ async function growingSizeFields(file: BmffFileReader, top: BmffTopLevel, grown:
   return [...byAt.values()].sort((a, b) => a.at - b.at);
 }
 
+/** The `sidx` first_offset fields the edits stretch: each moved by what is inserted between its sidx and its media. */
+async function stretchedSegmentIndexes(file: BmffFileReader, top: BmffBoxes, moved: (offset: number) => number): Promise<SizeField[]> {
+  const fields: SizeField[] = [];
+  for (const sidx of await segmentIndexes(file, top.tree)) {
+    // The sidx moves whole (nothing is inserted inside it); what is inserted between it and its media stretches it.
+    const target = sidx.end + sidx.firstOffset;
+    const add = moved(target) - target - (moved(sidx.offset) - sidx.offset);
+    if (add === 0) continue;
+    if (sidx.width === 4 && sidx.firstOffset + add > U32_MAX) throw new BmffUnsignableError('its sidx first_offset would pass 4 GiB');
+    fields.push({ at: sidx.at, width: sidx.width, add });
+  }
+  return fields;
+}
+
+/** Where the room goes: `at` (a media segment's moof), else in place of the manifest box, else right after ftyp. */
+function roomEdit(top: BmffBoxes, roomSize: number, at: number | undefined): Edit {
+  if (at !== undefined) return { at, removed: 0, inserted: roomSize, content: { kind: 'room' } };
+  if (top.manifestBox) return { at: top.manifestBox.offset, removed: top.manifestBox.size, inserted: roomSize, content: { kind: 'room' } };
+  if (!top.ftyp) throw new BmffUnsignableError('the file has no ftyp box');
+  return { at: top.ftyp.offset + top.ftyp.size, removed: 0, inserted: roomSize, content: { kind: 'room' } };
+}
+
 /**
- * Plans the output for a manifest room of `roomSize` bytes (at least 8: it is one `free` box until the manifest is
- * written). `fields`: the source's offset fields (offsetFields).
+ * Plans the output for a room of `roomSize` bytes (at least 8: it is one `free` box until the manifest or the `merkle`
+ * box is written), placed as c2pa-rs places a manifest, or at `options.at` (a top-level box's offset).
+ * `fields`: the source's offset fields (offsetFields).
  */
-export async function planBmffLayout(file: BmffFileReader, top: BmffTopLevel, fields: OffsetFields, roomSize: number): Promise<BmffLayout> {
+export async function planBmffLayout(file: BmffFileReader, top: BmffBoxes, fields: OffsetFields, roomSize: number, options: { at?: number } = {}): Promise<BmffLayout> {
   if (roomSize < 8) throw new RangeError('the manifest room holds at least a free box header');
-  const replaced = top.manifestBox;
-  const room: Edit = replaced
-    ? { at: replaced.offset, removed: replaced.size, inserted: roomSize, content: { kind: 'room' } }
-    : { at: top.ftyp.offset + top.ftyp.size, removed: 0, inserted: roomSize, content: { kind: 'room' } };
+  const room = roomEdit(top, roomSize, options.at);
+  const replaced = room.removed ? top.manifestBox : undefined;
 
   const widened = new Set<ChunkOffsetTable>();
   let edits: Edit[];
@@ -152,7 +176,7 @@ export async function planBmffLayout(file: BmffFileReader, top: BmffTopLevel, fi
     outputSize: top.size + edits.reduce((n, e) => n + e.inserted - e.removed, 0),
     edits,
     fields: [...fields.others, ...fields.stco.filter((t) => !widened.has(t)).map((t) => t.entries)].sort((a, b) => a.at - b.at),
-    sizeFields: await growingSizeFields(file, top, grown),
+    sizeFields: [...(await growingSizeFields(file, top, grown)), ...(await stretchedSegmentIndexes(file, top, moved))].sort((a, b) => a.at - b.at),
     boxes,
     room: { offset: roomOffset, size: roomSize },
     moved,

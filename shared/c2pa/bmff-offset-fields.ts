@@ -147,6 +147,35 @@ export async function offsetFields(file: BmffFileReader, tree: Map<string, BmffB
   return { stco, others };
 }
 
+/**
+ * A segment index (`sidx`, ISO/IEC 14496-12 8.16.3): its first_offset says how far past the end of the sidx the media
+ * it indexes starts, so a box inserted in between must add to it (c2pa-rs leaves it, which leaves a player's seek in a
+ * DASH segment pointing at the inserted box).
+ */
+export interface SegmentIndex {
+  /** Where the sidx starts, and where it ends (which first_offset counts from). */
+  offset: number;
+  end: number;
+  /** The first_offset field: where, how wide, its value. */
+  at: number;
+  width: 4 | 8;
+  firstOffset: number;
+}
+
+/** Every top-level `sidx` of the walked file. */
+export async function segmentIndexes(file: BmffFileReader, tree: Map<string, BmffBox[]>): Promise<SegmentIndex[]> {
+  const found: SegmentIndex[] = [];
+  for (const box of tree.get('/sidx') ?? []) {
+    const { version, body, end } = await fullBox(file, box);
+    const width = version === 0 ? 4 : 8;
+    const at = body + 8 + width;
+    if (at + width > end) throw new BmffUnsignableError('its sidx box is cut short');
+    const [value] = await fieldValues(file, { at, count: 1, stride: width, width, box: 'sidx' }).next().then((r) => r.value ?? []);
+    found.push({ offset: box.offset, end, at, width, firstOffset: value ?? 0 });
+  }
+  return found;
+}
+
 /** Reads the values of a run of fields, `batch` at a time (a chunk offset table can be megabytes). */
 export async function* fieldValues(file: BmffFileReader, run: FieldRun, batch = 16384): AsyncGenerator<number[]> {
   for (let first = 0; first < run.count; first += batch) {

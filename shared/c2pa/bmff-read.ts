@@ -1,6 +1,6 @@
 import { BmffUnsignableError, manifestStoreOf, standInOf, withBmffFile } from './bmff-c2pa-boxes.js';
 import { BindingLimitExceeded } from './binding-limits.js';
-import { bmffHashMatches, type BmffHashAssertion } from './bmff-hash.js';
+import { bmffHashMatches, type BmffHashAssertion, type BmffHashOptions } from './bmff-hash.js';
 import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
 import { crJsonOf, readAsset, readDetachedManifest } from './read-asset.js';
@@ -33,12 +33,14 @@ export async function embeddedBmffManifest(filePath: string): Promise<{ store: U
   }
 }
 
-/**
- * Whether the file at `filePath` hashes to the BMFF hash of the store's active manifest (c2pa-rs's check, bmff-hash.ts);
- * undefined when the manifest has no BMFF hash or one that check cannot judge. An assertion past the check's bounds
- * (BINDING_LIMITS: its exclusions) does not hash: false.
- */
-export async function storeBmffHashMatches(store: Uint8Array, filePath: string): Promise<boolean | undefined> {
+/** The active manifest's BMFF hash assertion in a manifest store: its data, version (from its label) and the claim's alg. */
+export interface ActiveBmffHash {
+  assertion: BmffHashAssertion;
+  options: BmffHashOptions;
+}
+
+/** The store's active manifest's c2pa.hash.bmff(.vN) assertion, read by c2pa-rs (structure only); undefined without one. */
+export async function activeBmffHash(store: Uint8Array): Promise<ActiveBmffHash | undefined> {
   type CrJsonManifest = { label?: string; assertions?: Record<string, unknown>; claim?: { alg?: string }; 'claim.v2'?: { alg?: string } };
   const reader = await c2paWasm().WasmReader.fromBytes(MANIFEST_STORE_TYPE, store, structureOnlySettings());
   let manifest: CrJsonManifest | undefined;
@@ -50,13 +52,22 @@ export async function storeBmffHashMatches(store: Uint8Array, filePath: string):
   }
   for (const [label, data] of Object.entries(manifest?.assertions ?? {})) {
     const bmff = /^c2pa\.hash\.bmff(?:\.v(\d+))?(?:__\d+)?$/.exec(label);
-    if (!bmff) continue;
-    return bmffHashMatches(filePath, data as BmffHashAssertion, { version: Number(bmff[1] ?? 1), claimAlg: (manifest?.['claim.v2'] ?? manifest?.claim)?.alg }).catch((err: unknown) => {
-      if (err instanceof BindingLimitExceeded) return false;
-      throw err;
-    });
+    if (bmff) return { assertion: data as BmffHashAssertion, options: { version: Number(bmff[1] ?? 1), claimAlg: (manifest?.['claim.v2'] ?? manifest?.claim)?.alg } };
   }
   return undefined;
+}
+
+/**
+ * Whether the file at `filePath` hashes to the BMFF hash of the store's active manifest (c2pa-rs's check, bmff-hash.ts);
+ * undefined when the manifest has no BMFF hash or one that check cannot judge. An assertion past the check's bounds
+ * (BINDING_LIMITS: its exclusions) does not hash: false.
+ */
+export async function storeBmffHashMatches(store: Uint8Array, filePath: string): Promise<boolean | undefined> {
+  const found = await activeBmffHash(store);
+  return found && bmffHashMatches(filePath, found.assertion, found.options).catch((err: unknown) => {
+    if (err instanceof BindingLimitExceeded) return false;
+    throw err;
+  });
 }
 
 /**

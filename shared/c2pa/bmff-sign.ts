@@ -27,7 +27,7 @@ import { planBmffLayout } from './bmff-layout.js';
 import { offsetFields } from './bmff-offset-fields.js';
 import { readBmffFile } from './bmff-read.js';
 import { parentIngredientOf, placeholderSigner, signStandIn, type StandInSigning } from './bmff-stand-in.js';
-import { BmffStreamHash } from './bmff-stream-hash.js';
+import { bmffHashAssertion, BmffStreamHash } from './bmff-stream-hash.js';
 import { roomFor, writeBmffBody, writeManifestRoom } from './bmff-write.js';
 import { coseSigner } from './cose-sign1.js';
 import { C2paError } from './errors.js';
@@ -63,8 +63,24 @@ async function checkSigned(outputPath: string, mimeType: SignableMimeType, ancho
   }
 }
 
-/** signFile for MP4, M4V, MOV and M4A (signFile hands them here, their type already checked). */
-export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeType): Promise<SignedFile> {
+/**
+ * How a signed file is bound to its manifest: the c2pa.hash.bmff.v3 assertion's data for the digest computed while the
+ * file is written, and how the written file is checked (step 8). By default a file-level hash (bmffHashAssertion) and
+ * checkSigned; a fragmented MP4's init segment carries Merkle trees instead (bmff-rendition-sign.ts).
+ */
+export interface BmffBinding {
+  assertion: (digest: Uint8Array) => Record<string, unknown>;
+  check: (outputPath: string, mimeType: SignableMimeType, anchor: string) => Promise<void>;
+}
+
+const FILE_HASH: BmffBinding = { assertion: bmffHashAssertion, check: checkSigned };
+
+/**
+ * signFile for MP4, M4V, MOV and M4A (signFile hands them here, their type already checked). `binding`: how the file is
+ * bound to its manifest; `thumbnailPath`: the file ffmpeg takes the claim thumbnail's frame from (default the source).
+ */
+export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeType, options: { binding?: BmffBinding; thumbnailPath?: string } = {}): Promise<SignedFile> {
+  const binding = options.binding ?? FILE_HASH;
   const source = await open(input.sourcePath, 'r');
   try {
     return await withBmffFile(input.sourcePath, async (file, top) => {
@@ -74,13 +90,13 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
       const requested = typeof input.manifest === 'function' ? input.manifest(carriesManifest) : input.manifest;
       if (!opensParentIngredient(requested) && carriesManifest) throw new SourceManifestConflictError();
       if (opensParentIngredient(requested) && !top.manifestBox) throw new BmffUnsignableError('its manifest is not embedded in it (a remote manifest cannot be its parent ingredient)');
-      const { definition, thumbnail } = await withClaimThumbnail(input, requested, mimeType, { path: input.sourcePath });
+      const { definition, thumbnail } = await withClaimThumbnail(input, requested, mimeType, { path: options.thumbnailPath ?? input.sourcePath });
       const settings = signingSettings({ trustAnchorsPem: input.trustAnchorsPem, verifyAfterSign: false });
       const parent = opensParentIngredient(definition)
         ? await parentIngredientOf(file, top, standIn, mimeType, settings, input.sourcePath, await activeManifestTitle(new BytesBlob(standIn, mimeType), mimeType))
         : undefined;
       const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper });
-      const signing: StandInSigning = { definition, mimeType, thumbnail, settings, signer, standIn: await standInOf(file, top, { manifest: false }), parent };
+      const signing: StandInSigning = { definition, mimeType, thumbnail, settings, signer, standIn: await standInOf(file, top, { manifest: false }), parent, hashAssertion: binding.assertion };
 
       // 3. size
       const placeholder = await signStandIn({ ...signing, signer: placeholderSigner(signer) });
@@ -95,7 +111,7 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
         // 7. embed
         await writeManifestRoom(input.outputPath, layout.room, store);
         // 8. check
-        const [sha256] = await Promise.all([sha256OfFile(input.outputPath), input.verifyAfterSign === false ? undefined : checkSigned(input.outputPath, mimeType, checkAnchor(input))]);
+        const [sha256] = await Promise.all([sha256OfFile(input.outputPath), input.verifyAfterSign === false ? undefined : binding.check(input.outputPath, mimeType, checkAnchor(input))]);
         return { size: layout.outputSize, sha256, manifestStore: store };
       } catch (err) {
         await rm(input.outputPath, { force: true });

@@ -97,14 +97,17 @@ function addParent(builder: Builder, parent: ParentIngredient): void {
 export interface StandInSigning extends BuilderSetup {
   standIn: Uint8Array;
   parent?: ParentIngredient;
+  /** The c2pa.hash.bmff.v3 assertion's data for a digest (default: a file-level hash, bmffHashAssertion). */
+  hashAssertion?: (digest: Uint8Array) => Record<string, unknown>;
 }
 
 /**
- * Signs the stand-in with the BMFF hash `digest` and returns the manifest store. Without a digest, a placeholder of the
- * same length: the store then has its final size.
+ * Signs the stand-in with the BMFF hash `digest` (a file-level hash, or a fragmented file's init hash) and returns the
+ * manifest store. Without a digest, a placeholder of the same length: the store then has its final size.
  */
 export async function signStandIn(setup: StandInSigning, digest: Uint8Array = new Uint8Array(BMFF_HASH_BYTES)): Promise<Uint8Array> {
-  const definition: ManifestDefinition = { ...setup.definition, assertions: [...setup.definition.assertions, { label: BMFF_HASH_LABEL, data: bmffHashAssertion(digest) }] };
+  const data = (setup.hashAssertion ?? bmffHashAssertion)(digest);
+  const definition: ManifestDefinition = { ...setup.definition, assertions: [...setup.definition.assertions, { label: BMFF_HASH_LABEL, data }] };
   return withSigningBuilder({ ...setup, definition }, async (builder, signer) => {
     if (setup.parent) addParent(builder, setup.parent);
     builder.setNoEmbed(true);

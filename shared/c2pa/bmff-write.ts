@@ -175,13 +175,18 @@ export function roomFor(storeBytes: number, slack: number): number {
   return C2PA_BOX_HEADER_BYTES + storeBytes + Math.max(8, slack);
 }
 
-/** Writes the manifest into its room in the written file. */
-export async function writeManifestRoom(outputPath: string, room: { offset: number; size: number }, store: Uint8Array): Promise<void> {
-  const bytes = manifestRoomBytes(store, room.size);
+/** Writes `bytes` (exactly the room's size) into the room of the written file. */
+export async function writeRoom(outputPath: string, room: { offset: number; size: number }, bytes: Buffer): Promise<void> {
+  if (bytes.length !== room.size) throw new RangeError(`${bytes.length} bytes do not fill a room of ${room.size}`);
   const output = await open(outputPath, 'r+');
   try {
     await writeFully(output, bytes, room.offset);
   } finally {
     await output.close();
   }
+}
+
+/** Writes the manifest into its room in the written file. */
+export async function writeManifestRoom(outputPath: string, room: { offset: number; size: number }, store: Uint8Array): Promise<void> {
+  await writeRoom(outputPath, room, manifestRoomBytes(store, room.size));
 }

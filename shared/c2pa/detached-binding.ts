@@ -107,3 +107,30 @@ export async function reportAgainstAsset(reader: Reader, assetPath: string, sour
   const verdict = check && (await bindingVerdict(check));
   return check && verdict ? withBindingVerdict(report, check, verdict, deltaFailures, source) : report;
 }
+
+/**
+ * The reports of a fragmented MP4's init segment manifest (its reader, which this frees), one per media segment: the
+ * binding judged by `segmentMatches` for that segment, and the rendition's as a whole (matching when every segment
+ * does). Without a binding checked here, every report is c2pa-rs's.
+ */
+export async function reportsAgainstSegments(
+  reader: Reader,
+  initPath: string,
+  segmentPaths: readonly string[],
+  segmentMatches: ((segmentPath: string) => Promise<boolean>) | undefined,
+  source: ManifestSource,
+): Promise<{ report: VerificationReport; segments: VerificationReport[] }> {
+  const json = JSON.parse(reader.json()) as ReaderJson;
+  const deltaFailures = (json.validation_results?.ingredientDeltas ?? []).some((d) => d.validationDeltas?.failure?.some((f) => f.code !== 'signingCredential.untrusted'));
+  const check = bindingCheckOf(reader, initPath);
+  const report = reportOf(reader, source);
+  if (!check || !segmentMatches) return { report, segments: segmentPaths.map(() => report) };
+  const verdicts: boolean[] = [];
+  for (const segment of segmentPaths) verdicts.push(await segmentMatches(segment));
+  const verdict = (matches: boolean): BindingVerdict =>
+    matches ? { matches } : { matches, failure: { code: check.mismatch, explanation: `the segment is not one of the ${check.label} Merkle tree's, unchanged` } };
+  return {
+    report: withBindingVerdict(report, check, verdict(verdicts.every(Boolean)), deltaFailures, source),
+    segments: verdicts.map((matches) => withBindingVerdict(report, check, verdict(matches), deltaFailures, source)),
+  };
+}

@@ -11,21 +11,30 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
 const { createReadStream } = require('node:fs');
-const hash = createHash('sha256');
-createReadStream(workerData.filePath, { highWaterMark: 1024 * 1024 })
-  .on('data', (chunk) => hash.update(chunk))
-  .on('error', (err) => parentPort.postMessage({ error: String(err && err.message || err) }))
-  .on('end', () => parentPort.postMessage({ sha256: hash.digest('hex') }));
+const digests = [];
+const next = (i) => {
+  if (i === workerData.filePaths.length) return parentPort.postMessage({ sha256: digests });
+  const hash = createHash('sha256');
+  createReadStream(workerData.filePaths[i], { highWaterMark: 1024 * 1024 })
+    .on('data', (chunk) => hash.update(chunk))
+    .on('error', (err) => parentPort.postMessage({ error: String(err && err.message || err) }))
+    .on('end', () => {
+      digests.push(hash.digest('hex'));
+      next(i + 1);
+    });
+};
+next(0);
 `;
 
-export function sha256OfFile(filePath: string): Promise<string> {
+/** The SHA-256 (hex) of each file, in order, computed one after the other on one worker thread of their own. */
+export function sha256OfFiles(filePaths: readonly string[]): Promise<string[]> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filePath } });
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filePaths } });
     let settled = false;
-    worker.once('message', (message: { sha256?: string; error?: string }) => {
+    worker.once('message', (message: { sha256?: string[]; error?: string }) => {
       settled = true;
       if (message.sha256) resolve(message.sha256);
-      else reject(new Error(`could not hash ${filePath}: ${message.error}`));
+      else reject(new Error(`could not hash ${filePaths.length === 1 ? filePaths[0] : 'the files'}: ${message.error}`));
       void worker.terminate();
     });
     worker.once('error', (err) => {
@@ -33,7 +42,11 @@ export function sha256OfFile(filePath: string): Promise<string> {
       reject(err);
     });
     worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`the hashing thread of ${filePath} stopped (exit code ${code})`));
+      if (!settled) reject(new Error(`the hashing thread stopped (exit code ${code})`));
     });
   });
+}
+
+export async function sha256OfFile(filePath: string): Promise<string> {
+  return (await sha256OfFiles([filePath]))[0]!;
 }

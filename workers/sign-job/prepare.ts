@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { C2PA_WASM_WHOLE_READ_BYTES } from '../../shared/c2pa/sign-asset.js';
+import { renditionParts, type RenditionPartRow } from '../../shared/db/repositories/rendition-parts.js';
 import { findUploadById, type Upload } from '../../shared/db/repositories/uploads.js';
 import type { SignJob } from '../../shared/db/repositories/sign-jobs.js';
 import { isoDuration, mediaDurationSeconds } from '../../shared/media/duration.js';
@@ -19,8 +20,10 @@ export interface PreparedJob {
   kind: MediaKind;
   /** An image small enough to sign in memory: its bytes. */
   bytes?: Buffer;
-  /** Anything else: the upload's copy in the job's workspace. */
+  /** Anything else: the upload's copy in the job's workspace (a rendition's: its init segment). */
   sourcePath?: string;
+  /** A fragmented MP4 rendition: its parts in order, each copied into the workspace. */
+  rendition?: (RenditionPartRow & { path: string })[];
   /** Video and audio: their duration, for the manifest. */
   medium: { kind: MediaKind; duration: string | undefined };
 }
@@ -29,7 +32,8 @@ export interface PreparedJob {
  * Reads what a job signs. An image is read into memory once, signed there and written to the store once. Video and
  * audio (and any file over C2PA_WASM_WHOLE_READ_BYTES) stay on disk: MP4, M4V, MOV and M4A are signed streamed from
  * the file (shared/c2pa/bmff-sign.ts), other formats read by c2pa-rs from it (FileBlob); ffmpeg seeks in it, and the
- * signed file is written to a file in the workspace.
+ * signed file is written to a file in the workspace. A fragmented MP4 rendition's parts are copied into the workspace
+ * (its duration is not read: no single file holds its media).
  */
 export async function prepareSignJob(deps: SignJobDeps, job: SignJob, workspace: JobWorkspace): Promise<PreparedJob> {
   const upload = await findUploadById(job.upload_id, deps.knex);
@@ -40,6 +44,18 @@ export async function prepareSignJob(deps: SignJobDeps, job: SignJob, workspace:
   const inMemory = kind === 'image' && Number(upload.size) <= C2PA_WASM_WHOLE_READ_BYTES;
   let bytes: Buffer | undefined;
   let sourcePath: string | undefined;
+  const parts = await renditionParts(job.org_id, { upload_id: upload.id }, deps.knex);
+  if (parts.length) {
+    // A rendition: every part copied out (one at a time: a rendition may have thousands), signed from there.
+    const dir = await workspace.dir();
+    const rendition: PreparedJob['rendition'] = [];
+    for (const part of parts) {
+      const partPath = path.join(dir, `part-${part.position}`);
+      await deps.files.readToFile(part.storage_key, partPath);
+      rendition.push({ ...part, path: partPath });
+    }
+    return { job, upload, identity, settings, kind, sourcePath: rendition[0]!.path, rendition, medium: { kind, duration: undefined } };
+  }
   if (inMemory) {
     bytes = await deps.files.read(upload.storage_key);
   } else {

@@ -1,8 +1,12 @@
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import type { ManifestInput } from '../../shared/domain/manifest-input.js';
 import { signBytes, signFile } from '../../shared/c2pa/sign-asset.js';
+import { signRendition } from '../../shared/c2pa/bmff-rendition-sign.js';
+import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
+import type { RenditionRole } from '../../shared/db/repositories/rendition-parts.js';
 import { assertImagePixelsWithin } from '../../shared/media/image-pixels.js';
 import { softBindingAssertion } from '../../shared/softbinding/binding-value.js';
 import type { ImageCode } from '../../shared/softbinding/iscc-image.js';
@@ -29,13 +33,27 @@ export async function fingerprintMedia(deps: SignJobDeps, prepared: PreparedJob,
   return content;
 }
 
-/** A signed file: in memory (`asset`) or in the workspace (`path`), with its manifest store and hash. */
+/** A signed rendition's part in the workspace: the signed init segment and segments, the playlists as they came. */
+export interface SignedPart {
+  position: number;
+  role: RenditionRole;
+  filename: string;
+  path: string;
+  size: number;
+  sha256: string;
+}
+
+/**
+ * A signed file: in memory (`asset`) or in the workspace (`path`), with its manifest store and hash. A signed rendition
+ * has its `parts`; its path, hash and manifest store are its init segment's, its size that of all its parts.
+ */
 export interface SignedMedia {
   manifestStore: Uint8Array;
   sha256: string;
   size: number;
   asset?: Uint8Array;
   path?: string;
+  parts?: SignedPart[];
 }
 
 /**
@@ -65,7 +83,23 @@ export async function signMedia(deps: SignJobDeps, prepared: PreparedJob, conten
     const signed = await signBytes({ ...signing, bytes, thumbnail: content.thumbnail, verifyAfterSign: false });
     return { manifestStore: signed.manifestStore, sha256: signed.sha256, size: signed.asset.byteLength, asset: signed.asset };
   }
+  if (prepared.rendition) return signRenditionParts(prepared.rendition, { ...signing, mimeType: upload.mime_type as SignableMimeType }, workspace);
   const outputPath = path.join(await workspace.dir(), 'signed');
   const signed = await signFile({ ...signing, sourcePath: sourcePath!, outputPath });
   return { manifestStore: signed.manifestStore, sha256: signed.sha256, size: signed.size, path: outputPath };
+}
+
+/** A rendition's parts signed (shared/c2pa/bmff-rendition-sign.ts) into the workspace; its playlists go as they came. */
+async function signRenditionParts(parts: NonNullable<PreparedJob['rendition']>, signing: Omit<Parameters<typeof signRendition>[0], 'init' | 'segments' | 'outputDir'>, workspace: JobWorkspace): Promise<SignedMedia> {
+  const outputDir = path.join(await workspace.dir(), 'signed-rendition');
+  await mkdir(outputDir, { mode: 0o700 });
+  const of = (role: RenditionRole) => parts.filter((p) => p.role === role);
+  const signed = await signRendition({ ...signing, init: { path: parts[0]!.path, name: parts[0]!.filename }, segments: of('fragment').map((p) => ({ path: p.path, name: p.filename })), outputDir }, signing.mimeType);
+  const part = (p: (typeof parts)[number], out: { path: string; size: number; sha256: string }): SignedPart => ({ position: p.position, role: p.role, filename: p.filename, ...out });
+  const signedParts = [
+    part(parts[0]!, signed.init),
+    ...of('fragment').map((p, i) => part(p, signed.segments[i]!)),
+    ...of('playlist').map((p) => part(p, p)),
+  ];
+  return { manifestStore: signed.init.manifestStore, sha256: signed.init.sha256, size: signedParts.reduce((n, p) => n + p.size, 0), path: signed.init.path, parts: signedParts };
 }

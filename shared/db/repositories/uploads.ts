@@ -3,6 +3,7 @@ import { Model } from 'objection';
 import type { MediaMimeType } from '../../media/formats.js';
 import type { Knex } from '../knex.js';
 import { applyPage, type PageRequest } from '../page.js';
+import type { RenditionPartView } from './rendition-parts.js';
 
 export class Upload extends Model {
   static override tableName = 'uploads';
@@ -25,8 +26,16 @@ export class Upload extends Model {
       mime_type: this.mime_type,
       filename: this.filename,
       created_at: this.created_at.toISOString(),
+      rendition: null,
     };
   }
+}
+
+/** A fragmented MP4 rendition's parts: how many segments and playlists, and (when it is stored) each part. */
+export interface RenditionSummary {
+  fragments: number;
+  playlists: number;
+  parts?: RenditionPartView[];
 }
 
 export interface UploadView {
@@ -36,6 +45,8 @@ export interface UploadView {
   mime_type: MediaMimeType;
   filename: string;
   created_at: string;
+  /** Set for a fragmented MP4 rendition (init segment, segments, playlists); null for a single file. */
+  rendition: RenditionSummary | null;
 }
 
 export async function insertUpload(upload: Pick<Upload, 'id' | 'org_id' | 'user_id' | 'api_key_id' | 'filename' | 'mime_type' | 'size' | 'sha256' | 'storage_key'>, db?: Knex): Promise<Upload> {

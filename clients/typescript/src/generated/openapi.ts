@@ -1987,8 +1987,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Upload an image, video or audio file to sign (recognised by content, not by name)
-         * @description Accepted formats (the format registry, shared/media/formats.ts): JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio; PDF, EPUB, Word, Excel, PowerPoint, OpenDocument documents. The content decides the format (magic numbers and a walk over the file's structure), never the name or the declared type: other content is 415, an empty, damaged or truncated file 400. An image declaring more than MAX_IMAGE_PIXELS pixels (width x height from its header; an SVG's declared size) is 422 image_too_large; a JPEG, PNG, WebP, GIF, TIFF or AVIF image whose pixel data is missing or cut short is 400 corrupt_image (it is decoded in the uploads' own pool, UPLOAD_CHECK_POOL_SIZE processes that never wait behind verifications: 503 verification_busy when that is full). Size limits by kind: MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO and MAX_UPLOAD_BYTES_AUDIO.
+         * Upload an image, video or audio file, or a fragmented MP4 rendition, to sign (recognised by content, not by name)
+         * @description A single file is the part "file". A fragmented MP4 rendition (a DASH or HLS/CMAF representation) is one part "init" (its init segment: a moov with an mvex), one or more parts "fragment" (its media segments, .m4s, in order, each one moof followed by one mdat) and optionally parts "playlist" (.mpd, .m3u8, at most 16, returned unchanged with the signed rendition; one addressing byte ranges inside the segments is 422 playlist_invalid), at most MAX_RENDITION_FRAGMENTS fragments, all of it within the kind's size limit; each part keeps its file name, which must differ (400 duplicate_part_name). A rendition that cannot be signed is 422 with its reason: init_segment_invalid (no mvex, media fragments in it), fragment_invalid (not one moof followed by one mdat), fragment_mismatch (a track the init segment does not have: from another init segment), fragments_out_of_order (their sequence numbers do not increase), rendition_already_signed. Accepted formats (the format registry, shared/media/formats.ts): JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio; PDF, EPUB, Word, Excel, PowerPoint, OpenDocument documents. The content decides the format (magic numbers and a walk over the file's structure), never the name or the declared type: other content is 415, an empty, damaged or truncated file 400. An image declaring more than MAX_IMAGE_PIXELS pixels (width x height from its header; an SVG's declared size) is 422 image_too_large; a JPEG, PNG, WebP, GIF, TIFF or AVIF image whose pixel data is missing or cut short is 400 corrupt_image (it is decoded in the uploads' own pool, UPLOAD_CHECK_POOL_SIZE processes that never wait behind verifications: 503 verification_busy when that is full). Size limits by kind: MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO and MAX_UPLOAD_BYTES_AUDIO.
          */
         post: {
             parameters: {
@@ -2000,8 +2000,20 @@ export interface paths {
             requestBody: {
                 content: {
                     "multipart/form-data": {
-                        /** Format: binary */
-                        file: string;
+                        /**
+                         * Format: binary
+                         * @description the file to sign (not with a rendition's parts)
+                         */
+                        file?: string;
+                        /**
+                         * Format: binary
+                         * @description a fragmented MP4 rendition's init segment (with its "fragment" parts): the rendition to sign
+                         */
+                        init?: string;
+                        /** @description the rendition's media segments (.m4s), one part each, in order */
+                        fragment?: string[];
+                        /** @description the rendition's playlists (.mpd, .m3u8), returned unchanged with the signed rendition */
+                        playlist?: string[];
                     };
                 };
             };
@@ -2858,7 +2870,7 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The signed file, in its own media type (Content-Type as stored) */
+                /** @description The signed file, in its own media type (Content-Type as stored). A signed fragmented MP4 rendition is an application/zip (streamed, its parts stored uncompressed, ZIP64 past 4 GiB) of its parts under their original names: the signed init segment (its manifest carries c2pa.hash.bmff.v3 with the Merkle tree), every signed segment (each with its merkle box) and the playlists unchanged */
                 200: {
                     headers: {
                         /** @description When the signed file's manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
@@ -2894,6 +2906,7 @@ export interface paths {
                         "application/vnd.oasis.opendocument.spreadsheet": string;
                         "application/vnd.oasis.opendocument.presentation": string;
                         "application/vnd.oasis.opendocument.graphics": string;
+                        "application/zip": string;
                     };
                 };
                 /** @description Invalid input (400): the message names the field */
@@ -2944,7 +2957,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a file's C2PA manifest against the trust in use (the service's roots, the trust lists, the operator's anchors and the organisation's own, /org/trust-anchors) and report the signer's revocation status and on-chain anchor
-         * @description Takes every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio; PDF, EPUB, Word, Excel, PowerPoint, OpenDocument documents), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole (an MP4, M4V, MOV or M4A in bounded memory, whatever its size: its manifest store read out of the file and validated by c2pa-rs, its BMFF hash checked against the file by streaming, with the verdict c2pa-rs gives the whole file; crjson then reports the store with that verdict on the binding). An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
+         * @description Takes every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio; PDF, EPUB, Word, Excel, PowerPoint, OpenDocument documents), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole (an MP4, M4V, MOV or M4A in bounded memory, whatever its size: its manifest store read out of the file and validated by c2pa-rs, its BMFF hash checked against the file by streaming, with the verdict c2pa-rs gives the whole file; crjson then reports the store with that verdict on the binding). An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. A fragmented MP4 rendition (one part init, its fragment parts in order, up to MAX_RENDITION_FRAGMENTS) is answered with its manifest's verdict and one verdict per segment (fragments), each segment checked in bounded memory against the Merkle tree of the init segment's c2pa.hash.bmff.v3 as c2pa-rs's fromBlobFragment checks it (format=crjson is 400 crjson_not_for_renditions). For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
          */
         post: {
             parameters: {
@@ -2969,17 +2982,24 @@ export interface paths {
                          * @description the file's sidecar manifest store (.c2pa): read with the file, its data hash checked against the file
                          */
                         manifest?: string;
+                        /**
+                         * Format: binary
+                         * @description instead of file: a fragmented MP4 rendition's init segment (signed-in verify only), with its fragment parts
+                         */
+                        init?: string;
+                        /** @description the rendition's media segments (.m4s), one part each, in order: one verdict each */
+                        fragment?: string[];
                     };
                 };
             };
             responses: {
-                /** @description The verdict */
+                /** @description The verdict: of the file, or of the rendition and each of its segments */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": components["schemas"]["PublicVerification"];
+                        "application/json": components["schemas"]["PublicVerification"] | components["schemas"]["RenditionVerification"];
                     };
                 };
                 /** @description Invalid input (400): the message names the field */
@@ -5160,18 +5180,37 @@ export interface components {
         Upload: {
             /** Format: uuid */
             upload_id: string;
+            /** @description the file's SHA-256; a rendition's is its init segment's */
             sha256: string;
+            /** @description bytes; a rendition's, of all its parts */
             size: number;
             mime_type: components["schemas"]["MediaType"];
             filename: string;
             /** Format: date-time */
             created_at: string;
+            rendition: components["schemas"]["RenditionSummary"];
         };
         /**
          * @description a format of the registry, told by content when the file was uploaded
          * @enum {string}
          */
         MediaType: "image/jpeg" | "image/png" | "image/webp" | "image/gif" | "image/tiff" | "image/x-adobe-dng" | "image/avif" | "image/heic" | "image/heif" | "image/jxl" | "image/svg+xml" | "video/mp4" | "video/x-m4v" | "video/quicktime" | "video/x-msvideo" | "audio/mp4" | "audio/mpeg" | "audio/wav" | "audio/flac" | "application/pdf" | "application/epub+zip" | "application/vnd.openxmlformats-officedocument.wordprocessingml.document" | "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" | "application/vnd.openxmlformats-officedocument.presentationml.presentation" | "application/vnd.oasis.opendocument.text" | "application/vnd.oasis.opendocument.spreadsheet" | "application/vnd.oasis.opendocument.presentation" | "application/vnd.oasis.opendocument.graphics";
+        /** @description a fragmented MP4 rendition (init segment, media segments, playlists); null for a single file */
+        RenditionSummary: {
+            /** @description media segments, in order */
+            fragments: number;
+            playlists: number;
+            /** @description every part in order (init, segments, playlists): in the answer to the upload */
+            parts?: components["schemas"]["RenditionPart"][];
+        } | null;
+        RenditionPart: {
+            /** @enum {string} */
+            role: "init" | "fragment" | "playlist";
+            /** @description the name it was sent under, and comes back under in the signed rendition */
+            filename: string;
+            size: number;
+            sha256: string;
+        };
         UploadSession: {
             /** Format: uuid */
             session_id: string;
@@ -5239,6 +5278,11 @@ export interface components {
                 certificate_subject: string | null;
                 /** Format: uri */
                 download_url: string;
+                /** @description a signed fragmented MP4 rendition, downloaded as a zip of its parts (its sha256 and anchor are its signed init segment's, its size that of all its parts); null for a single file */
+                rendition: {
+                    fragments: number;
+                    playlists: number;
+                } | null;
             } | null;
             anchor: components["schemas"]["Anchor"];
         };
@@ -5558,6 +5602,40 @@ export interface components {
             mime_type: string;
             sha256: string;
             anchor: components["schemas"]["AnchorVerification"];
+        };
+        /** @description A fragmented MP4 rendition's verdict: validation_state, status and failures are the rendition's as a whole (Invalid when any segment is); sha256 and anchor are the init segment's */
+        RenditionVerification: components["schemas"]["Verification"] & {
+            /** Format: date-time */
+            checked_at: string;
+            /** @description one verdict per media segment, in the order sent: assertion.bmffHash.match when it is one of the manifest's Merkle tree's segments, unchanged (proof and init hash checked as c2pa-rs's fromBlobFragment checks them); a changed segment is Invalid alone */
+            fragments: {
+                /** @description its place among the fragment parts sent, from 1 */
+                index: number;
+                filename: string;
+                sha256: string;
+                /**
+                 * @description c2pa-rs verdict under the trust in use (the service's roots, the trust lists, the operator's and, signed in, the organisation's anchors: signer.trust_source names who vouches); none = no manifest
+                 * @enum {string}
+                 */
+                validation_state: "Trusted" | "Valid" | "Invalid" | "none";
+                summary: string;
+                status: {
+                    success?: string[];
+                    informational?: string[];
+                    failure?: string[];
+                };
+                /** @description every failure code, with where it sits: the active manifest, or an ingredient (an ingredient's failure can make the file Invalid while status.failure shows only the signer's trust); absent from permalinks kept before it was added */
+                failures?: {
+                    code: string;
+                    explanation: string | null;
+                    /** @enum {string} */
+                    in: "manifest" | "ingredient";
+                    /** @description the ingredient's title, for a failure in an ingredient */
+                    ingredient: string | null;
+                    /** @description the JUMBF URI c2pa-rs names */
+                    url: string | null;
+                }[];
+            }[];
         };
         AnchorLookup: components["schemas"]["Anchor"] & {
             sha256: string;
