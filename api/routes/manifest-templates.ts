@@ -1,6 +1,5 @@
 import { Router } from 'express';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
-import { actorOf } from '../audit-actor.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { pageQuery } from '../schemas/common.js';
@@ -35,7 +34,7 @@ export function manifestTemplatesRouter(ctx: AppContext): Router {
 
   router.delete('/:template_id', requirePermission('templates:manage'), async (req, res) => {
     const { template_id: id } = parseParams(TemplateParams, req.params);
-    await deleteTemplate(ctx.knex, principalOf(req).orgId, id, actorOf(principalOf(req)));
+    await deleteTemplate(ctx.knex, principalOf(req).orgId, id);
     res.status(204).end();
   });
 
