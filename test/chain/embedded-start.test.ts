@@ -108,7 +108,13 @@ describe('chain: npm start with the embedded chain', function () {
     const ocsp = execFileSync('openssl', ['ocsp', '-issuer', path.join(dir, 'sub.pem'), '-cert', path.join(dir, 'leaf.pem'), '-url', `http://127.0.0.1:${env.OCSP_PORT}`, '-no_nonce', '-noverify'], { encoding: 'utf8' });
     expect(ocsp).to.match(/leaf\.pem: good/);
     rmSync(dir, { recursive: true, force: true });
-    const metrics = await (await fetch(`http://127.0.0.1:${env.OPS_PORT}/metrics`)).text();
+    // The OCSP front processes send their counts to the role's process every second: wait for the answer's.
+    let metrics = '';
+    for (let i = 0; i < 50; i += 1) {
+      metrics = await (await fetch(`http://127.0.0.1:${env.OPS_PORT}/metrics`)).text();
+      if (/mss_ocsp_responses_total\{status="good",cache="(hit|miss)"\} 1/.test(metrics)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
     expect(metrics).to.include('mss_sign_jobs_total{outcome="signed",error_code=""} 1');
     expect(metrics).to.match(/mss_sign_stage_seconds_count\{stage="sign"\} 1/);
     expect(metrics).to.match(/mss_ocsp_responses_total\{status="good",cache="(hit|miss)"\} 1/);
