@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startRole, type RoleProcess } from '../support/processes.js';
+import { groupMembers, startRole, type RoleProcess } from '../support/processes.js';
 
 const fixture = (name: string) => new URL(`../fixtures/${name}`, import.meta.url);
 
@@ -125,9 +125,14 @@ describe('chain: npm start with the embedded chain', function () {
     // No Redis here: the in-process queue has no Bull Board.
     expect((await fetch(`http://127.0.0.1:${env.OPS_PORT}/queues`)).status).to.equal(404);
 
-    await service.kill();
+    // SIGKILL to the service's process alone: the chain's watchdog sees its parent gone and ends anvil, which
+    // writes its state (a SIGKILL to the whole group would lose the last few seconds of the chain).
+    const leader = service.child.pid!;
+    await service.killLeader();
     service = undefined;
     await until('chain gone after SIGKILL', async () => ((await answers(rpcUrl())) ? undefined : true), 10_000);
+    // Nothing the service started outlives it: the OCSP fronts and the chain end with their parent.
+    await until('process group gone', async () => (groupMembers(leader).length === 0 ? true : undefined), 10_000);
   });
 
   it('restarts on the same data directory with the chain state kept (the earlier proof still checks); SIGTERM stops both', async () => {

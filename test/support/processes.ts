@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestApi } from './api.js';
@@ -14,6 +14,8 @@ export interface RoleProcess {
   stop(): Promise<number | null>;
   /** SIGKILL to the process and everything it started (its group): none gets a chance to clean up. */
   kill(): Promise<void>;
+  /** SIGKILL to the role's own process only, as the OOM killer does: what it started must notice and end itself. */
+  killLeader(): Promise<void>;
 }
 
 /** Whether a process runs (a zombie, killed and not yet reaped, does not). */
@@ -24,6 +26,22 @@ export function isRunning(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** The running processes of process group `pgid` (zombies, killed and not yet reaped, not counted). */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(pgrp) === pgid && state !== 'Z') out.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
 }
 
 /** SIGKILL to a process group (a role and whatever it started); nothing when it is gone already. */
@@ -83,6 +101,10 @@ export async function startRole(script: string, env: Record<string, string>, rea
     },
     async kill() {
       killGroup(child);
+      await exited;
+    },
+    async killLeader() {
+      child.kill('SIGKILL');
       await exited;
     },
   };
