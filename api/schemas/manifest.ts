@@ -89,10 +89,14 @@ export const ManifestInput = z
   .openapi('ManifestInput', { description: "A complete manifest: a job's, with its template's defaults merged under the request's fields." });
 
 const ManifestRequest = z
-  .object({ ...perRequestFields, ...defaultFields })
+  .object({
+    ...perRequestFields,
+    title: text(MANIFEST_LIMITS.title, "the work's title (dc:title of the manifest). Required, except for a document (PDF, EPUB, Office, OpenDocument): left out, it is the document's own title (the upload's document_title, from its metadata), else the upload's file name").optional(),
+    ...defaultFields,
+  })
   .strict()
   .openapi('ManifestRequest', {
-    description: "The manifest of a sign request: title is required, and creator unless the template (template_id) gives one. A field given here replaces the template's whole value.",
+    description: "The manifest of a sign request: title is required (a document's may be left out: its own title, else its file name), and creator unless the template (template_id) gives one. A field given here replaces the template's whole value.",
   });
 
 /** Runs the manifest field rules on a request's `manifest`; a field they refuse is an issue at that field. */

@@ -22,6 +22,9 @@ import {
   signedFilesOfJobs,
   type SignJob,
 } from '../../shared/db/repositories/sign-jobs.js';
+import type { Upload } from '../../shared/db/repositories/uploads.js';
+import { formatFor } from '../../shared/media/formats.js';
+import { cleanTitle } from '../../shared/media/walks/document-title.js';
 import { PENDING_STATUSES, SIGNED_STATUSES, type JobStatus } from '../../shared/job-status.js';
 import { noCertificateError, orgSigningState } from '../../shared/pki/org-signing.js';
 import type { Principal } from '../auth/principal.js';
@@ -85,7 +88,7 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
   if (previous) return { job: await viewOf(ctx, previous), created: false };
   // Another organisation's template, or a deleted one, is not found.
   const template = templateId === null ? undefined : await liveTemplate(ctx.knex, principal.orgId, templateId);
-  const manifest = mergeManifest(request.manifest, template?.manifest);
+  const manifest = mergeManifest(withDocumentTitle(request.manifest, upload), template?.manifest);
   // A job that can only fail is not queued: without a certificate the organisation may sign with (or one the
   // worker may issue for it), the caller hears so at once.
   const signing = await orgSigningState(ctx.knex, principal.orgId);
@@ -122,6 +125,16 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
     throw new ApiError('unavailable', 'queue_unavailable', 'the signing queue is unavailable; nothing was recorded, try again shortly', { retryAfterSeconds: 5 });
   }
   return { job: jobView(ctx.config.baseUrl, job, undefined), created: true };
+}
+
+/**
+ * A document signed without a title in the request takes its own (read from its metadata at upload), else its file
+ * name; other media must be given one (mergeManifest says so).
+ */
+function withDocumentTitle(manifest: ManifestRequest, upload: Pick<Upload, 'mime_type' | 'document_title' | 'filename'>): ManifestRequest {
+  if (manifest.title !== undefined || formatFor(upload.mime_type)?.kind !== 'document') return manifest;
+  const title = upload.document_title ?? cleanTitle(upload.filename);
+  return title === undefined ? manifest : { ...manifest, title };
 }
 
 /**

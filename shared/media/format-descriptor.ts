@@ -46,6 +46,8 @@ export interface MediaFormatDescriptor<M extends string = string> {
   refuse?(head: Buffer, size: number): Walk<string | undefined>;
   /** The playing time in seconds where the format's header says it; undefined when it does not. */
   durationSeconds?(size: number): Walk<number | undefined>;
+  /** Documents: the title their own metadata gives (walks/document-title.ts); undefined when there is none. */
+  title?(size: number): Walk<string | undefined>;
   /**
    * Images whose pixel data sharp's libvips decodes here in every variant: the upload decodes them to find missing
    * or truncated pixel data (image-pixels.ts).

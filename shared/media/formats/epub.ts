@@ -6,4 +6,5 @@ export const epub = defineZipDocument({
   label: 'EPUB e-book',
   marker: { mimetype: 'application/epub+zip' },
   required: ['META-INF/container.xml'],
+  title: 'epub-package',
 });

@@ -4887,6 +4887,8 @@ export interface components {
             size: number;
             mime_type: components["schemas"]["MediaType"];
             filename: string;
+            /** @description a document's title from its own metadata (PDF Info or XMP dc:title, EPUB package dc:title, OOXML docProps/core.xml, OpenDocument meta.xml), which a sign request without manifest.title takes; null for other media and documents that give none */
+            document_title: string | null;
             /** Format: date-time */
             created_at: string;
             rendition: components["schemas"]["RenditionSummary"];
@@ -5096,10 +5098,10 @@ export interface components {
              */
             template_id?: string | null;
         };
-        /** @description The manifest of a sign request: title is required, and creator unless the template (template_id) gives one. A field given here replaces the template's whole value. */
+        /** @description The manifest of a sign request: title is required (a document's may be left out: its own title, else its file name), and creator unless the template (template_id) gives one. A field given here replaces the template's whole value. */
         ManifestRequest: {
-            /** @description the work's title (dc:title of the manifest) */
-            title: string;
+            /** @description the work's title (dc:title of the manifest). Required, except for a document (PDF, EPUB, Office, OpenDocument): left out, it is the document's own title (the upload's document_title, from its metadata), else the upload's file name */
+            title?: string;
             /** @description ISO 8601 date (YYYY-MM-DD) or date-time with a zone (photoshop:DateCreated in c2pa.metadata) */
             dateCreated?: string;
             /** @description the author, written as dc:creator in the cawg.metadata assertion */
