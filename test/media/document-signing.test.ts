@@ -74,4 +74,32 @@ describe('media: documents signed through the API', function () {
       expect(refused.body.error).to.deep.equal({ code: 'validation_error', message: 'manifest.title: is required' });
     });
   });
+
+  describe('the claim thumbnail', () => {
+    const withThumbnail = async (bytes: Buffer, filename: string, mime: string) => {
+      const up = await upload(bytes, filename);
+      const job = await sign({ upload_id: up.upload_id, manifest: { creator: 'Desk', thumbnail: true } }).expect(202);
+      return (await signed(job.body.job_id, mime)).report.manifest?.thumbnail ?? null;
+    };
+
+    it("of a PDF is its first page rendered by pdftoppm; of an EPUB its cover image", async () => {
+      expect(await withThumbnail(tinyPdf(), 'report.pdf', 'application/pdf')).to.deep.equal({ format: 'image/jpeg' });
+      expect(await withThumbnail(tinyEpub(), 'tale.epub', 'application/epub+zip')).to.deep.equal({ format: 'image/jpeg' });
+      expect(await withThumbnail(tinyEpub({ deflate: true }), 'tale-deflated.epub', 'application/epub+zip')).to.deep.equal({ format: 'image/jpeg' });
+    });
+
+    it('is left out, the file still signed, for an EPUB without a cover, Office and OpenDocument files, and PDFs without pdftoppm', async () => {
+      expect(await withThumbnail(tinyEpub({ cover: false }), 'plain.epub', 'application/epub+zip')).to.equal(null);
+      expect(await withThumbnail(tinyDocx(), 'minutes.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document')).to.equal(null);
+      const saved = deps.pdftoppmPath;
+      try {
+        deps.pdftoppmPath = undefined;
+        expect(await withThumbnail(tinyPdf(), 'no-renderer.pdf', 'application/pdf')).to.equal(null);
+        deps.pdftoppmPath = path.join(work, 'no-such-pdftoppm');
+        expect(await withThumbnail(tinyPdf(), 'missing-renderer.pdf', 'application/pdf')).to.equal(null);
+      } finally {
+        deps.pdftoppmPath = saved;
+      }
+    });
+  });
 });

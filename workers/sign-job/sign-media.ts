@@ -77,6 +77,7 @@ export async function signMedia(deps: SignJobDeps, prepared: PreparedJob, conten
     chainDer: identity.chainDer,
     timestamper: deps.timestamper,
     ffmpegPath: deps.ffmpegPath,
+    pdftoppmPath: deps.pdftoppmPath,
     onThumbnailError: (err: unknown) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),
   };
   if (bytes) {

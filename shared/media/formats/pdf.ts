@@ -13,4 +13,5 @@ export const pdf = defineFormat({
   },
   check: checkPdf,
   title: pdfTitle,
+  picture: 'first-page',
 });

@@ -1,6 +1,5 @@
-import { inflateRawSync } from 'node:zlib';
 import { readAt, type Walk } from '../byte-walk.js';
-import { readZipDirectory, unreadableEntry } from './zip.js';
+import { epubPackage, zipEntryText } from './zip-entry.js';
 
 /**
  * A document's own title, from its metadata: PDF (the Info dictionary's /Title, else an XMP packet's dc:title), EPUB
@@ -8,15 +7,13 @@ import { readZipDirectory, unreadableEntry } from './zip.js';
  * dc:title). A sign request without a title takes it (shared/media/document-title.ts).
  *
  * The file is anyone's bytes: every read is bounded (a PDF's tail, one object, windows of its body; a ZIP entry of at
- * most TITLE_ENTRY_BYTES inflated, with zlib's output cap), nothing is parsed as a whole XML document (no entities,
+ * most 1 MiB inflated, with zlib's output cap: zip-entry.ts), nothing is parsed as a whole XML document (no entities,
  * no DTD), and a title is cleaned of control characters and cut to MAX_TITLE_CHARS. Anything unexpected gives
  * undefined, never an error: a title is a nicety, and the file name stands in.
  */
 
 /** Longest title kept (the manifest's title limit, MANIFEST_LIMITS.title). */
 const MAX_TITLE_CHARS = 256;
-/** Largest ZIP entry (inflated) read for a title: metadata files are a few KiB. */
-const TITLE_ENTRY_BYTES = 1024 * 1024;
 /** A PDF's end read for its trailer's /Info reference (trailers and cross-reference stream dictionaries are small). */
 const PDF_TAIL_BYTES = 64 * 1024;
 /** A PDF's body is searched for the Info object and an XMP packet in windows this large. */
@@ -180,32 +177,8 @@ export function* pdfTitle(size: number): Walk<string | undefined> {
 /** Where a ZIP document keeps its title: in a named entry, or (EPUB) in the package document container.xml names. */
 export type ZipTitleSource = { entry: string } | 'epub-package';
 
-/** An entry's bytes, inflated when deflated; undefined when absent, unreadable or larger than TITLE_ENTRY_BYTES. */
-function* entryText(size: number, name: string): Walk<string | undefined> {
-  const { entries } = yield* readZipDirectory(size, 'document');
-  const entry = entries.find((e) => e.name === name);
-  if (!entry || unreadableEntry(entry) || entry.uncompressedSize > TITLE_ENTRY_BYTES || entry.compressedSize > TITLE_ENTRY_BYTES) return undefined;
-  const local = yield* readAt(entry.localOffset, 30);
-  if (local.length < 30 || local.readUInt32LE(0) !== 0x04034b50) return undefined;
-  const data = yield* readAt(entry.localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28), entry.compressedSize);
-  if (data.length !== entry.compressedSize) return undefined;
-  try {
-    const bytes = entry.method === 8 ? inflateRawSync(data, { maxOutputLength: TITLE_ENTRY_BYTES }) : data;
-    return bytes.toString('utf8');
-  } catch {
-    return undefined; // damaged, or inflating past the cap
-  }
-}
-
 /** A ZIP document's title: the dc:title of the entry that holds its metadata. */
 export function* zipDocumentTitle(size: number, source: ZipTitleSource): Walk<string | undefined> {
-  if (source !== 'epub-package') {
-    const xml = yield* entryText(size, source.entry);
-    return xml === undefined ? undefined : dcTitleOf(xml);
-  }
-  const container = yield* entryText(size, 'META-INF/container.xml');
-  const packagePath = container && /<rootfile\b[^>]*?\bfull-path\s*=\s*["']([^"']{1,1000})["']/.exec(container)?.[1];
-  if (!packagePath) return undefined;
-  const opf = yield* entryText(size, xmlText(packagePath));
-  return opf === undefined ? undefined : dcTitleOf(opf);
+  const xml = source === 'epub-package' ? (yield* epubPackage(size))?.xml : yield* zipEntryText(size, source.entry);
+  return xml === undefined ? undefined : dcTitleOf(xml);
 }

@@ -20,7 +20,7 @@ export function* zipContainerOf(head: Buffer, size: number): Walk<ZipContainer> 
  * Recognised by its marker; its archive bounded (zip.ts) before anything reads the entries; its structure check is
  * the archive's directory and the entries the format requires.
  */
-export function defineZipDocument<const M extends string>(spec: { mimeType: M; extensions: readonly [string, ...string[]]; label: string; marker: Marker; required: readonly string[]; title: ZipTitleSource }): MediaFormat<M> {
+export function defineZipDocument<const M extends string>(spec: { mimeType: M; extensions: readonly [string, ...string[]]; label: string; marker: Marker; required: readonly string[]; title: ZipTitleSource; cover?: (size: number) => Walk<Buffer | undefined> }): MediaFormat<M> {
   const what = spec.label;
   const markerNote = 'mimetype' in spec.marker ? `a stored mimetype entry "${spec.marker.mimetype}"` : `[Content_Types].xml with main part ${spec.marker.mainPart}`;
   return defineFormat({
@@ -34,6 +34,7 @@ export function defineZipDocument<const M extends string>(spec: { mimeType: M; e
       return matches(yield* zipContainerOf(head, size), spec.marker);
     },
     title: (size) => zipDocumentTitle(size, spec.title),
+    ...(spec.cover ? { picture: { cover: spec.cover } } : {}),
     *bounds(size) {
       yield* assertZipBounds(size, what);
     },

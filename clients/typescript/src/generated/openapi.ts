@@ -5006,7 +5006,7 @@ export interface components {
             /** @description copyright notice (dc:rights in cawg.metadata), e.g. "© 2025 Daily Planet" */
             copyrightNotice?: string;
             trainingMining?: components["schemas"]["TrainingMining"];
-            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image or of a frame of a video (taken by ffmpeg where the worker has it). Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, and video without ffmpeg are signed without one. */
+            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image, of a frame of a video (taken by ffmpeg where the worker has it), of a PDF's first page (rendered by pdftoppm where the worker has it) or of an EPUB's cover image. Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, Office and OpenDocument files, EPUBs without a cover, video without ffmpeg and PDFs without pdftoppm are signed without one. */
             thumbnail?: boolean;
         };
         /** @description the publisher (dc:publisher in cawg.metadata) */
@@ -5115,7 +5115,7 @@ export interface components {
             /** @description copyright notice (dc:rights in cawg.metadata), e.g. "© 2025 Daily Planet" */
             copyrightNotice?: string;
             trainingMining?: components["schemas"]["TrainingMining"];
-            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image or of a frame of a video (taken by ffmpeg where the worker has it). Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, and video without ffmpeg are signed without one. */
+            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image, of a frame of a video (taken by ffmpeg where the worker has it), of a PDF's first page (rendered by pdftoppm where the worker has it) or of an EPUB's cover image. Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, Office and OpenDocument files, EPUBs without a cover, video without ffmpeg and PDFs without pdftoppm are signed without one. */
             thumbnail?: boolean;
         };
         PublicVerification: components["schemas"]["Verification"] & {
@@ -5370,7 +5370,7 @@ export interface components {
             /** @description copyright notice (dc:rights in cawg.metadata), e.g. "© 2025 Daily Planet" */
             copyrightNotice?: string;
             trainingMining?: components["schemas"]["TrainingMining"];
-            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image or of a frame of a video (taken by ffmpeg where the worker has it). Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, and video without ffmpeg are signed without one. */
+            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image, of a frame of a video (taken by ffmpeg where the worker has it), of a PDF's first page (rendered by pdftoppm where the worker has it) or of an EPUB's cover image. Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, Office and OpenDocument files, EPUBs without a cover, video without ffmpeg and PDFs without pdftoppm are signed without one. */
             thumbnail?: boolean;
         };
         ManifestTemplateInput: {
