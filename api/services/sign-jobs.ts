@@ -67,6 +67,10 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
   const { templateId, idempotencyKey } = request;
   const upload = await findUpload(ctx.knex, principal.orgId, request.uploadId);
   if (!upload) throw notFound('upload');
+  // Soft bindings (ISCC image codes) are of images: anything else is signed with none, and the job says so (false)
+  // whatever the request or template chose.
+  const fingerprinted = formatFor(upload.mime_type)?.kind === 'image';
+  const requestedSoftBinding = fingerprinted ? request.softBinding : null;
 
   const replay = async (): Promise<SignJob | undefined> => {
     if (idempotencyKey === undefined) return undefined;
@@ -78,7 +82,7 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
       (existing.template_id ?? null) === templateId &&
       isDeepStrictEqual(existing.request_manifest ?? existing.manifest, request.manifest) &&
       existing.discoverable === (request.discoverable ?? existing.discoverable) &&
-      existing.soft_binding === (request.softBinding ?? existing.soft_binding);
+      existing.soft_binding === (requestedSoftBinding ?? existing.soft_binding);
     if (existing && !sameRequest) {
       throw conflict('this Idempotency-Key was used with a different request', 'idempotency_conflict');
     }
@@ -108,7 +112,7 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
       template_version: template?.version ?? null,
       // The request's choice, else the template's; null follows the organisation's setting.
       discoverable: request.discoverable ?? template?.discoverable ?? null,
-      soft_binding: request.softBinding ?? template?.soft_binding ?? null,
+      soft_binding: fingerprinted ? (requestedSoftBinding ?? template?.soft_binding ?? null) : false,
     });
   } catch (err) {
     // Two requests with one key at once: the loser answers with the winner's job.

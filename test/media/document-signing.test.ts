@@ -75,6 +75,28 @@ describe('media: documents signed through the API', function () {
     });
   });
 
+  describe('the soft binding', () => {
+    it('is none for a document (soft_binding false), whatever the request or template asks; an image follows the choices', async () => {
+      const pdf = await upload(tinyPdf(), 'report.pdf');
+      const asked = await sign({ upload_id: pdf.upload_id, soft_binding: true, manifest: { creator: 'Desk' } }).set('Idempotency-Key', 'doc-soft-1').expect(202);
+      expect(asked.body.soft_binding).to.equal(false);
+      // The same request again is the same job, not a conflict over the choice it could not have.
+      const again = await sign({ upload_id: pdf.upload_id, soft_binding: true, manifest: { creator: 'Desk' } }).set('Idempotency-Key', 'doc-soft-1').expect(202);
+      expect(again.body.job_id).to.equal(asked.body.job_id);
+      const template = (await request(api.app).post('/v1/manifest-templates').set(bearer(acc.access)).send({ name: 'Fingerprinted', soft_binding: true, manifest: { creator: 'Desk' } }).expect(201)).body;
+      const viaTemplate = await sign({ upload_id: pdf.upload_id, template_id: template.template_id, manifest: {} }).expect(202);
+      expect(viaTemplate.body.soft_binding).to.equal(false);
+      const { job, report } = await signed(asked.body.job_id, 'application/pdf');
+      expect(job.soft_binding).to.equal(false);
+      expect(report.manifest?.assertions).to.not.include('c2pa.soft-binding');
+
+      const png = await upload(noisePng(8, 8), 'dot.png');
+      expect((await sign({ upload_id: png.upload_id, manifest: { title: 'Dot', creator: 'Desk' } }).expect(202)).body.soft_binding).to.equal(null);
+      expect((await sign({ upload_id: png.upload_id, soft_binding: false, manifest: { title: 'Dot', creator: 'Desk' } }).expect(202)).body.soft_binding).to.equal(false);
+      expect((await sign({ upload_id: png.upload_id, template_id: template.template_id, manifest: { title: 'Dot' } }).expect(202)).body.soft_binding).to.equal(true);
+    });
+  });
+
   describe('the claim thumbnail', () => {
     const withThumbnail = async (bytes: Buffer, filename: string, mime: string) => {
       const up = await upload(bytes, filename);

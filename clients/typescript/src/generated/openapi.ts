@@ -4958,6 +4958,8 @@ export interface components {
                 id: string;
                 version: number;
             } | null;
+            /** @description whether the file is signed with a soft binding (its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content): the request's or the template's choice, null following the organisation's setting (GET /org: soft_binding). Always false (none) for video, audio and documents (PDF, EPUB, Office, OpenDocument): ISCC image codes are of images, and a request or template asking for one there is ignored */
+            soft_binding: boolean | null;
             attempts: number;
             /** Format: date-time */
             created_at: string;
@@ -5084,7 +5086,7 @@ export interface components {
         SignInput: {
             /** @description whether the signed file (over the template choice) is discoverable in the public manifest repository (lookup by content or binding, GET /v1/manifests/{id}); null or absent follows the organisation (GET/PATCH /org) */
             discoverable?: boolean | null;
-            /** @description whether an image is signed with a soft binding (over the template choice): its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content; false skips the fingerprint; null or absent follows the organisation (GET/PATCH /org) */
+            /** @description whether an image is signed with a soft binding (over the template choice): its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content; false skips the fingerprint. Video, audio and documents are signed without one whatever this says (the job answers soft_binding: false); null or absent follows the organisation (GET/PATCH /org) */
             soft_binding?: boolean | null;
             /**
              * Format: uuid
