@@ -12,12 +12,27 @@ import type { Knex } from 'knex';
  * - audit_checkpoints: a signed tree head (C2SP tlog-checkpoint note) per tree size, with the anchor leaf that puts
  *   its root on chain.
  *
- * Both refuse UPDATE and DELETE with a trigger: stored events and checkpoints are never edited. Events have no
- * foreign key to organisations: an organisation's removal must not take its history with it.
+ * - audit_archives: one row per range of events archived by `npm run audit -- export --before` (always ending at a
+ *   checkpoint), with the frontier of the tree at its end: the hashes of the complete subtrees of the archived prefix,
+ *   which is all later roots and proofs need of it.
+ *
+ * All refuse UPDATE and DELETE with a trigger: stored events, checkpoints and archive records are never edited. The
+ * one DELETE allowed is of events below the end of a recorded archive (the archive's own transaction removes them).
+ * Events have no foreign key to organisations: an organisation's removal must not take its history with it.
  */
 const REFUSE = `
 CREATE FUNCTION audit_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
+  RAISE EXCEPTION 'the audit log is append-only: % on % refused', TG_OP, TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege';
+END
+$$`;
+
+const REFUSE_UNARCHIVED = `
+CREATE FUNCTION audit_events_refuse_change() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  IF TG_OP = 'DELETE' AND OLD.leaf_index < (SELECT coalesce(max(end_index), 0) FROM audit_archives) THEN
+    RETURN OLD;
+  END IF;
   RAISE EXCEPTION 'the audit log is append-only: % on % refused', TG_OP, TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege';
 END
 $$`;
@@ -60,16 +75,32 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('anchor_leaf_id').nullable();
   });
 
+  await knex.schema.createTable('audit_archives', (t) => {
+    t.bigInteger('end_index').primary();
+    t.bigInteger('start_index').notNullable();
+    // JSON array of base64 hashes: the complete subtrees of leaves [0, end_index), largest first.
+    t.jsonb('frontier').notNullable();
+    // SHA-256 (hex) of the archive file as written, so an operator can tell which copy is the one recorded.
+    t.text('file_sha256').notNullable();
+    t.timestamp('before', { useTz: true, precision: 3 }).notNullable();
+    t.timestamp('archived_at', { useTz: true }).notNullable().defaultTo(knex.raw('clock_timestamp()'));
+  });
+  await knex.raw('ALTER TABLE audit_archives ADD CONSTRAINT audit_archives_range CHECK (0 <= start_index AND start_index < end_index)');
+
   await knex.raw(REFUSE);
-  for (const table of ['audit_events', 'audit_checkpoints']) {
-    await knex.raw(`CREATE TRIGGER ${table}_append_only BEFORE UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION audit_refuse_change()`);
+  await knex.raw(REFUSE_UNARCHIVED);
+  for (const table of ['audit_events', 'audit_checkpoints', 'audit_archives']) {
+    const refuse = table === 'audit_events' ? 'audit_events_refuse_change' : 'audit_refuse_change';
+    await knex.raw(`CREATE TRIGGER ${table}_append_only BEFORE UPDATE OR DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION ${refuse}()`);
     await knex.raw(`CREATE TRIGGER ${table}_no_truncate BEFORE TRUNCATE ON ${table} FOR EACH STATEMENT EXECUTE FUNCTION audit_refuse_change()`);
   }
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTable('audit_archives');
   await knex.schema.dropTable('audit_checkpoints');
   await knex.schema.dropTable('audit_events');
   await knex.schema.dropTable('audit_log_head');
   await knex.raw('DROP FUNCTION audit_refuse_change()');
+  await knex.raw('DROP FUNCTION audit_events_refuse_change()');
 }

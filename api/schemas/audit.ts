@@ -83,7 +83,8 @@ export const auditPaths: RouteConfig[] = [
     path: '/v1/audit/consistency',
     tags,
     summary: 'The RFC 9162 consistency proof between the trees of first and second leaves (public)',
+    description: '404 with code `archived` when the proof needs hashes of events archived by the operator (`npm run audit -- export --before`): ask from the archived size or later.',
     request: { query: ConsistencyQuery },
-    responses: { 200: json(z.object({ first: z.number().int(), second: z.number().int(), proof: z.array(base64Hash) }), 'The proof'), ...refusals(400) },
+    responses: { 200: json(z.object({ first: z.number().int(), second: z.number().int(), proof: z.array(base64Hash) }), 'The proof'), ...refusals(400, 404) },
   },
 ];

@@ -5,6 +5,7 @@
  */
 import type { Knex } from 'knex';
 import { LogTreeCache } from '../../shared/audit-log/tree-cache.js';
+import { ArchivedRangeError } from '../../shared/audit-log/tree.js';
 import { auditEventView, type AuditEventView } from '../../shared/audit/view.js';
 import { auditLogSize, findOrgAuditEvent, latestAuditCheckpoint, listOrgAuditEvents, type AuditEventFilter } from '../../shared/db/repositories/audit-events.js';
 import { ApiError, notFound } from '../errors.js';
@@ -46,7 +47,13 @@ export function auditProofs(knex: Knex) {
       const logSize = await auditLogSize(knex);
       if (second > logSize) throw beyond(`the log holds ${logSize} events, not ${second}`);
       const tree = await trees.upTo(second);
-      return { first, second, proof: tree.consistencyProof(first, second).map((h) => h.toString('base64')) };
+      try {
+        return { first, second, proof: tree.consistencyProof(first, second).map((h) => h.toString('base64')) };
+      } catch (err) {
+        // The proof needs hashes inside an archived range: only the archive file holds them now.
+        if (err instanceof ArchivedRangeError) throw new ApiError('not_found', 'archived', `the first ${err.base} events are archived: no consistency proof from ${first} (ask from ${err.base} or later)`);
+        throw err;
+      }
     },
   };
 }

@@ -5,6 +5,11 @@
  *
  * The tree keeps every complete subtree's hash (level l holds the hashes of aligned subtrees of 2^l leaves), so a
  * proof costs O(log² n) hashes at most, not a pass over the leaves; it only grows (append).
+ *
+ * After archiving (`npm run audit -- export --before`), a tree starts from the archived prefix's frontier: the hashes
+ * of the complete subtrees that make up its first `base` leaves (one per set bit of base, largest first). That is
+ * enough for every root, inclusion and consistency proof at sizes of at least base; anything that needs a hash inside
+ * the archived prefix throws ArchivedRangeError rather than answering a wrong hash.
  */
 import { createHash } from 'node:crypto';
 
@@ -23,29 +28,92 @@ function split(n: number): number {
   return k;
 }
 
-/** One level's hashes in one growable buffer (a million leaves: 32 MB, not a million Buffer objects). */
+/** A hash the tree needs lies inside an archived prefix, whose inner hashes are no longer kept. */
+export class ArchivedRangeError extends RangeError {
+  constructor(readonly base: number) {
+    super(`the first ${base} leaves are archived: this needs a hash inside them`);
+    this.name = 'ArchivedRangeError';
+  }
+}
+
+/**
+ * One level's hashes in one growable buffer (a million leaves: 32 MB, not a million Buffer objects). Entries below
+ * `offset` are archived: not held.
+ */
 class Level {
   private buf = Buffer.alloc(HASH * 1024);
-  length = 0;
+  length: number;
+  constructor(
+    private readonly offset = 0,
+    private readonly base = 0,
+  ) {
+    this.length = offset;
+  }
   push(h: Uint8Array): void {
-    if ((this.length + 1) * HASH > this.buf.length) {
+    if ((this.length - this.offset + 1) * HASH > this.buf.length) {
       const bigger = Buffer.alloc(this.buf.length * 2);
       this.buf.copy(bigger);
       this.buf = bigger;
     }
-    this.buf.set(h, this.length * HASH);
+    this.buf.set(h, (this.length - this.offset) * HASH);
     this.length += 1;
   }
   at(i: number): Buffer {
-    return this.buf.subarray(i * HASH, (i + 1) * HASH);
+    if (i < this.offset) throw new ArchivedRangeError(this.base);
+    return this.buf.subarray((i - this.offset) * HASH, (i - this.offset + 1) * HASH);
   }
+}
+
+/** The complete subtrees [start, start + 2^l) that make up the first n leaves, largest first. */
+function frontierBlocks(n: number): Array<{ level: number; start: number }> {
+  const blocks: Array<{ level: number; start: number }> = [];
+  let start = 0;
+  for (let l = Math.floor(Math.log2(Math.max(n, 1))); l >= 0; l -= 1) {
+    if (Math.floor(n / 2 ** l) % 2 === 1) {
+      blocks.push({ level: l, start });
+      start += 2 ** l;
+    }
+  }
+  return blocks;
 }
 
 export class MerkleLog {
   private readonly levels: Level[] = [new Level()];
+  private archived = 0;
+
+  /** A tree of `size` leaves of which only the frontier (frontier(size) of the full tree) is known. */
+  static fromFrontier(size: number, frontier: Uint8Array[]): MerkleLog {
+    const blocks = frontierBlocks(size);
+    if (!Number.isSafeInteger(size) || size < 0 || frontier.length !== blocks.length || frontier.some((h) => h.length !== HASH)) {
+      throw new Error(`the frontier of ${size} leaves is ${blocks.length} hashes of 32 bytes`);
+    }
+    const tree = new MerkleLog();
+    tree.archived = size;
+    const top = blocks.length ? blocks[0]!.level : 0;
+    tree.levels.length = 0;
+    for (let l = 0; l <= top; l += 1) {
+      const count = Math.floor(size / 2 ** l);
+      const i = blocks.findIndex((b) => b.level === l);
+      const level = new Level(i >= 0 ? count - 1 : count, size);
+      if (i >= 0) level.push(frontier[i]!);
+      tree.levels.push(level);
+    }
+    return tree;
+  }
 
   get size(): number {
     return this.levels[0]!.length;
+  }
+
+  /** Leaves below this index are archived: their frontier is all the tree holds of them. */
+  get base(): number {
+    return this.archived;
+  }
+
+  /** The hashes of the complete subtrees that make up the first n leaves, largest first (what fromFrontier takes). */
+  frontier(n = this.size): Buffer[] {
+    this.checkSize(n);
+    return frontierBlocks(n).map((b) => Buffer.from(this.levels[b.level]!.at(b.start / 2 ** b.level)));
   }
 
   /** Appends leaf hashes (32 bytes each), in index order. */
@@ -56,7 +124,7 @@ export class MerkleLog {
     let index = this.size - 1;
     for (let l = 0; index % 2 === 1; l += 1) {
       const level = this.levels[l]!;
-      const up = (this.levels[l + 1] ??= new Level());
+      const up = (this.levels[l + 1] ??= new Level(0, this.base));
       up.push(nodeHash(level.at(index - 1), level.at(index)));
       index = (index - 1) / 2;
     }

@@ -41,6 +41,7 @@ export const AUDIT_ACTIONS = [
   'crl.published',
   // Operator and service
   'operator.command',
+  'audit.archived',
   'service.started',
 ] as const;
 

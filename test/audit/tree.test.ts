@@ -1,10 +1,12 @@
 /**
  * The audit log's tree against RFC 9162: roots equal a naive MTH, every inclusion and consistency proof of small trees
- * checks with the RFC's verification algorithms, and altered proofs, indexes and roots do not.
+ * checks with the RFC's verification algorithms, and altered proofs, indexes and roots do not. A tree started from an
+ * archived prefix's frontier answers the same roots and proofs at every size from the prefix on, and refuses (never
+ * guesses) what needs a hash inside the prefix.
  */
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
-import { MerkleLog, verifyConsistency, verifyInclusion } from '../../shared/audit-log/tree.js';
+import { ArchivedRangeError, MerkleLog, verifyConsistency, verifyInclusion } from '../../shared/audit-log/tree.js';
 
 const sha = (...parts: Uint8Array[]) => parts.reduce((h, p) => h.update(p), createHash('sha256')).digest();
 const leaf = (i: number) => sha(Buffer.of(0), Buffer.from(`event ${i}`));
@@ -58,5 +60,31 @@ describe('audit log tree (RFC 9162 §2.1)', () => {
     expect(() => log.inclusionProof(N, N)).to.throw(RangeError);
     expect(() => log.consistencyProof(1, N + 1)).to.throw(RangeError);
     expect(() => log.consistencyProof(0, N)).to.throw(RangeError);
+  });
+
+  it('started from the frontier of an archived prefix, gives the full tree\'s roots and proofs from that size on', () => {
+    for (let base = 0; base <= N; base += 1) {
+      const cut = MerkleLog.fromFrontier(base, log.frontier(base));
+      expect(cut.size).to.equal(base);
+      expect(cut.frontier().map((h) => h.toString('hex'))).to.deep.equal(log.frontier(base).map((h) => h.toString('hex')));
+      for (const l of leaves.slice(base)) cut.append(l);
+      for (let n = Math.max(base, 1); n <= N; n += 1) {
+        expect(cut.root(n).equals(log.root(n)), `base ${base}, size ${n}`).to.equal(true);
+        for (let m = base; m < n; m += 1) expect(cut.inclusionProof(m, n), `leaf ${m} of ${n}, base ${base}`).to.deep.equal(log.inclusionProof(m, n));
+        for (let m = Math.max(base, 1); m <= n; m += 1) expect(cut.consistencyProof(m, n), `${m} to ${n}, base ${base}`).to.deep.equal(log.consistencyProof(m, n));
+      }
+      expect(cut.frontier(N)).to.deep.equal(log.frontier(N));
+    }
+  });
+
+  it('refuses what needs a hash inside the archived prefix', () => {
+    const cut = MerkleLog.fromFrontier(21, log.frontier(21));
+    for (const l of leaves.slice(21)) cut.append(l);
+    expect(() => cut.inclusionProof(3, N)).to.throw(ArchivedRangeError);
+    expect(() => cut.consistencyProof(5, N)).to.throw(ArchivedRangeError);
+    expect(() => cut.root(7)).to.throw(ArchivedRangeError);
+    // 16 leaves are one complete subtree of the frontier of 21: that root is kept.
+    expect(cut.root(16).equals(log.root(16))).to.equal(true);
+    expect(() => MerkleLog.fromFrontier(21, log.frontier(20))).to.throw(/frontier of 21 leaves is 3 hashes/);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The audit log's tables (the only module naming them): events (audit_events, with the head counter that hands out
- * their leaf indexes) and signed checkpoints (audit_checkpoints). Both tables are append-only (a trigger refuses
- * UPDATE and DELETE); nothing here edits a row.
+ * their leaf indexes), signed checkpoints (audit_checkpoints) and archived ranges (audit_archives). All are
+ * append-only (a trigger refuses UPDATE and DELETE); nothing here edits a row, and the only rows removed are events
+ * below a recorded archive's end, in that archive's transaction.
  */
 import type { Knex } from 'knex';
 
@@ -28,6 +29,16 @@ export interface AuditCheckpointRow {
   public_key: string;
   signed_at: Date;
   anchor_leaf_id: number | null;
+}
+
+export interface AuditArchiveRow {
+  start_index: number;
+  end_index: number;
+  /** Base64 hashes of the complete subtrees of leaves [0, end_index), largest first. */
+  frontier: string[];
+  file_sha256: string;
+  before: Date;
+  archived_at: Date;
 }
 
 /**
@@ -105,6 +116,35 @@ export async function latestAuditCheckpoint(db: Db): Promise<AuditCheckpointRow 
 
 export async function allAuditCheckpoints(db: Db): Promise<AuditCheckpointRow[]> {
   return normaliseCheckpoints(await db('audit_checkpoints').orderBy('tree_size').select('*'));
+}
+
+/** The smallest leaf index at or above `from` of an event recorded at or after `time`, if any. */
+export async function firstAuditEventAtOrAfter(time: Date, from: number, db: Db): Promise<number | undefined> {
+  const row = (await db('audit_events').where('leaf_index', '>=', from).andWhere('time', '>=', time).min('leaf_index as first').first()) as { first: number | string | null } | undefined;
+  return row?.first === null || row?.first === undefined ? undefined : Number(row.first);
+}
+
+/** The largest checkpointed tree size in (above, atMost], if any. */
+export async function largestAuditCheckpointIn(above: number, atMost: number, db: Db): Promise<AuditCheckpointRow | undefined> {
+  return normaliseCheckpoints(await db('audit_checkpoints').where('tree_size', '>', above).andWhere('tree_size', '<=', atMost).orderBy('tree_size', 'desc').limit(1).select('*'))[0];
+}
+
+export async function auditArchives(db: Db): Promise<AuditArchiveRow[]> {
+  return normaliseArchives(await db('audit_archives').orderBy('end_index').select('*'));
+}
+
+export async function latestAuditArchive(db: Db): Promise<AuditArchiveRow | undefined> {
+  return normaliseArchives(await db('audit_archives').orderBy('end_index', 'desc').limit(1).select('*'))[0];
+}
+
+/** Records an archived range and removes its events (the trigger lets through only events below a recorded end). */
+export async function archiveAuditEvents(row: Omit<AuditArchiveRow, 'archived_at'>, trx: Knex.Transaction): Promise<number> {
+  await trx('audit_archives').insert({ ...row, frontier: JSON.stringify(row.frontier) });
+  return trx('audit_events').where('leaf_index', '>=', row.start_index).andWhere('leaf_index', '<', row.end_index).delete();
+}
+
+function normaliseArchives(rows: AuditArchiveRow[]): AuditArchiveRow[] {
+  return rows.map((r) => ({ ...r, start_index: Number(r.start_index), end_index: Number(r.end_index) }));
 }
 
 function normalise(rows: AuditEventRow[]): AuditEventRow[] {
