@@ -1626,7 +1626,7 @@ export interface paths {
                     limit?: number;
                     /** @description next_cursor of the previous page */
                     cursor?: string;
-                    action?: "account.registered" | "account.sign_in" | "account.sign_in_failed" | "account.sign_in_throttled" | "account.signed_out" | "account.refresh_token_reused" | "user.created" | "user.role_changed" | "user.deleted" | "api_key.created" | "api_key.revoked" | "template.created" | "template.changed" | "template.deleted" | "trust_anchor.created" | "trust_anchor.deleted" | "webhook.created" | "webhook.changed" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "sign.requested" | "sign.signed" | "sign.failed" | "certificate.requested" | "certificate.issued" | "certificate.rotated" | "certificate.revoked" | "certificate.external_accepted" | "certificate.external_refused" | "crl.published" | "operator.command" | "service.started";
+                    action?: "account.registered" | "account.sign_in" | "account.sign_in_failed" | "account.sign_in_throttled" | "account.signed_out" | "account.refresh_token_reused" | "user.created" | "user.role_changed" | "user.deleted" | "api_key.created" | "api_key.revoked" | "template.created" | "template.changed" | "template.deleted" | "trust_anchor.created" | "trust_anchor.deleted" | "webhook.created" | "webhook.changed" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "sign.requested" | "sign.signed" | "sign.failed" | "certificate.requested" | "certificate.issued" | "certificate.rotated" | "certificate.revoked" | "certificate.external_accepted" | "certificate.external_refused" | "crl.published" | "operator.command" | "audit.archived" | "service.started";
                     /** @description the actor's id (user or API key), address, role or command, or its type */
                     actor?: string;
                     since?: string;
@@ -1820,7 +1820,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The RFC 9162 consistency proof between the trees of first and second leaves (public) */
+        /**
+         * The RFC 9162 consistency proof between the trees of first and second leaves (public)
+         * @description 404 with code `archived` when the proof needs hashes of events archived by the operator (`npm run audit -- export --before`): ask from the archived size or later.
+         */
         get: {
             parameters: {
                 query: {
@@ -1848,6 +1851,15 @@ export interface paths {
                 };
                 /** @description Invalid input (400): the message names the field */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -5139,7 +5151,7 @@ export interface components {
                 [key: string]: string;
             };
             /** @enum {string} */
-            action: "account.registered" | "account.sign_in" | "account.sign_in_failed" | "account.sign_in_throttled" | "account.signed_out" | "account.refresh_token_reused" | "user.created" | "user.role_changed" | "user.deleted" | "api_key.created" | "api_key.revoked" | "template.created" | "template.changed" | "template.deleted" | "trust_anchor.created" | "trust_anchor.deleted" | "webhook.created" | "webhook.changed" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "sign.requested" | "sign.signed" | "sign.failed" | "certificate.requested" | "certificate.issued" | "certificate.rotated" | "certificate.revoked" | "certificate.external_accepted" | "certificate.external_refused" | "crl.published" | "operator.command" | "service.started";
+            action: "account.registered" | "account.sign_in" | "account.sign_in_failed" | "account.sign_in_throttled" | "account.signed_out" | "account.refresh_token_reused" | "user.created" | "user.role_changed" | "user.deleted" | "api_key.created" | "api_key.revoked" | "template.created" | "template.changed" | "template.deleted" | "trust_anchor.created" | "trust_anchor.deleted" | "webhook.created" | "webhook.changed" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "sign.requested" | "sign.signed" | "sign.failed" | "certificate.requested" | "certificate.issued" | "certificate.rotated" | "certificate.revoked" | "certificate.external_accepted" | "certificate.external_refused" | "crl.published" | "operator.command" | "audit.archived" | "service.started";
             target: {
                 type: string;
                 id: string;
