@@ -4,6 +4,7 @@ import type { Config } from '../shared/config.js';
 import type { PkiDeps } from '../shared/pki/pki-deps.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import { startAnchoringFromConfig } from './anchor-job.js';
+import { startAuditCheckpointJob } from './audit-checkpoint-job.js';
 import { startCrlJob, type CrlJob } from './crl-job.js';
 import { startExpiryNoticeJob } from './expiry-notice-job.js';
 import { startIssuanceJob } from './issuance-job.js';
@@ -19,7 +20,7 @@ import type { SignQueue } from '../shared/queue/types.js';
  * role that issues. It also sweeps abandoned resumable uploads.
  */
 export async function startSchedulerRole(
-  config: PkiDeps['config'] & Pick<Config, 'crlSchedule' | 'dataDir' | 'nodeEnv' | 'baseUrl' | 'databaseUrl' | 'chainRpcUrl' | 'chainPrivateKey' | 'chainId' | 'anchor' | 'reconcileIntervalMs' | 'workerLockMs' | 'webhooks' | 'blobStorage' | 'uploadSweepIntervalMs'>,
+  config: PkiDeps['config'] & Pick<Config, 'crlSchedule' | 'dataDir' | 'nodeEnv' | 'baseUrl' | 'databaseUrl' | 'chainRpcUrl' | 'chainPrivateKey' | 'chainId' | 'anchor' | 'reconcileIntervalMs' | 'workerLockMs' | 'webhooks' | 'blobStorage' | 'uploadSweepIntervalMs' | 'audit'>,
   knex: Knex,
   vault: KeyVault,
   logger: Logger,
@@ -40,12 +41,14 @@ export async function startSchedulerRole(
     ? startReconcileJob({ knex, queue: options.signQueue, processingGraceMs: config.workerLockMs }, logger.child({ job: 'reconcile' }), config.reconcileIntervalMs)
     : undefined;
   const uploadSweepJob = startUploadSweepJob(knex, createResumableStore(config), logger.child({ job: 'upload-sweep' }), config.uploadSweepIntervalMs);
+  const auditJob = startAuditCheckpointJob(knex, vault, config, logger.child({ job: 'audit-checkpoint' }));
   const expiryJob = startExpiryNoticeJob(knex, config.webhooks.certificateExpiringDays, logger.child({ job: 'expiry-notices' }));
   // The scheduler issues the CRLs: it reports their age, as the CRL host does.
   const unregisterCrlAge = registerCrlAgeCollector(knex);
   return async () => {
     unregisterCrlAge();
     await expiryJob.stop();
+    await auditJob.stop();
     await uploadSweepJob.stop();
     await reconcileJob?.stop();
     await anchorJob?.stop();

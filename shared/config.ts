@@ -41,6 +41,8 @@ export interface Config {
   rootKeyName: string;
   /** Name of the TSA's signing key in the vault. */
   tsaKeyName: string;
+  /** The audit log: its checkpoint key in the vault, its origin line and how often a checkpoint is signed. */
+  audit: { keyName: string; origin: string; checkpointSeconds: number };
   jwtSecret: string;
   logLevel: string;
   /** EVM JSON-RPC endpoint of the anchoring chain; undefined: `npm start` runs an embedded development chain. */
@@ -589,6 +591,11 @@ export function loadConfig(env: Env = process.env): Config {
     subCaKeyName: str(env, 'SUB_CA_KEY_NAME', 'sub-ca'),
     rootKeyName: str(env, 'ROOT_KEY_NAME', 'root-ca'),
     tsaKeyName: str(env, 'TSA_KEY_NAME', 'tsa-signing'),
+    audit: {
+      keyName: str(env, 'AUDIT_KEY_NAME', 'audit-checkpoint'),
+      origin: auditOrigin(env, url(env, 'BASE_URL', `http://localhost:${port}`, http)!),
+      checkpointSeconds: int(env, 'AUDIT_CHECKPOINT_SECONDS', 60, 1, 86_400),
+    },
     jwtSecret: resolveJwtSecret(env, nodeEnv, dataDir),
     logLevel: oneOf(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     chainRpcUrl: url(env, 'CHAIN_RPC_URL', undefined, ['http:', 'https:']),
@@ -657,4 +664,15 @@ export function startupWarnings(config: Pick<Config, 'nodeEnv' | 'webhooks'>): {
     });
   }
   return warnings;
+}
+
+/** The audit log's checkpoint origin (AUDIT_LOG_ORIGIN): by default BASE_URL's host and path, then /audit. */
+function auditOrigin(env: Env, baseUrl: string): string {
+  const given = env.AUDIT_LOG_ORIGIN;
+  if (given !== undefined && given !== '') {
+    if (!/^[\x21-\x7e]+$/.test(given)) throw new ConfigError('AUDIT_LOG_ORIGIN', 'must be one word of printable ASCII (a checkpoint origin line), e.g. signing.example.com/audit');
+    return given;
+  }
+  const u = new URL(baseUrl);
+  return `${u.host}${u.pathname.replace(/\/$/, '')}/audit`;
 }

@@ -1612,6 +1612,271 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/org/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's audit events, newest first, with their leaf index (admin) */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    action?: "account.registered" | "account.sign_in" | "account.sign_in_failed" | "account.sign_in_throttled" | "account.signed_out" | "account.refresh_token_reused" | "user.created" | "user.role_changed" | "user.deleted" | "api_key.created" | "api_key.revoked" | "template.created" | "template.changed" | "template.deleted" | "trust_anchor.created" | "trust_anchor.deleted" | "webhook.created" | "webhook.changed" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "sign.requested" | "sign.signed" | "sign.failed" | "certificate.requested" | "certificate.issued" | "certificate.rotated" | "certificate.revoked" | "certificate.external_accepted" | "certificate.external_refused" | "crl.published" | "operator.command" | "audit.archived" | "service.started";
+                    /** @description the actor's id (user or API key), address, role or command, or its type */
+                    actor?: string;
+                    since?: string;
+                    until?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            events: components["schemas"]["AuditEvent"][];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/audit-events/{event_id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The RFC 9162 inclusion proof of one of the organisation's events in the tree of tree_size leaves (admin); hashes only */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default: the latest checkpoint */
+                    tree_size?: number;
+                };
+                header?: never;
+                path: {
+                    event_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The proof */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            leaf_index: number;
+                            tree_size: number;
+                            audit_path: string[];
+                        };
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log's latest signed checkpoint (public) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The checkpoint */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuditCheckpoint"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The RFC 9162 consistency proof between the trees of first and second leaves (public)
+         * @description 404 with code `archived` when the proof needs hashes of events archived by the operator (`npm run audit -- export --before`): ask from the archived size or later.
+         */
+        get: {
+            parameters: {
+                query: {
+                    first: number;
+                    second: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The proof */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            first: number;
+                            second: number;
+                            proof: string[];
+                        };
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/org": {
         parameters: {
             query?: never;
@@ -4866,6 +5131,52 @@ export interface components {
                 duration_ms: number;
                 error: string | null;
             }[];
+        };
+        AuditEvent: {
+            /** Format: uuid */
+            id: string;
+            leaf_index: number;
+            /**
+             * Format: byte
+             * @description base64 SHA-256(0x00 || RFC 8785 JSON of this event without leaf_index and leaf_hash)
+             * @example n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=
+             */
+            leaf_hash: string;
+            /** Format: date-time */
+            time: string;
+            /** Format: uuid */
+            org_id: string | null;
+            /** @description {type: user|api_key|service|operator|anonymous, id | role | command | address} */
+            actor: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            action: "account.registered" | "account.sign_in" | "account.sign_in_failed" | "account.sign_in_throttled" | "account.signed_out" | "account.refresh_token_reused" | "user.created" | "user.role_changed" | "user.deleted" | "api_key.created" | "api_key.revoked" | "template.created" | "template.changed" | "template.deleted" | "trust_anchor.created" | "trust_anchor.deleted" | "webhook.created" | "webhook.changed" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "sign.requested" | "sign.signed" | "sign.failed" | "certificate.requested" | "certificate.issued" | "certificate.rotated" | "certificate.revoked" | "certificate.external_accepted" | "certificate.external_refused" | "crl.published" | "operator.command" | "audit.archived" | "service.started";
+            target: {
+                type: string;
+                id: string;
+            } | null;
+            /** @enum {string} */
+            outcome: "success" | "failure" | "refused";
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        AuditCheckpoint: {
+            origin: string;
+            tree_size: number;
+            /**
+             * Format: byte
+             * @description SHA-256, base64
+             * @example n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=
+             */
+            root_hash: string;
+            /** @description the C2SP tlog-checkpoint signed note (ECDSA P-384 / SHA-384 signature line) */
+            note: string;
+            /** @description the checkpoint key's DER SubjectPublicKeyInfo, base64 (pin it out of band) */
+            public_key: string;
+            /** Format: date-time */
+            signed_at: string;
         };
         Organisation: {
             /** Format: uuid */
