@@ -1,7 +1,8 @@
 import { BindingLimitExceeded } from './binding-limits.js';
 import { withCrJsonBindingVerdict } from './bmff-read.js';
 import { dataHashMatches, type DataHashAssertion } from './data-hash.js';
-import { withManifestSpot } from './data-hash-spot.js';
+import { AudioUnsignableError, withManifestSpot } from './data-hash-spot.js';
+import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
 import { crJsonOf, readAsset, readDetachedManifest } from './read-asset.js';
 import { MANIFEST_STORE_TYPE } from './reader-open.js';
@@ -17,12 +18,20 @@ import { c2paWasm } from './wasm.js';
  * headers and tag, which say whether XMP names a remote manifest).
  */
 
-/** What the file carries: its manifest store, or (without one) the stand-in c2pa-rs reads instead. */
+/**
+ * What the file carries: its manifest store, or (without one) the stand-in c2pa-rs reads instead. A file whose
+ * manifest cannot be found so (chunks out of bounds, a damaged tag) is C2paError, as from c2pa-rs.
+ */
 async function embeddedManifest(filePath: string, mimeType: SignableMimeType): Promise<{ store: Uint8Array } | { standIn: Uint8Array }> {
-  return withManifestSpot(filePath, mimeType, async (spot) => {
-    const store = await spot.store();
-    return store ? { store } : { standIn: await spot.standIn({ manifest: false }) };
-  });
+  try {
+    return await withManifestSpot(filePath, mimeType, async (spot) => {
+      const store = await spot.store();
+      return store ? { store } : { standIn: await spot.standIn({ manifest: false }) };
+    });
+  } catch (err) {
+    if (err instanceof AudioUnsignableError) throw new C2paError(`the file's C2PA data cannot be read: ${err.message}`, { cause: err });
+    throw err;
+  }
 }
 
 /** The store's active manifest's c2pa.hash.data assertion (crJSON), read by c2pa-rs (structure only); undefined without one. */
