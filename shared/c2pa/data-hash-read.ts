@@ -1,7 +1,8 @@
 import { BindingLimitExceeded } from './binding-limits.js';
 import { withCrJsonBindingVerdict } from './bmff-read.js';
 import { dataHashMatches, type DataHashAssertion } from './data-hash.js';
-import { AudioUnsignableError, withManifestSpot } from './data-hash-spot.js';
+import { withManifestSpot } from './data-hash-open.js';
+import { AudioUnsignableError } from './data-hash-spot.js';
 import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
 import { crJsonOf, readAsset, readDetachedManifest } from './read-asset.js';

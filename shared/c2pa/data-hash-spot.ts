@@ -1,9 +1,5 @@
-import { open } from 'node:fs/promises';
 import { ServiceError } from '../errors.js';
-import { formatFor } from '../media/formats.js';
-import { BmffFileReader, BmffMalformed } from './bmff-walk.js';
 import type { DataHashPlan } from './data-hash-write.js';
-import type { SignableMimeType } from './media-type.js';
 
 /**
  * Where a WAV, MP3 or FLAC file carries its manifest, as c2pa-rs 0.91 embeds and reads it, for files of any size:
@@ -39,37 +35,4 @@ export interface ManifestSpot {
   plan(storeBytes: number): { plan: DataHashPlan; exclusion: Exclusion };
   /** What goes into the plan's room: the store (with its chunk header in a RIFF file). */
   roomBytes(store: Uint8Array): Buffer;
-}
-
-/** Reads a format's manifest spot from an open file. */
-export type SpotReader = (file: BmffFileReader) => Promise<ManifestSpot>;
-
-/** The formats signed with a data hash streamed, by their registry's `streamed`. */
-const readers: Record<string, () => Promise<SpotReader>> = {
-  riff: async () => (await import('./riff-manifest.js')).riffSpot,
-  id3: async () => (await import('./id3-manifest.js')).id3Spot,
-};
-
-/** Whether the format is signed and read streamed with a data hash (WAV, MP3, FLAC). */
-export function isDataHashStreamed(mimeType: string): boolean {
-  const streamed = formatFor(mimeType)?.streamed;
-  return streamed !== undefined && streamed in readers;
-}
-
-/** Opens the file, reads its manifest spot and hands it to `use` with the open file. A file that cannot be read so is AudioUnsignableError. */
-export async function withManifestSpot<T>(filePath: string, mimeType: SignableMimeType, use: (spot: ManifestSpot, file: BmffFileReader) => Promise<T>): Promise<T> {
-  const reader = readers[formatFor(mimeType)?.streamed ?? ''];
-  if (!reader) throw new RangeError(`${mimeType} is not signed with a streamed data hash`);
-  const handle = await open(filePath, 'r');
-  try {
-    const file = new BmffFileReader(handle, (await handle.stat()).size);
-    try {
-      return await use(await (await reader())(file), file);
-    } catch (err) {
-      if (err instanceof BmffMalformed) throw new AudioUnsignableError(`its structure ends early (${err.message})`, { cause: err });
-      throw err;
-    }
-  } finally {
-    await handle.close();
-  }
 }
