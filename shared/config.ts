@@ -60,10 +60,9 @@ export interface Config {
   /** Largest image upload (MAX_UPLOAD_BYTES), and the fallback for any kind without a limit of its own. */
   maxUploadBytes: number;
   /**
-   * Largest video upload (MAX_UPLOAD_BYTES_VIDEO) and audio upload (MAX_UPLOAD_BYTES_AUDIO). MP4, M4V, MOV and M4A are
-   * signed streamed, in bounded memory whatever their size (shared/c2pa/bmff-sign.ts); c2pa-wasm holds the other
-   * formats whole, several times over (a WAV about 6x, see the README), which bounds audio, and AVI by its format's
-   * own bound.
+   * Largest video upload (MAX_UPLOAD_BYTES_VIDEO) and audio upload (MAX_UPLOAD_BYTES_AUDIO). MP4, M4V, MOV, M4A, WAV,
+   * MP3 and FLAC are signed streamed, in bounded memory whatever their size (shared/c2pa/bmff-sign.ts,
+   * data-hash-sign.ts); AVI, which c2pa-wasm holds whole, and WAV (RIFF: 4 GiB) have bounds of their own.
    */
   maxUploadBytesVideo: number;
   maxUploadBytesAudio: number;
@@ -435,21 +434,16 @@ function blobStorage(env: Env): BlobStorageConfig | undefined {
 const MiB = 1024 * 1024;
 
 /**
- * Per-kind upload limits. Video (MP4, M4V, MOV; AVI has a bound of its own, shared/media/formats/avi.ts) is signed in
- * bounded memory whatever its size, so its limit is the disk's and the network's: 8 GiB by default. Audio other than M4A
- * is signed by c2pa-wasm, which holds it whole several times over (a 200 MiB WAV: about 1.3 GB): its ceiling is what
- * c2pa-wasm can sign at all (MAX_WASM_SIGN_BYTES, shared/c2pa/sign-asset.ts), and a larger limit would only accept
- * files that can never be signed.
+ * Per-kind upload limits. Video (MP4, M4V, MOV; AVI has a bound of its own, shared/media/formats/avi.ts) and audio
+ * (M4A, WAV, MP3, FLAC) are signed in bounded memory whatever their size (shared/c2pa/bmff-sign.ts,
+ * data-hash-sign.ts), so their limits are the disk's and the network's: 8 GiB for video and 4 GiB for audio by default.
+ * Neither design stops anywhere below 1 TiB; a format's own bound (a WAV's 4 GiB: RIFF sizes are 32-bit) is its
+ * descriptor's, refused at upload whatever the setting.
  */
 function mediaUploadLimits(env: Env): Pick<Config, 'maxUploadBytesVideo' | 'maxUploadBytesAudio'> {
-  const ceiling = 600 * MiB;
-  const raw = optional(env, 'MAX_UPLOAD_BYTES_AUDIO');
-  if (raw !== undefined && /^\d+$/.test(raw) && Number(raw) > ceiling) {
-    throw new ConfigError('MAX_UPLOAD_BYTES_AUDIO', `must be at most ${ceiling} (600 MiB): c2pa-wasm cannot sign larger files, got ${raw}`);
-  }
   return {
     maxUploadBytesVideo: int(env, 'MAX_UPLOAD_BYTES_VIDEO', 8 * 1024 * MiB, 1, 2 ** 40),
-    maxUploadBytesAudio: int(env, 'MAX_UPLOAD_BYTES_AUDIO', 200 * MiB, 1, ceiling),
+    maxUploadBytesAudio: int(env, 'MAX_UPLOAD_BYTES_AUDIO', 4 * 1024 * MiB, 1, 2 ** 40),
   };
 }
 

@@ -28,8 +28,8 @@ export interface SignOptions {
   ffmpegPath?: string;
   /**
    * Whether the signed file is read back and validated before it is returned (default true): by c2pa-rs itself
-   * (its verify_after_sign), or for MP4, M4V, MOV and M4A, which are signed streamed (bmff-sign.ts), by reading the
-   * manifest out of the signed file and checking its BMFF hash here. That second pass hashes the whole file again, and
+   * (its verify_after_sign), or for the formats signed streamed (MP4, M4V, MOV and M4A: bmff-sign.ts; WAV, MP3 and
+   * FLAC: data-hash-sign.ts), by reading the manifest out of the signed file and checking its BMFF or data hash here. That second pass hashes the whole file again, and
    * costs about as much CPU as signing it. Without it, what signing checks itself still holds: the leaf certificate
    * belongs to the vault key (coseSigner), the signature verifies against it and the timestamp token answers the
    * imprint (buildCoseSign1).
