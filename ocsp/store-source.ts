@@ -10,13 +10,16 @@
  */
 import type { Logger } from 'pino';
 import { bytesEqual, toHex } from '../shared/pki/der.js';
-import { responderKeyHashOf } from '../shared/pki/ocsp-answer.js';
+import { ocspAnswerSigner } from '../shared/pki/ocsp-answer.js';
 import { certStatusOfDer, signedAnswer } from './answers.js';
-import type { OcspIssuer, OcspQuery, OcspResponseStore, OcspServed, OcspSource } from './source.js';
+import type { MatchedIssuer, OcspIssuer, OcspQuery, OcspResponseStore, OcspServed, OcspSource } from './source.js';
 
-function sameResponder(der: Uint8Array, responderKeyHash: Uint8Array): boolean {
-  const signedBy = responderKeyHashOf(der);
-  return signedBy !== undefined && bytesEqual(signedBy, responderKeyHash);
+/** Signed by the key the issuer signs with now, embedding its current responder certificate when it has one. */
+function sameResponder(der: Uint8Array, issuer: MatchedIssuer<OcspIssuer>): boolean {
+  const signer = ocspAnswerSigner(der);
+  if (!signer?.keyHash || !bytesEqual(signer.keyHash, issuer.responderKeyHash)) return false;
+  const current = issuer.issuer.responder?.certificate;
+  return current ? signer.certificate !== undefined && bytesEqual(signer.certificate, current) : true;
 }
 
 export class StoreSource<I extends OcspIssuer> implements OcspSource<I> {
@@ -37,7 +40,7 @@ export class StoreSource<I extends OcspIssuer> implements OcspSource<I> {
       const stored = await this.store.get(certIdHex);
       const now = this.options.now();
       const fresh = stored && now < stored.thisUpdate.getTime() + this.options.refreshAfterMs && now < stored.nextUpdate.getTime();
-      if (fresh && sameResponder(stored.der, query.issuer.responderKeyHash)) {
+      if (fresh && sameResponder(stored.der, query.issuer)) {
         this.storeHits++;
         return { answer: signedAnswer(stored, false, certStatusOfDer(stored.der)), hit: false };
       }

@@ -201,11 +201,15 @@ export function describeOcspAnswer(der: Uint8Array): OcspAnswerFacts {
   };
 }
 
-/** The responderID byKey of a successful answer (undefined for byName or an answer that does not parse). */
-export function responderKeyHashOf(der: Uint8Array): Uint8Array | undefined {
+/**
+ * Who signed a successful answer as it names itself: its responderID byKey and the first certificate it embeds (a
+ * delegated responder's); undefined for an answer that does not parse.
+ */
+export function ocspAnswerSigner(der: Uint8Array): { keyHash?: Uint8Array; certificate?: Uint8Array } | undefined {
   try {
-    const byKey = parse(der).basic.tbsResponseData.responderID.byKey;
-    return byKey ? new Uint8Array(byKey.buffer) : undefined;
+    const parsed = parse(der);
+    const byKey = parsed.basic.tbsResponseData.responderID.byKey;
+    return { keyHash: byKey ? new Uint8Array(byKey.buffer) : undefined, certificate: parsed.certificates[0] };
   } catch {
     return undefined;
   }
