@@ -14,6 +14,7 @@ import { promisify } from 'node:util';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { expect } from 'chai';
 import { startOcspRole, type OcspRole } from '../../ocsp/role.js';
+import { startOcspResponderJob } from '../../scheduler/ocsp-responder-job.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { signAsset } from '../../shared/c2pa/sign-asset.js';
@@ -37,6 +38,7 @@ import type { Timestamper } from '../../shared/tsa/client.js';
 import { fixture } from '../c2pa/helpers.js';
 import { parseOcspResponse } from '../ocsp/support.js';
 import { freePort } from '../support/api-process.js';
+import { until } from '../support/until.js';
 import { makeOpensslCa, type OpensslCa } from '../support/openssl-ca.js';
 import { openssl, startTrust, writePems, type TrustFixture } from './support.js';
 
@@ -325,5 +327,41 @@ describe('trust: OCSP answers stapled in signatures', function () {
       const stapled = await stapledOcspOfFile(signed, report.active_manifest, report.status);
       expect(stapled).to.deep.include({ status: 'good', responder: 'CN=Outside ocsp,O=Outside CA,C=GB', verified: true });
     });
+  });
+});
+
+describe('trust: the scheduler keeps a delegated OCSP responder certificate in force', function () {
+  let t: TrustFixture;
+
+  before(async function () {
+    t = await startTrust();
+  });
+
+  after(async function () {
+    await t?.close();
+  });
+
+  it('waits for the PKI, then issues one under the sub-CA and keeps it while it is far from expiry', async function () {
+    const heard: PkiNotice[] = [];
+    const events = new PostgresPkiEvents(t.db.knex, t.db.url, logger);
+    const stop = await events.subscribe((n) => heard.push(n));
+    const job = startOcspResponderJob({ ...t.deps, events }, logger, 3600_000);
+    try {
+      await job.started;
+      expect(await t.db.knex('certificates').where({ role: 'ocsp' }).count('* as n').first()).to.deep.equal({ n: 0 });
+      const chain = await initPki(t.deps);
+      await job.runNow();
+      await job.runNow();
+      const rows = (await t.db.knex('certificates').where({ role: 'ocsp' }).select('serial', 'issuer_id', 'key_name', 'not_before', 'not_after')) as { serial: string; issuer_id: string; key_name: string; not_before: Date; not_after: Date }[];
+      expect(rows).to.have.length(1);
+      expect(rows[0]).to.include({ issuer_id: chain.subCa.id, key_name: 'ocsp-responder' });
+      // OCSP_RESPONDER_VALIDITY_DAYS (30) from its issuance (backdated 5 minutes).
+      expect(rows[0]!.not_after.getTime() - rows[0]!.not_before.getTime()).to.equal(30 * 86_400_000 + 5 * 60_000);
+      await until('the issued notice', () => heard.some((n) => n.kind === 'issued' && n.role === 'ocsp' && n.serial === rows[0]!.serial));
+    } finally {
+      await job.stop();
+      stop();
+      await events.close();
+    }
   });
 });
