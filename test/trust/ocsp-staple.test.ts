@@ -16,7 +16,7 @@ import { expect } from 'chai';
 import { startOcspRole, type OcspRole } from '../../ocsp/role.js';
 import { startOcspResponderJob } from '../../scheduler/ocsp-responder-job.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
-import { readAsset } from '../../shared/c2pa/read-asset.js';
+import { crJsonOf, readAsset } from '../../shared/c2pa/read-asset.js';
 import { signAsset } from '../../shared/c2pa/sign-asset.js';
 import { stapledOcspOfFile } from '../../shared/c2pa/stapled-ocsp.js';
 import { createLogger } from '../../shared/logger.js';
@@ -38,6 +38,7 @@ import type { Timestamper } from '../../shared/tsa/client.js';
 import { fixture } from '../c2pa/helpers.js';
 import { parseOcspResponse } from '../ocsp/support.js';
 import { freePort } from '../support/api-process.js';
+import { loadRubric, unmet } from '../support/asset-rubric.js';
 import { until } from '../support/until.js';
 import { makeOpensslCa, type OpensslCa } from '../support/openssl-ca.js';
 import { openssl, startTrust, writePems, type TrustFixture } from './support.js';
@@ -182,6 +183,11 @@ describe('trust: OCSP answers stapled in signatures', function () {
     });
     expect(stapled!.produced_at).to.equal(facts.producedAt.toISOString());
     expect(stapled!.next_update).to.equal(facts.nextUpdate!.toISOString());
+    // The conformance program's rubrics stay clean with the answer in the signature.
+    const crJson = JSON.parse((await crJsonOf(signed, 'image/jpeg', { trustAnchorsPem: rootPem })) as string) as unknown;
+    for (const rubric of ['asset-rubric-conformance0.2-spec2.4.yml', 'asset-rubric-integrity.yml']) {
+      expect(unmet(loadRubric(new URL(`../fixtures/asset-rubrics/${rubric}`, import.meta.url).pathname).evaluate(crJson)), rubric).to.deep.equal([]);
+    }
 
     // The same file unstapled carries no OCSP code and no answer.
     const plain = await sign(identity, undefined);
