@@ -1,6 +1,7 @@
 /**
  * Keeps a delegated OCSP responder certificate in force (shared/pki/ocsp-responder.ts): at start and every
- * `intervalMs` (hourly by default), issuing the next one before the current expires. The scheduler holds the CA keys,
+ * `intervalMs` (every 10 minutes by default: cheap, and a PKI set up after the scheduler started gets its responder
+ * soon), issuing the next one before the current expires. The scheduler holds the CA keys,
  * so it alone issues. Before the PKI is set up (no sub-CA) it waits for the next run.
  */
 import type { Logger } from 'pino';
@@ -9,7 +10,7 @@ import { ensureOcspResponder } from '../shared/pki/ocsp-responder.js';
 import type { PkiDeps } from '../shared/pki/pki-deps.js';
 import { startPeriodic, type PeriodicJob } from './periodic.js';
 
-export const OCSP_RESPONDER_CHECK_MS = 3600_000;
+export const OCSP_RESPONDER_CHECK_MS = 600_000;
 
 export function startOcspResponderJob(deps: PkiDeps, logger: Logger, intervalMs = OCSP_RESPONDER_CHECK_MS): PeriodicJob {
   return startPeriodic(
