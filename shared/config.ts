@@ -408,7 +408,7 @@ function pkiSubjects(env: Env): PkiSubjectConfig {
     tsaCommonName: subjectName(env, 'PKI_TSA_CN', `${organisation} Time Stamping`),
     leafValidityDays: int(env, 'LEAF_VALIDITY_DAYS', 365, 1, 3650),
     ocspCommonName: subjectName(env, 'PKI_OCSP_CN', `${organisation} OCSP Responder`),
-    ocspResponderValidityDays: int(env, 'OCSP_RESPONDER_VALIDITY_DAYS', 30, 3, 365),
+    ocspResponderValidityDays: int(env, 'OCSP_RESPONDER_VALIDITY_DAYS', 30, 9, 365),
   };
 }
 
