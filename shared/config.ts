@@ -28,6 +28,8 @@ export interface Config {
   tsaPolicyOid: string;
   /** Sign without an RFC 3161 timestamp (not recommended: files turn Invalid when the leaf expires). */
   signWithoutTimestamp: boolean;
+  /** The OCSP answer stapled in every signature (OCSP_STAPLING, OCSP_STAPLE_*). */
+  ocspStapling: OcspStaplingConfig;
   /** Postgres connection string; undefined selects the embedded PGlite database in dataDir. */
   databaseUrl: string | undefined;
   redisUrl: string;
@@ -43,6 +45,8 @@ export interface Config {
   tsaKeyName: string;
   /** The audit log: its checkpoint key in the vault, its origin line and how often a checkpoint is signed. */
   audit: { keyName: string; origin: string; checkpointSeconds: number };
+  /** Name of the delegated OCSP responder's key in the vault (OCSP_KEY_NAME). */
+  ocspKeyName: string;
   jwtSecret: string;
   logLevel: string;
   /** EVM JSON-RPC endpoint of the anchoring chain; undefined: `npm start` runs an embedded development chain. */
@@ -224,6 +228,19 @@ export interface WebhookConfig {
   certificateExpiringDays: number;
 }
 
+export interface OcspStaplingConfig {
+  /** Staple the signing certificate's OCSP answer in each signature (OCSP_STAPLING, default true). */
+  enabled: boolean;
+  /** How long a worker waits for an OCSP answer before it signs without one (OCSP_STAPLE_TIMEOUT_MS). */
+  timeoutMs: number;
+  /**
+   * An external CA's responder may be on a private or loopback address (OCSP_STAPLE_ALLOW_PRIVATE: tests and
+   * development only). External responders are always fetched over the outbound guard; plain http is allowed, as
+   * OCSP is served over http (RFC 5019).
+   */
+  allowPrivate: boolean;
+}
+
 export interface PkiSubjectConfig {
   /** O of every certificate (PKI_ORGANISATION). */
   organisation: string;
@@ -236,6 +253,13 @@ export interface PkiSubjectConfig {
   tsaCommonName: string;
   /** Lifetime of a leaf signing certificate in days (LEAF_VALIDITY_DAYS). */
   leafValidityDays: number;
+  /** CN of the OCSP responder certificate (PKI_OCSP_CN). */
+  ocspCommonName: string;
+  /**
+   * Lifetime of the delegated OCSP responder certificate in days (OCSP_RESPONDER_VALIDITY_DAYS); the scheduler issues
+   * the next one when a third of it is left.
+   */
+  ocspResponderValidityDays: number;
 }
 
 export interface BlobStorageConfig {
@@ -384,6 +408,8 @@ function pkiSubjects(env: Env): PkiSubjectConfig {
     leafCommonName: subjectName(env, 'PKI_LEAF_CN', `${organisation} C2PA Signing`),
     tsaCommonName: subjectName(env, 'PKI_TSA_CN', `${organisation} Time Stamping`),
     leafValidityDays: int(env, 'LEAF_VALIDITY_DAYS', 365, 1, 3650),
+    ocspCommonName: subjectName(env, 'PKI_OCSP_CN', `${organisation} OCSP Responder`),
+    ocspResponderValidityDays: int(env, 'OCSP_RESPONDER_VALIDITY_DAYS', 30, 9, 365),
   };
 }
 
@@ -527,6 +553,14 @@ function webhookSecretKey(env: Env): Buffer | undefined {
  * plain http): in production only when WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true says so as well, and then warned
  * about at every start (startupWarnings).
  */
+function ocspStapling(env: Env, nodeEnv: Config['nodeEnv']): OcspStaplingConfig {
+  const allowPrivate = bool(env, 'OCSP_STAPLE_ALLOW_PRIVATE', false);
+  if (allowPrivate && nodeEnv === 'production') {
+    throw new ConfigError('OCSP_STAPLE_ALLOW_PRIVATE', 'is for tests and development: in production external OCSP responders are reached on public addresses only');
+  }
+  return { enabled: bool(env, 'OCSP_STAPLING', true), timeoutMs: int(env, 'OCSP_STAPLE_TIMEOUT_MS', 3000, 100, 60_000), allowPrivate };
+}
+
 function webhookAllowPrivate(env: Env, nodeEnv: Config['nodeEnv']): boolean {
   const allowPrivate = bool(env, 'WEBHOOK_ALLOW_PRIVATE', false);
   if (allowPrivate && nodeEnv === 'production' && !bool(env, 'WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION', false)) {
@@ -576,6 +610,7 @@ export function loadConfig(env: Env = process.env): Config {
     tsaTimeoutMs: int(env, 'TSA_TIMEOUT_MS', 10_000, 100, 120_000),
     tsaPolicyOid: oid(env, 'TSA_POLICY_OID', DEFAULT_TSA_POLICY_OID),
     signWithoutTimestamp: bool(env, 'SIGN_WITHOUT_TIMESTAMP', false),
+    ocspStapling: ocspStapling(env, nodeEnv),
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
     queuePrefix: str(env, 'QUEUE_PREFIX', 'mss'),
@@ -590,6 +625,7 @@ export function loadConfig(env: Env = process.env): Config {
       origin: auditOrigin(env, url(env, 'BASE_URL', `http://localhost:${port}`, http)!),
       checkpointSeconds: int(env, 'AUDIT_CHECKPOINT_SECONDS', 60, 1, 86_400),
     },
+    ocspKeyName: str(env, 'OCSP_KEY_NAME', 'ocsp-responder'),
     jwtSecret: resolveJwtSecret(env, nodeEnv, dataDir),
     logLevel: oneOf(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     chainRpcUrl: url(env, 'CHAIN_RPC_URL', undefined, ['http:', 'https:']),

@@ -14,6 +14,7 @@ import { crJsonOfDataHashedFile, readDataHashedFile } from '../../shared/c2pa/da
 import { readRendition } from '../../shared/c2pa/bmff-rendition-read.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { checkedTimestamp } from '../../shared/c2pa/signature-timestamp.js';
+import { stapledOcspOfFile } from '../../shared/c2pa/stapled-ocsp.js';
 import { FileBlob } from '../../shared/c2pa/wasm.js';
 import { MediaRejectedError } from '../../shared/media/errors.js';
 import { formatFor } from '../../shared/media/formats.js';
@@ -167,12 +168,15 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
       // The token is found in the bytes that carry the manifest: the store itself when it is detached or was read out.
       report.timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, manifest?.bytes ?? store ?? bytes ?? filePath, anchors);
     }
+    // The revocation evidence the signature carries, read from the same bytes (c2pa-rs judged it: report.status).
+    if (report.active_manifest) report.ocsp = await stapledOcspOfFile(manifest?.bytes ?? store ?? bytes ?? filePath, report.active_manifest, report.status);
     // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
     const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath, fingerprintMode).catch(() => undefined))?.iscc ?? null) : null;
     return { report, fingerprint, remote_url };
   },
   async verify_rendition({ initPath, mimeType, segmentPaths, trust, tsaAnchors }) {
     const { report, segments, store } = await readRendition(initPath, mimeType, segmentPaths, trust);
+    if (store && report.active_manifest) report.ocsp = await stapledOcspOfFile(store, report.active_manifest, report.status);
     if (report.timestamp && store) {
       const anchors = tsaAnchors.map(({ pem, source }) => ({ pem, source, certificate: parsedAnchor(pem) }));
       const timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, store, anchors);

@@ -71,6 +71,24 @@ const Verification = z
         description:
           'The RFC 3161 timestamp (sigTst2) of the signature; null without one. The signing time is `time`, taken from the timestamp. With a validated and trusted timestamp the signing certificate is judged at that time, so a file stays Trusted after its certificate expires.',
       }),
+    ocsp: z
+      .object({
+        status: z.enum(['good', 'revoked', 'unknown']).openapi({ description: "the signing certificate's status in the answer" }),
+        produced_at: dateTime.openapi({ description: 'when the responder signed the answer' }),
+        this_update: dateTime,
+        next_update: dateTime.nullable(),
+        revoked_at: dateTime.nullable(),
+        revocation_reason: z.string().nullable().openapi({ description: 'RFC 5280 reason name, when the answer gives one' }),
+        responder: z.string().openapi({ description: 'subject of the certificate that signed the answer (a delegated OCSP responder, or the CA itself)', example: 'CN=Media Signing Service OCSP Responder,O=Media Signing Service' }),
+        verified: z.boolean().openapi({ description: "the answer checks here: signed by the signing certificate's issuer or a responder it delegated to (EKU OCSPSigning), and about that certificate" }),
+        codes: strings.openapi({ description: "c2pa-rs's signingCredential.ocsp.* codes for it (signingCredential.ocsp.notRevoked, ...revoked); c2pa-rs takes only an answer from a delegated responder" }),
+      })
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "The OCSP answer stapled in the signature (C2PA rVals.ocspVals): the signing certificate's revocation status as its CA's responder gave it when the file was signed, so a validator needs to ask no one; null when the signature carries none. The service staples one in every signature it makes; files from elsewhere are read the same way. Absent from permalinks kept before it was added.",
+      }),
     failures: z
       .array(
         z.object({

@@ -241,7 +241,7 @@ async function assertSignableFile(filePath: string, mimeType: string): Promise<S
 /** The signing both entry points share; `source` is a BytesBlob or a FileBlob, already checked to be `mimeType`. */
 async function signSource(input: SignOptions, mimeType: SignableMimeType, source: Blob, thumbnailSource: ThumbnailSource): Promise<SignedAsset> {
   const { definition, thumbnail } = await withClaimThumbnail(input, input.manifest, mimeType, thumbnailSource);
-  const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper });
+  const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper, ocspResponse: input.ocspResponse });
   const settings = signingSettings({ trustAnchorsPem: input.trustAnchorsPem, verifyAfterSign: input.verifyAfterSign });
   return withSigningBuilder({ definition, mimeType, thumbnail, settings, signer }, async (builder, capturingSigner) => {
     if (opensParentIngredient(definition)) {

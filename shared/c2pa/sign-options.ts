@@ -13,6 +13,8 @@ export interface SignOptions {
   /** Leaf certificate first, then the sub-CA (no root). The leaf must certify `key`. */
   chainDer: Uint8Array[];
   timestamper?: Timestamper;
+  /** The leaf's OCSP answer (DER), stapled in the signature (rVals); without it the signature carries none. */
+  ocspResponse?: Uint8Array;
   /**
    * Anchors to judge an existing manifest by when the source becomes the parent ingredient. c2pa-rs records
    * that judgement in the ingredient; without anchors every parent is recorded as signingCredential.untrusted.

@@ -5580,6 +5580,36 @@ export interface components {
                 /** @description the timeStamp.* status codes c2pa-rs reported */
                 codes: string[];
             } | null;
+            /** @description The OCSP answer stapled in the signature (C2PA rVals.ocspVals): the signing certificate's revocation status as its CA's responder gave it when the file was signed, so a validator needs to ask no one; null when the signature carries none. The service staples one in every signature it makes; files from elsewhere are read the same way. Absent from permalinks kept before it was added. */
+            ocsp?: {
+                /**
+                 * @description the signing certificate's status in the answer
+                 * @enum {string}
+                 */
+                status: "good" | "revoked" | "unknown";
+                /**
+                 * Format: date-time
+                 * @description when the responder signed the answer
+                 */
+                produced_at: string;
+                /** Format: date-time */
+                this_update: string;
+                /** Format: date-time */
+                next_update: string | null;
+                /** Format: date-time */
+                revoked_at: string | null;
+                /** @description RFC 5280 reason name, when the answer gives one */
+                revocation_reason: string | null;
+                /**
+                 * @description subject of the certificate that signed the answer (a delegated OCSP responder, or the CA itself)
+                 * @example CN=Media Signing Service OCSP Responder,O=Media Signing Service
+                 */
+                responder: string;
+                /** @description the answer checks here: signed by the signing certificate's issuer or a responder it delegated to (EKU OCSPSigning), and about that certificate */
+                verified: boolean;
+                /** @description c2pa-rs's signingCredential.ocsp.* codes for it (signingCredential.ocsp.notRevoked, ...revoked); c2pa-rs takes only an answer from a delegated responder */
+                codes: string[];
+            } | null;
             /** @description every failure code, with where it sits: the active manifest, or an ingredient (an ingredient's failure can make the file Invalid while status.failure shows only the signer's trust); absent from permalinks kept before it was added */
             failures?: {
                 code: string;
