@@ -26,6 +26,7 @@ import { manifestRepositoryRouter } from './routes/manifest-repository.js';
 import { publicVerifyRouter } from './routes/public-verify.js';
 import { webAppRouter } from './web-app.js';
 import { webhooksRouter } from './routes/webhooks.js';
+import { auditRouters } from './routes/audit.js';
 import { rejectUnsafeText } from './validation.js';
 import { createResumableStore, UploadStaging } from '../shared/storage/index.js';
 import { RemoteManifests } from './media/remote-manifest.js';
@@ -83,6 +84,9 @@ export function createApp(deps: AppDeps): Express {
   app.use('/org/api-keys', apiKeysRouter(ctx));
   app.use('/org/trust-anchors', organisationTrustAnchorsRouter(ctx));
   app.use('/org/webhooks', webhooksRouter(ctx));
+  const audit = auditRouters(ctx);
+  app.use('/org/audit-events', audit.org);
+  app.use('/v1/audit', audit.public);
   app.use('/org/signing-certificate', orgSigningCertificateRouter(ctx));
   app.use('/org', organisationRouter(ctx));
   app.use('/v1/media', uploadsRouter(ctx), resumableUploadsRouter(ctx), signJobsRouter(ctx), verifyRouter(ctx));

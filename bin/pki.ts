@@ -282,6 +282,16 @@ async function run(command: Command, config: Config, knex: Knex): Promise<void> 
   }
 }
 
+/** Every command an operator runs is an audit event (the command and its arguments hold no key material). */
+async function recordCommand(knex: Knex, command: Command, failure?: unknown): Promise<void> {
+  const { recordAuditEvent } = await import('../shared/audit/record.js');
+  const { name, ...args } = command;
+  const orgId = 'orgId' in command && command.orgId ? command.orgId : null;
+  const details: Record<string, unknown> = { args };
+  if (failure !== undefined) details.error = failure instanceof Error ? failure.message : String(failure);
+  await recordAuditEvent(knex, { action: 'operator.command', actor: { type: 'operator', command: `pki ${name}` }, orgId, target: null, outcome: failure === undefined ? 'success' : 'failure', details });
+}
+
 function fail(message: string, code: number): number {
   process.stderr.write(`pki: ${message}\n`);
   return code;
@@ -311,8 +321,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     knex = await openDatabase(config);
     await run(command, config, knex);
+    await recordCommand(knex, command);
     return EXIT.ok;
   } catch (err) {
+    if (knex) await recordCommand(knex, command, err).catch(() => undefined);
     if (err instanceof Error && err.name === 'PkiError' && (err as Error & { code?: string }).code === 'invalid') return fail(err.message, EXIT.usage);
     if (err instanceof Error && EXPECTED_ERRORS.has(err.name)) return fail(err.message, EXIT.failed);
     return fail(`failed: ${err instanceof Error ? err.message : String(err)}`, EXIT.failed);

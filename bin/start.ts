@@ -5,6 +5,7 @@
 import { startApi } from '../api/server.js';
 import { startOcspRole } from '../ocsp/role.js';
 import { startSchedulerRole } from '../scheduler/role.js';
+import { recordStartup } from '../shared/audit/startup.js';
 import { openDatabase } from '../shared/db/index.js';
 import { certificateLogFields } from '../shared/pki/certificate-log.js';
 import { initPki } from '../shared/pki/init.js';
@@ -71,7 +72,8 @@ runMain('all-in-one', async (givenConfig, logger) => {
   // One operator listener for every role of this process.
   const ops = await startOpsServer(config, logger, { queue: signQueue instanceof BullMqSignQueue ? signQueue.queue : undefined });
   const api = await startApi(config, { knex, logger, signQueue, jobEvents, files, vault });
-  const stopScheduler = await startSchedulerRole(config, knex, vault, logger.child({ role: 'scheduler' }), { signQueue });
+  const stopScheduler = await startSchedulerRole(config, knex, vault, logger.child({ role: 'scheduler' }), { signQueue, events: pkiEvents });
+  await recordStartup(knex, ['web', 'worker', 'scheduler', 'ocsp'], config);
   logger.info({ api: config.baseUrl, ocsp: config.ocspUrl, crl: config.crlUrl, tsa: config.tsaUrl, docs: `${config.baseUrl}/docs` }, 'service ready');
 
   return async () => {

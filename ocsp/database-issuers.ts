@@ -9,7 +9,7 @@
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
-import { revocationOf, unexpiredCas } from '../shared/db/repositories/certificates.js';
+import { newestOcspResponder, revocationOf, unexpiredCas } from '../shared/db/repositories/certificates.js';
 import { certificateLogFields } from '../shared/pki/certificate-log.js';
 import { readCertificate } from '../shared/pki/certificate.js';
 import type { OcspCertStatus } from '../shared/pki/ocsp-response.js';
@@ -23,8 +23,13 @@ export interface DatabaseIssuer extends OcspIssuer {
   subject: string;
 }
 
+/** A responder certificate is used only while it outlives the answers it signs (their validity, a day by default). */
+const RESPONDER_MARGIN_MS = 2 * 86_400_000;
+
 /**
- * Every root and sub-CA that is neither revoked nor expired and whose vault key still holds its public key.
+ * Every root and sub-CA that is neither revoked nor expired and whose vault key still holds its public key, each with
+ * its delegated responder (the newest usable `ocsp` certificate it issued with a key in the vault, valid for two more
+ * days) when it has one: the scheduler issues and rotates those (shared/pki/ocsp-responder.ts).
  * A CA whose key is gone from the vault is left out (logged); a vault that cannot be reached fails the load.
  */
 export async function loadOcspIssuers(
@@ -57,7 +62,25 @@ export async function loadOcspIssuers(
     }
     byIdentity.set(identity, { certificate: new Uint8Array(row.der), key, certificateIds: [row.id], subject: row.subject });
   }
-  return [...byIdentity.values()];
+  const issuers = [...byIdentity.values()];
+  for (const issuer of issuers) {
+    const row = await newestOcspResponder(knex, issuer.certificateIds, now);
+    if (!row || row.not_after.getTime() - now.getTime() < RESPONDER_MARGIN_MS) continue;
+    let key;
+    try {
+      key = await vault.getKey(row.key_name);
+    } catch (err) {
+      if (!(err instanceof VaultKeyNotFoundError)) throw err;
+      logger?.warn({ ...certificateLogFields(row), key: row.key_name }, 'OCSP responder key is not in the vault; the CA signs its own OCSP answers');
+      continue;
+    }
+    if (!samePublicKey(key.publicKeySpki, readCertificate(row.der).spkiDer)) {
+      logger?.warn({ ...certificateLogFields(row), key: row.key_name }, 'vault key no longer matches the OCSP responder certificate; the CA signs its own OCSP answers');
+      continue;
+    }
+    issuer.responder = { certificate: new Uint8Array(row.der), key };
+  }
+  return issuers;
 }
 
 /**

@@ -38,8 +38,12 @@ export class IssuerFilter<I extends OcspIssuer> {
       if (!samePublicKey(spki, issuer.key.publicKeySpki)) {
         throw new Error(`OcspResponder: vault key "${issuer.key.name}" does not hold the public key of its issuer certificate`);
       }
+      if (issuer.responder && !samePublicKey(certificateNameAndKey(issuer.responder.certificate).spki, issuer.responder.key.publicKeySpki)) {
+        throw new Error(`OcspResponder: vault key "${issuer.responder.key.name}" does not hold the public key of its responder certificate`);
+      }
       const nameHashes = {} as Record<OcspHashAlgorithm, Uint8Array>;
-      const record: IssuerRecord<I> = { issuer, nameHashes, responderKeyHash: ocspResponderKeyHash(issuer.key.publicKeySpki) };
+      const signingKey = issuer.responder?.key ?? issuer.key;
+      const record: IssuerRecord<I> = { issuer, nameHashes, responderKeyHash: ocspResponderKeyHash(signingKey.publicKeySpki) };
       for (const alg of HASHES) {
         nameHashes[alg] = new Uint8Array(createHash(alg).update(subject).digest());
         const keyHash = `${alg}:${createHash(alg).update(publicKeyBits).digest('hex')}`;

@@ -1,6 +1,7 @@
 /**
  * The last source (Boulder's live source): looks the statuses up and signs one response with the issuing CA's
- * own vault key, ES384, responderID byKey (spec rule 3); thisUpdate = producedAt = now (whole seconds),
+ * delegated responder's vault key when it has one (its certificate embedded), else the CA's own key, ES384,
+ * responderID byKey (spec rule 3); thisUpdate = producedAt = now (whole seconds),
  * nextUpdate = thisUpdate + `validitySeconds`. One vault signature per call.
  */
 import { buildOcspResponse } from '../shared/pki/ocsp-response.js';
@@ -44,13 +45,14 @@ export class LiveSigner<I extends OcspIssuer> implements OcspSource<I> {
     const thisUpdate = new Date(now);
     const nextUpdate = new Date(now + this.validityMs);
     this.signatures++;
+    const certs = issuer.responder ? [issuer.responder.certificate] : this.includeIssuerCertificate ? [issuer.certificate] : undefined;
     const der = await buildOcspResponse({
-      signer: issuer.key,
+      signer: issuer.responder?.key ?? issuer.key,
       responderKeyHash,
       producedAt: thisUpdate,
       responses: query.certIds.map((certId, i) => ({ certId: certId.der, certStatus: statuses[i]!, thisUpdate, nextUpdate })),
       nonce,
-      certs: this.includeIssuerCertificate ? [issuer.certificate] : undefined,
+      certs,
     });
     return signedAnswer({ der, producedAt: thisUpdate, thisUpdate, nextUpdate }, nonce !== undefined, certStatusLabel(statuses.map((s) => s.status)));
   }

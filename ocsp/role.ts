@@ -16,6 +16,7 @@ import type { Config } from '../shared/config.js';
 import { registerCrlAgeCollector } from '../shared/pki/crl-age.js';
 import { createPkiEvents, type PkiEvents, type PkiNotice } from '../shared/pki/pki-events.js';
 import { readPublication } from '../shared/pki/publications.js';
+import { readCertificate } from '../shared/pki/certificate.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import { createCrlHost } from './crl-host.js';
 import { databaseStatusLookup, loadOcspIssuers, type DatabaseIssuer } from './database-issuers.js';
@@ -70,11 +71,14 @@ export async function startOcspRole(
       logger.warn('no valid CA with a vault key to answer OCSP for (run `npm run pki -- init`); answering unauthorized until one is issued');
       return undefined;
     }
-    logger.info({ issuers: issuers.map((i) => i.subject) }, 'OCSP responder answers for these CAs');
+    responderSerials = new Set(issuers.flatMap((i) => (i.responder ? [readCertificate(i.responder.certificate).facts.serialHex] : [])));
+    logger.info({ issuers: issuers.map((i) => i.subject), delegated: issuers.filter((i) => i.responder).map((i) => i.subject) }, 'OCSP responder answers for these CAs');
     return new OcspResponder({ issuers, lookupStatus, logger, store });
   };
 
   let responder: OcspResponder<DatabaseIssuer> | undefined;
+  /** Serials of the delegated responder certificates the responder signs with. */
+  let responderSerials = new Set<string>();
   let fronts: OcspFronts | undefined;
   // Builds run one at a time, in order; a failed reload keeps the current responder (and is logged).
   let reloading: Promise<void> = Promise.resolve();
@@ -99,9 +103,12 @@ export async function startOcspRole(
     if (notice.kind === 'revoked') {
       responder?.invalidate(notice.serial);
       fronts?.invalidate(notice.serial);
+      // A revoked delegated responder stops signing at once: the CA, or a newer responder, takes over.
+      if (responderSerials.has(notice.serial)) reload(`OCSP responder ${notice.serial} revoked`);
     }
     else if (notice.kind === 'resync') reload('event listener reconnected');
-    else if (notice.role === 'root' || notice.role === 'sub_ca') reload(`new ${notice.role} ${notice.serial}`);
+    // A new CA, or a new delegated responder certificate (issued and rotated by the scheduler), changes who signs.
+    else if (notice.role === 'root' || notice.role === 'sub_ca' || notice.role === 'ocsp') reload(`new ${notice.role} ${notice.serial}`);
   };
   // Subscribed before the first load and before listening: nothing issued or revoked meanwhile goes unheard.
   const unsubscribe = await events.subscribe(onNotice);

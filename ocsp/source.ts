@@ -16,6 +16,11 @@ export interface OcspIssuer {
   certificate: Uint8Array;
   /** The CA's key in the vault (signs the responses); must hold the certificate's public key. */
   key: VaultKey;
+  /**
+   * The CA's delegated responder (RFC 6960 4.2.2.2: EKU OCSPSigning, issued by this CA): when present it signs the
+   * responses for this CA's certificates instead of the CA key, and its certificate is embedded in each (`certs`).
+   */
+  responder?: { certificate: Uint8Array; key: VaultKey };
 }
 
 /**
@@ -28,7 +33,7 @@ export type OcspStatusLookup<I extends OcspIssuer = OcspIssuer> = (issuer: I, se
 /** An issuer as the sources use it: the caller's issuer and the responderID it signs under. */
 export interface MatchedIssuer<I extends OcspIssuer = OcspIssuer> {
   issuer: I;
-  /** SHA-1 of the CA key's BIT STRING contents (responderID byKey). */
+  /** SHA-1 of the signing key's BIT STRING contents (responderID byKey): the delegated responder's, else the CA's. */
   responderKeyHash: Uint8Array;
 }
 

@@ -4,12 +4,23 @@
  * window for all copies together. A one-CertID query (what clients send) is answered from the store while its
  * response is before the refresh point, without a signature; otherwise the next source signs and the response
  * is put in the store for the others. A store that cannot be read or written is logged and the copy signs for
- * itself. Requests with several CertIDs go straight to the next source.
+ * itself. Requests with several CertIDs go straight to the next source. A stored response signed by another key
+ * than the one the issuer signs with now (the CA's, before its delegated responder was issued, or an earlier
+ * responder's) is signed again: clients that staple want the current responder's.
  */
 import type { Logger } from 'pino';
-import { toHex } from '../shared/pki/der.js';
+import { bytesEqual, toHex } from '../shared/pki/der.js';
+import { ocspAnswerSigner } from '../shared/pki/ocsp-answer.js';
 import { certStatusOfDer, signedAnswer } from './answers.js';
-import type { OcspIssuer, OcspQuery, OcspResponseStore, OcspServed, OcspSource } from './source.js';
+import type { MatchedIssuer, OcspIssuer, OcspQuery, OcspResponseStore, OcspServed, OcspSource } from './source.js';
+
+/** Signed by the key the issuer signs with now, embedding its current responder certificate when it has one. */
+function sameResponder(der: Uint8Array, issuer: MatchedIssuer<OcspIssuer>): boolean {
+  const signer = ocspAnswerSigner(der);
+  if (!signer?.keyHash || !bytesEqual(signer.keyHash, issuer.responderKeyHash)) return false;
+  const current = issuer.issuer.responder?.certificate;
+  return current ? signer.certificate !== undefined && bytesEqual(signer.certificate, current) : true;
+}
 
 export class StoreSource<I extends OcspIssuer> implements OcspSource<I> {
   /** Queries answered from the store, without a signature. */
@@ -28,7 +39,8 @@ export class StoreSource<I extends OcspIssuer> implements OcspSource<I> {
     try {
       const stored = await this.store.get(certIdHex);
       const now = this.options.now();
-      if (stored && now < stored.thisUpdate.getTime() + this.options.refreshAfterMs && now < stored.nextUpdate.getTime()) {
+      const fresh = stored && now < stored.thisUpdate.getTime() + this.options.refreshAfterMs && now < stored.nextUpdate.getTime();
+      if (fresh && sameResponder(stored.der, query.issuer)) {
         this.storeHits++;
         return { answer: signedAnswer(stored, false, certStatusOfDer(stored.der)), hit: false };
       }

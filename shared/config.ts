@@ -28,6 +28,8 @@ export interface Config {
   tsaPolicyOid: string;
   /** Sign without an RFC 3161 timestamp (not recommended: files turn Invalid when the leaf expires). */
   signWithoutTimestamp: boolean;
+  /** The OCSP answer stapled in every signature (OCSP_STAPLING, OCSP_STAPLE_*). */
+  ocspStapling: OcspStaplingConfig;
   /** Postgres connection string; undefined selects the embedded PGlite database in dataDir. */
   databaseUrl: string | undefined;
   redisUrl: string;
@@ -41,6 +43,10 @@ export interface Config {
   rootKeyName: string;
   /** Name of the TSA's signing key in the vault. */
   tsaKeyName: string;
+  /** The audit log: its checkpoint key in the vault, its origin line and how often a checkpoint is signed. */
+  audit: { keyName: string; origin: string; checkpointSeconds: number };
+  /** Name of the delegated OCSP responder's key in the vault (OCSP_KEY_NAME). */
+  ocspKeyName: string;
   jwtSecret: string;
   logLevel: string;
   /** EVM JSON-RPC endpoint of the anchoring chain; undefined: `npm start` runs an embedded development chain. */
@@ -58,10 +64,9 @@ export interface Config {
   /** Largest image upload (MAX_UPLOAD_BYTES), and the fallback for any kind without a limit of its own. */
   maxUploadBytes: number;
   /**
-   * Largest video upload (MAX_UPLOAD_BYTES_VIDEO) and audio upload (MAX_UPLOAD_BYTES_AUDIO). MP4, M4V, MOV and M4A are
-   * signed streamed, in bounded memory whatever their size (shared/c2pa/bmff-sign.ts); c2pa-wasm holds the other
-   * formats whole, several times over (a WAV about 6x, see the README), which bounds audio, and AVI by its format's
-   * own bound.
+   * Largest video upload (MAX_UPLOAD_BYTES_VIDEO) and audio upload (MAX_UPLOAD_BYTES_AUDIO). MP4, M4V, MOV, M4A, WAV,
+   * MP3 and FLAC are signed streamed, in bounded memory whatever their size (shared/c2pa/bmff-sign.ts,
+   * data-hash-sign.ts); AVI, which c2pa-wasm holds whole, and WAV (RIFF: 4 GiB) have bounds of their own.
    */
   maxUploadBytesVideo: number;
   maxUploadBytesAudio: number;
@@ -228,6 +233,19 @@ export interface WebhookConfig {
   certificateExpiringDays: number;
 }
 
+export interface OcspStaplingConfig {
+  /** Staple the signing certificate's OCSP answer in each signature (OCSP_STAPLING, default true). */
+  enabled: boolean;
+  /** How long a worker waits for an OCSP answer before it signs without one (OCSP_STAPLE_TIMEOUT_MS). */
+  timeoutMs: number;
+  /**
+   * An external CA's responder may be on a private or loopback address (OCSP_STAPLE_ALLOW_PRIVATE: tests and
+   * development only). External responders are always fetched over the outbound guard; plain http is allowed, as
+   * OCSP is served over http (RFC 5019).
+   */
+  allowPrivate: boolean;
+}
+
 export interface PkiSubjectConfig {
   /** O of every certificate (PKI_ORGANISATION). */
   organisation: string;
@@ -240,6 +258,13 @@ export interface PkiSubjectConfig {
   tsaCommonName: string;
   /** Lifetime of a leaf signing certificate in days (LEAF_VALIDITY_DAYS). */
   leafValidityDays: number;
+  /** CN of the OCSP responder certificate (PKI_OCSP_CN). */
+  ocspCommonName: string;
+  /**
+   * Lifetime of the delegated OCSP responder certificate in days (OCSP_RESPONDER_VALIDITY_DAYS); the scheduler issues
+   * the next one when a third of it is left.
+   */
+  ocspResponderValidityDays: number;
 }
 
 export interface BlobStorageConfig {
@@ -388,6 +413,8 @@ function pkiSubjects(env: Env): PkiSubjectConfig {
     leafCommonName: subjectName(env, 'PKI_LEAF_CN', `${organisation} C2PA Signing`),
     tsaCommonName: subjectName(env, 'PKI_TSA_CN', `${organisation} Time Stamping`),
     leafValidityDays: int(env, 'LEAF_VALIDITY_DAYS', 365, 1, 3650),
+    ocspCommonName: subjectName(env, 'PKI_OCSP_CN', `${organisation} OCSP Responder`),
+    ocspResponderValidityDays: int(env, 'OCSP_RESPONDER_VALIDITY_DAYS', 30, 9, 365),
   };
 }
 
@@ -438,21 +465,16 @@ function blobStorage(env: Env): BlobStorageConfig | undefined {
 const MiB = 1024 * 1024;
 
 /**
- * Per-kind upload limits. Video (MP4, M4V, MOV; AVI has a bound of its own, shared/media/formats/avi.ts) is signed in
- * bounded memory whatever its size, so its limit is the disk's and the network's: 8 GiB by default. Audio other than M4A
- * is signed by c2pa-wasm, which holds it whole several times over (a 200 MiB WAV: about 1.3 GB): its ceiling is what
- * c2pa-wasm can sign at all (MAX_WASM_SIGN_BYTES, shared/c2pa/sign-asset.ts), and a larger limit would only accept
- * files that can never be signed.
+ * Per-kind upload limits. Video (MP4, M4V, MOV; AVI has a bound of its own, shared/media/formats/avi.ts) and audio
+ * (M4A, WAV, MP3, FLAC) are signed in bounded memory whatever their size (shared/c2pa/bmff-sign.ts,
+ * data-hash-sign.ts), so their limits are the disk's and the network's: 8 GiB for video and 4 GiB for audio by default.
+ * Neither design stops anywhere below 1 TiB; a format's own bound (a WAV's 4 GiB: RIFF sizes are 32-bit) is its
+ * descriptor's, refused at upload whatever the setting.
  */
 function mediaUploadLimits(env: Env): Pick<Config, 'maxUploadBytesVideo' | 'maxUploadBytesAudio'> {
-  const ceiling = 600 * MiB;
-  const raw = optional(env, 'MAX_UPLOAD_BYTES_AUDIO');
-  if (raw !== undefined && /^\d+$/.test(raw) && Number(raw) > ceiling) {
-    throw new ConfigError('MAX_UPLOAD_BYTES_AUDIO', `must be at most ${ceiling} (600 MiB): c2pa-wasm cannot sign larger files, got ${raw}`);
-  }
   return {
     maxUploadBytesVideo: int(env, 'MAX_UPLOAD_BYTES_VIDEO', 8 * 1024 * MiB, 1, 2 ** 40),
-    maxUploadBytesAudio: int(env, 'MAX_UPLOAD_BYTES_AUDIO', 200 * MiB, 1, ceiling),
+    maxUploadBytesAudio: int(env, 'MAX_UPLOAD_BYTES_AUDIO', 4 * 1024 * MiB, 1, 2 ** 40),
   };
 }
 
@@ -536,6 +558,14 @@ function webhookSecretKey(env: Env): Buffer | undefined {
  * plain http): in production only when WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION=true says so as well, and then warned
  * about at every start (startupWarnings).
  */
+function ocspStapling(env: Env, nodeEnv: Config['nodeEnv']): OcspStaplingConfig {
+  const allowPrivate = bool(env, 'OCSP_STAPLE_ALLOW_PRIVATE', false);
+  if (allowPrivate && nodeEnv === 'production') {
+    throw new ConfigError('OCSP_STAPLE_ALLOW_PRIVATE', 'is for tests and development: in production external OCSP responders are reached on public addresses only');
+  }
+  return { enabled: bool(env, 'OCSP_STAPLING', true), timeoutMs: int(env, 'OCSP_STAPLE_TIMEOUT_MS', 3000, 100, 60_000), allowPrivate };
+}
+
 function webhookAllowPrivate(env: Env, nodeEnv: Config['nodeEnv']): boolean {
   const allowPrivate = bool(env, 'WEBHOOK_ALLOW_PRIVATE', false);
   if (allowPrivate && nodeEnv === 'production' && !bool(env, 'WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION', false)) {
@@ -585,6 +615,7 @@ export function loadConfig(env: Env = process.env): Config {
     tsaTimeoutMs: int(env, 'TSA_TIMEOUT_MS', 10_000, 100, 120_000),
     tsaPolicyOid: oid(env, 'TSA_POLICY_OID', DEFAULT_TSA_POLICY_OID),
     signWithoutTimestamp: bool(env, 'SIGN_WITHOUT_TIMESTAMP', false),
+    ocspStapling: ocspStapling(env, nodeEnv),
     databaseUrl: url(env, 'DATABASE_URL', undefined, ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
     queuePrefix: str(env, 'QUEUE_PREFIX', 'mss'),
@@ -594,6 +625,12 @@ export function loadConfig(env: Env = process.env): Config {
     subCaKeyName: str(env, 'SUB_CA_KEY_NAME', 'sub-ca'),
     rootKeyName: str(env, 'ROOT_KEY_NAME', 'root-ca'),
     tsaKeyName: str(env, 'TSA_KEY_NAME', 'tsa-signing'),
+    audit: {
+      keyName: str(env, 'AUDIT_KEY_NAME', 'audit-checkpoint'),
+      origin: auditOrigin(env, url(env, 'BASE_URL', `http://localhost:${port}`, http)!),
+      checkpointSeconds: int(env, 'AUDIT_CHECKPOINT_SECONDS', 60, 1, 86_400),
+    },
+    ocspKeyName: str(env, 'OCSP_KEY_NAME', 'ocsp-responder'),
     jwtSecret: resolveJwtSecret(env, nodeEnv, dataDir),
     logLevel: oneOf(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const),
     chainRpcUrl: url(env, 'CHAIN_RPC_URL', undefined, ['http:', 'https:']),
@@ -663,4 +700,15 @@ export function startupWarnings(config: Pick<Config, 'nodeEnv' | 'webhooks'>): {
     });
   }
   return warnings;
+}
+
+/** The audit log's checkpoint origin (AUDIT_LOG_ORIGIN): by default BASE_URL's host and path, then /audit. */
+function auditOrigin(env: Env, baseUrl: string): string {
+  const given = env.AUDIT_LOG_ORIGIN;
+  if (given !== undefined && given !== '') {
+    if (!/^[\x21-\x7e]+$/.test(given)) throw new ConfigError('AUDIT_LOG_ORIGIN', 'must be one word of printable ASCII (a checkpoint origin line), e.g. signing.example.com/audit');
+    return given;
+  }
+  const u = new URL(baseUrl);
+  return `${u.host}${u.pathname.replace(/\/$/, '')}/audit`;
 }

@@ -21,6 +21,7 @@ export const PERMISSIONS = {
   'org:trust-anchors': { roles: ['admin'], apiKeys: false, description: "manage the organisation's own trust anchors (CAs its verifications trust)" },
   'org:settings': { roles: ['admin'], apiKeys: false, description: 'rename the organisation' },
   'org:webhooks': { roles: ['admin'], apiKeys: false, description: "manage the organisation's webhook endpoints and see their deliveries" },
+  'org:audit': { roles: ['admin'], apiKeys: false, description: "read the organisation's audit events and their inclusion proofs" },
 } as const satisfies Record<string, { roles: readonly Role[]; apiKeys: boolean; description: string }>;
 
 export type Permission = keyof typeof PERMISSIONS;

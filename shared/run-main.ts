@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { ConfigError, loadConfig, startupWarnings, type Config } from './config.js';
+import { recordStartup } from './audit/startup.js';
 import { openDatabase } from './db/index.js';
 import { createLogger, type Logger } from './logger.js';
 
@@ -67,6 +68,7 @@ export function runRoleProcess(
     const knex = await openDatabase(config);
     try {
       const stop = await start(config, knex, logger);
+      await recordStartup(knex, [role], config);
       return async () => {
         await stop();
         await knex.destroy();

@@ -3,9 +3,10 @@
  * sandbox's WASM memory grew with a large file.
  *
  * Sandboxes that signed a large file are ended once idle. WebAssembly memory never shrinks: c2pa-wasm holds a file
- * several times over while it signs (a 200 MiB WAV: 1.2 GiB of WASM memory; MP4, MOV and M4A are signed streamed and
- * stay small), and a process that once signed a large file would keep that for good. A sandbox past `wasmBytes` after its job stays in the pool
- * while jobs keep coming (warm memory pays: a fresh process signs its first 200 MiB WAV in about 7.5 s, a warm one in
+ * several times over while it signs (a 200 MiB WAV took 1.2 GiB of WASM memory before WAV was signed streamed; MP4,
+ * MOV, M4A, WAV, MP3 and FLAC are signed streamed now and stay small; AVI and large images do not), and a process that
+ * once signed a large file would keep that for good. A sandbox past `wasmBytes` after its job stays in the pool
+ * while jobs keep coming (warm memory pays: a fresh process signed its first 200 MiB WAV in about 7.5 s, a warm one in
  * 1.3 s) and is ended once it has been idle for `idleMs` (0: at once). Images stay below the default 512 MiB. The pool
  * forks a fresh sandbox when a job needs one (about a second of CPU).
  */

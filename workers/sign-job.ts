@@ -3,6 +3,7 @@
  * stage timed. Safe to run again for the same job (a retry, or a job re-delivered after a worker was killed): a job
  * already signed is left as it is, and the unique job_id on signed_files keeps exactly one signed file per job.
  */
+import { recordSignJobOutcome } from '../shared/audit/sign-jobs.js';
 import { recordJobEvents } from '../shared/anchoring/job-webhooks.js';
 import { claimSignJob, failPendingSignJob } from '../shared/db/repositories/sign-jobs.js';
 import type { SignAttempt } from '../shared/queue/types.js';
@@ -49,7 +50,10 @@ export async function processSignJob(deps: SignJobDeps, jobId: string, attempt: 
 export async function markAbandoned(deps: Pick<SignJobDeps, 'knex' | 'events' | 'baseUrl'>, jobId: string): Promise<void> {
   const failed = await deps.knex.transaction(async (trx) => {
     const changed = await failPendingSignJob(jobId, { error_code: 'worker_lost', error_message: 'the worker signing this file stopped repeatedly' }, trx);
-    if (changed) await recordJobEvents(trx, deps.baseUrl, 'sign_job.failed', [jobId]);
+    if (changed) {
+      await recordJobEvents(trx, deps.baseUrl, 'sign_job.failed', [jobId]);
+      await recordSignJobOutcome(trx, jobId, 'sign.failed', 'failure', { error_code: 'worker_lost' });
+    }
     return changed;
   });
   if (failed) await deps.events.publish(jobId);

@@ -1,3 +1,5 @@
+import { recordAuditEvent } from '../../shared/audit/record.js';
+import type { AuditActor } from '../../shared/audit/vocabulary.js';
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import { findRefreshToken, findUserById, insertRefreshToken, lockRefreshToken, markRefreshTokenUsed, revokeRefreshTokens } from '../../shared/db/repositories/users.js';
@@ -26,7 +28,7 @@ export async function issueTokenPair(
  * Presenting a token that was already used means it leaked (or was replayed): the whole family is revoked,
  * so both the thief and the owner must sign in again.
  */
-export async function rotateRefreshToken(knex: Knex, secret: string, refreshToken: string): Promise<TokenPair> {
+export async function rotateRefreshToken(knex: Knex, secret: string, refreshToken: string, caller: AuditActor): Promise<TokenPair> {
   const claims = verifyToken(secret, refreshToken, 'refresh');
   const outcome = await knex.transaction(async (trx) => {
     const row = await lockRefreshToken(claims.jti, trx);
@@ -34,6 +36,8 @@ export async function rotateRefreshToken(knex: Knex, secret: string, refreshToke
     if (row.revoked_at) return { error: 'refresh token has been revoked' } as const;
     if (row.used_at) {
       await revokeRefreshTokens({ familyId: row.family_id }, trx);
+      const owner = await findUserById(row.user_id, trx);
+      await recordAuditEvent(trx, { action: 'account.refresh_token_reused', actor: caller, orgId: owner?.org_id ?? null, target: { type: 'user', id: row.user_id }, outcome: 'refused', details: { session: row.family_id } });
       return { error: 'refresh token was already used; all sessions from it have been signed out' } as const;
     }
     const user = await findUserById(row.user_id, trx);

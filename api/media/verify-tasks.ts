@@ -10,9 +10,11 @@ import type { ReadOptions } from '../../shared/c2pa/settings.js';
 import { MANIFEST_STORE_TYPE, RemoteManifestError } from '../../shared/c2pa/reader-open.js';
 import { inaccessibleReport, withSignerVouchedForTimestampsOnly, type VerificationReport } from '../../shared/c2pa/verification-report.js';
 import { crJsonOfBmffFile, readBmffFile } from '../../shared/c2pa/bmff-read.js';
+import { crJsonOfDataHashedFile, readDataHashedFile } from '../../shared/c2pa/data-hash-read.js';
 import { readRendition } from '../../shared/c2pa/bmff-rendition-read.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { checkedTimestamp } from '../../shared/c2pa/signature-timestamp.js';
+import { stapledOcspOfFile } from '../../shared/c2pa/stapled-ocsp.js';
 import { FileBlob } from '../../shared/c2pa/wasm.js';
 import { MediaRejectedError } from '../../shared/media/errors.js';
 import { formatFor } from '../../shared/media/formats.js';
@@ -115,17 +117,22 @@ function fingerprintOf(filePath: string, mode: FingerprintMode): Promise<ImageCo
 }
 
 /**
- * A file read from disk (not whole) that the service reads streamed, whatever its size: MP4, M4V, MOV and M4A, whose
- * manifest store is read out of the file and whose BMFF hash is checked by streaming (shared/c2pa/bmff-read.ts), where
- * c2pa-wasm would hold the whole file in its WASM memory.
+ * A file read from disk (not whole) that the service reads streamed, whatever its size, where c2pa-wasm would hold the
+ * whole file in its WASM memory: its manifest store is read out of the file and its hard binding checked by streaming,
+ * the BMFF hash of an MP4, M4V, MOV or M4A (shared/c2pa/bmff-read.ts), the data hash of a WAV, MP3 or FLAC
+ * (shared/c2pa/data-hash-read.ts).
  */
-const readStreamed = (mimeType: ReadType, readWhole: boolean): mimeType is SignableMimeType => !readWhole && formatFor(mimeType)?.streamed === 'bmff';
+const readStreamed = (mimeType: ReadType, readWhole: boolean): mimeType is SignableMimeType => !readWhole && formatFor(mimeType)?.streamed !== undefined;
+
+/** A streamed format's reading (readStreamed). */
+const readStreamedFile = (filePath: string, mimeType: SignableMimeType, trust: ReadOptions) =>
+  formatFor(mimeType)?.streamed === 'bmff' ? readBmffFile(filePath, mimeType, trust) : readDataHashedFile(filePath, mimeType, trust);
 
 async function readStaged(filePath: string, mimeType: ReadType, readWhole: boolean, trust: ReadOptions, manifest?: Uint8Array): Promise<VerificationReport> {
   // Who signed a detached manifest does not depend on the asset: the store alone tells.
   if (manifest) return readManifestStore(manifest, trust);
   if (mimeType === MANIFEST_STORE_TYPE) return readManifestStore(new Uint8Array(await readFile(filePath)), trust);
-  if (readStreamed(mimeType, readWhole)) return (await readBmffFile(filePath, mimeType, trust)).report;
+  if (readStreamed(mimeType, readWhole)) return (await readStreamedFile(filePath, mimeType, trust)).report;
   return readWhole ? readAsset(new Uint8Array(await readFile(filePath)), mimeType, trust) : readAssetFile(filePath, mimeType, trust);
 }
 
@@ -143,7 +150,7 @@ async function reportOfStaged(
     return { report, remote_url: null };
   }
   try {
-    if (readStreamed(mimeType, !!bytes)) return { ...(await readBmffFile(filePath, mimeType, trust)), remote_url: null };
+    if (readStreamed(mimeType, !!bytes)) return { ...(await readStreamedFile(filePath, mimeType, trust)), remote_url: null };
     return { report: bytes ? await readAsset(bytes, mimeType, trust) : await readAssetFile(filePath, mimeType, trust), remote_url: null };
   } catch (err) {
     if (!(err instanceof RemoteManifestError)) throw err;
@@ -161,12 +168,15 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
       // The token is found in the bytes that carry the manifest: the store itself when it is detached or was read out.
       report.timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, manifest?.bytes ?? store ?? bytes ?? filePath, anchors);
     }
+    // The revocation evidence the signature carries, read from the same bytes (c2pa-rs judged it: report.status).
+    if (report.active_manifest) report.ocsp = await stapledOcspOfFile(manifest?.bytes ?? store ?? bytes ?? filePath, report.active_manifest, report.status);
     // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
     const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath, fingerprintMode).catch(() => undefined))?.iscc ?? null) : null;
     return { report, fingerprint, remote_url };
   },
   async verify_rendition({ initPath, mimeType, segmentPaths, trust, tsaAnchors }) {
     const { report, segments, store } = await readRendition(initPath, mimeType, segmentPaths, trust);
+    if (store && report.active_manifest) report.ocsp = await stapledOcspOfFile(store, report.active_manifest, report.status);
     if (report.timestamp && store) {
       const anchors = tsaAnchors.map(({ pem, source }) => ({ pem, source, certificate: parsedAnchor(pem) }));
       const timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, store, anchors);
@@ -178,7 +188,7 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
     if (manifest || mimeType === MANIFEST_STORE_TYPE) return crJsonOf(manifest ?? new Uint8Array(await readFile(filePath)), MANIFEST_STORE_TYPE, trust);
     const blob = readWhole || readStreamed(mimeType, readWhole) ? undefined : FileBlob.open(filePath, mimeType);
     try {
-      if (readStreamed(mimeType, readWhole)) return await crJsonOfBmffFile(filePath, mimeType, trust);
+      if (readStreamed(mimeType, readWhole)) return formatFor(mimeType)?.streamed === 'bmff' ? await crJsonOfBmffFile(filePath, mimeType, trust) : await crJsonOfDataHashedFile(filePath, mimeType, trust);
       return await crJsonOf(blob ?? new Uint8Array(await readFile(filePath)), mimeType, trust);
     } catch (err) {
       if (err instanceof RemoteManifestError) return { remote_url: err.url };

@@ -18,6 +18,7 @@ import { uploadsPaths } from '../schemas/uploads.js';
 import { resumableUploadsPaths } from '../schemas/resumable-uploads.js';
 import { verifyPaths } from '../schemas/verify.js';
 import { webhooksPaths } from '../schemas/webhooks.js';
+import { auditPaths } from '../schemas/audit.js';
 
 /** Every operation of the API, each described next to the schemas that validate its requests (api/schemas). */
 export const OPERATIONS: readonly RouteConfig[] = [
@@ -26,6 +27,7 @@ export const OPERATIONS: readonly RouteConfig[] = [
   ...apiKeysPaths,
   ...organisationTrustAnchorsPaths,
   ...webhooksPaths,
+  ...auditPaths,
   ...organisationPaths,
   ...uploadsPaths,
   ...resumableUploadsPaths,

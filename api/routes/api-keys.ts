@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
+import { actorOf } from '../audit-actor.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.js';
@@ -22,7 +23,7 @@ export function apiKeysRouter(ctx: AppContext): Router {
 
   router.delete('/:key_id', async (req, res) => {
     const { key_id: keyId } = parseParams(ApiKeyParams, req.params);
-    await revokeApiKey(ctx.knex, principalOf(req).orgId, keyId);
+    await revokeApiKey(ctx.knex, principalOf(req).orgId, keyId, actorOf(principalOf(req)));
     res.status(204).end();
   });
 

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { authenticate, requireUser } from '../auth/authenticate.js';
+import { anonymousActor } from '../audit-actor.js';
 import { principalOf } from '../auth/principal.js';
 import { loginThrottle } from '../auth/login-throttle.js';
 import type { AppContext } from '../context.js';
@@ -15,18 +16,18 @@ export function authRouter(ctx: AppContext, limits: RateLimiters): Router {
 
   router.post('/register', limits.auth, async (req, res) => {
     const body = parseBody(RegisterInput, req.body);
-    res.status(201).json(await registerOrganisation(deps, body, req.log));
+    res.status(201).json(await registerOrganisation(deps, body, anonymousActor(req), req.log));
   });
 
   router.post('/login', limits.auth, async (req, res) => {
     const body = parseBody(LoginInput, req.body);
     // Throttled per account, from any address, beside limits.auth per address.
-    res.json(await login(loginDeps, body));
+    res.json(await login(loginDeps, body, anonymousActor(req)));
   });
 
   router.post('/refresh', limits.auth, async (req, res) => {
     const body = parseBody(RefreshInput, req.body);
-    res.json(await refreshSession(deps, body.refresh_token));
+    res.json(await refreshSession(deps, body.refresh_token, anonymousActor(req)));
   });
 
   router.post('/logout', authenticate(ctx.passport), requireUser, async (req, res) => {

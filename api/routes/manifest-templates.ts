@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
+import { actorOf } from '../audit-actor.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { pageQuery } from '../schemas/common.js';
@@ -34,7 +35,7 @@ export function manifestTemplatesRouter(ctx: AppContext): Router {
 
   router.delete('/:template_id', requirePermission('templates:manage'), async (req, res) => {
     const { template_id: id } = parseParams(TemplateParams, req.params);
-    await deleteTemplate(ctx.knex, principalOf(req).orgId, id);
+    await deleteTemplate(ctx.knex, principalOf(req).orgId, id, actorOf(principalOf(req)));
     res.status(204).end();
   });
 

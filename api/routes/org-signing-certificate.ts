@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
+import { actorOf } from '../audit-actor.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../errors.js';
@@ -24,7 +25,7 @@ export function orgSigningCertificateRouter(ctx: AppContext): Router {
 
   router.post('/rotate', auth, requirePermission('org:signing-certificate'), async (req, res) => {
     // Issued by the scheduler, which holds the CA keys; this role only asks and waits for the answer.
-    const outcome = await rotateOrgSigningCertificate(ctx.knex, principalOf(req).orgId);
+    const outcome = await rotateOrgSigningCertificate(ctx.knex, principalOf(req).orgId, actorOf(principalOf(req)));
     if (outcome.status === 'pending') throw new ApiError('unavailable', 'issuance_pending', 'the certificate is requested but not issued yet (the scheduler issues certificates); it will be, check GET /org/signing-certificate', { retryAfterSeconds: 30 });
     if (outcome.status === 'failed') {
       if (outcome.code === 'vault_unavailable') throw new ApiError('unavailable', 'vault_unavailable', 'the key vault could not be reached; try again shortly', { retryAfterSeconds: 5 });

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
+import { actorOf } from '../audit-actor.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { NewTrustAnchorInput, TrustAnchorParams } from '../schemas/organisation-trust-anchors.js';
@@ -21,7 +22,7 @@ export function organisationTrustAnchorsRouter(ctx: AppContext): Router {
 
   router.delete('/:anchor_id', async (req, res) => {
     const { anchor_id: anchorId } = parseParams(TrustAnchorParams, req.params);
-    await removeOrganisationTrustAnchor(ctx.knex, principalOf(req).orgId, anchorId);
+    await removeOrganisationTrustAnchor(ctx.knex, principalOf(req).orgId, anchorId, actorOf(principalOf(req)));
     res.status(204).end();
   });
 

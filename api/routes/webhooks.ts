@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
+import { actorOf } from '../audit-actor.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { DeliveriesQuery, DeliveryParams, NewWebhookInput, WebhookParams, WebhookUpdateInput } from '../schemas/webhooks.js';
@@ -13,7 +14,7 @@ export function webhooksRouter(ctx: AppContext): Router {
   const org = (req: Parameters<typeof principalOf>[0]) => principalOf(req).orgId;
 
   router.post('/', async (req, res) => {
-    res.status(201).json(await createWebhook(ctx.knex, ctx.config, org(req), parseBody(NewWebhookInput, req.body)));
+    res.status(201).json(await createWebhook(ctx.knex, ctx.config, org(req), parseBody(NewWebhookInput, req.body), actorOf(principalOf(req))));
   });
 
   router.get('/', async (req, res) => {
@@ -26,16 +27,16 @@ export function webhooksRouter(ctx: AppContext): Router {
 
   router.patch('/:webhook_id', async (req, res) => {
     const { webhook_id: id } = parseParams(WebhookParams, req.params);
-    res.json(await updateWebhook(ctx.knex, ctx.config, org(req), id, parseBody(WebhookUpdateInput, req.body)));
+    res.json(await updateWebhook(ctx.knex, ctx.config, org(req), id, parseBody(WebhookUpdateInput, req.body), actorOf(principalOf(req))));
   });
 
   router.delete('/:webhook_id', async (req, res) => {
-    await deleteWebhook(ctx.knex, org(req), parseParams(WebhookParams, req.params).webhook_id);
+    await deleteWebhook(ctx.knex, org(req), parseParams(WebhookParams, req.params).webhook_id, actorOf(principalOf(req)));
     res.status(204).end();
   });
 
   router.post('/:webhook_id/rotate-secret', async (req, res) => {
-    res.json(await rotateWebhookSecret(ctx.knex, ctx.config, org(req), parseParams(WebhookParams, req.params).webhook_id));
+    res.json(await rotateWebhookSecret(ctx.knex, ctx.config, org(req), parseParams(WebhookParams, req.params).webhook_id, actorOf(principalOf(req))));
   });
 
   router.get('/:webhook_id/deliveries', async (req, res) => {

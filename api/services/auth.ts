@@ -3,6 +3,8 @@
  * token pair; a sign-out ends sessions.
  */
 import { randomUUID } from 'node:crypto';
+import { recordAuditEvent } from '../../shared/audit/record.js';
+import type { AuditActor } from '../../shared/audit/vocabulary.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import type { Knex } from '../../shared/db/knex.js';
 import { insertOrganisation } from '../../shared/db/repositories/organisations.js';
@@ -29,7 +31,7 @@ export interface AuthDeps {
 }
 
 /** A new organisation and its first user, its admin; the answer is that user's first token pair. */
-export async function registerOrganisation(deps: AuthDeps, input: { email: string; password: string; org_name: string }, log: Logger): Promise<TokenPair> {
+export async function registerOrganisation(deps: AuthDeps, input: { email: string; password: string; org_name: string }, caller: AuditActor, log: Logger): Promise<TokenPair> {
   checkPasswordStrength(input.password, input.email);
   const passwordHash = await deps.passwords.hash(input.password, deps.bcryptRounds);
   try {
@@ -40,7 +42,10 @@ export async function registerOrganisation(deps: AuthDeps, input: { email: strin
       // The organisation's own signing certificate is asked for with it; the scheduler issues it (this role holds
       // no CA key), and a first signature waits for it if it comes first.
       const requestId = await requestOrgCertificate(trx, org.id, 'ensure');
-      return { pair: await issueTokenPair(deps.jwtSecret, user, trx), requestId };
+      const pair = await issueTokenPair(deps.jwtSecret, user, trx);
+      await recordAuditEvent(trx, { action: 'account.registered', actor: caller, orgId: org.id, target: { type: 'organisation', id: org.id }, details: { org_name: input.org_name } });
+      await recordAuditEvent(trx, { action: 'user.created', actor: caller, orgId: org.id, target: { type: 'user', id: user.id }, details: { email: input.email, role: 'admin' } });
+      return { pair, requestId };
     });
     // The organisation usually has its certificate when the answer arrives; the registration never depends on it.
     const outcome = await awaitCertificateRequest(deps.knex, requestId, REGISTRATION_ISSUANCE_WAIT_MS);
@@ -72,35 +77,48 @@ export function dummyPasswordHash(deps: Pick<AuthDeps, 'passwords' | 'bcryptRoun
     }));
 }
 
-export async function login(deps: LoginDeps, input: { email: string; password: string }): Promise<TokenPair> {
+export async function login(deps: LoginDeps, input: { email: string; password: string }, caller: AuditActor): Promise<TokenPair> {
   // A busy service refuses before the attempt is counted against the account.
   deps.passwords.assertRoom();
   const dummyHash = await deps.dummyHash();
   // Per account, from any address: 429 before the password is even checked.
-  await deps.throttle.attempt(input.email);
+  try {
+    await deps.throttle.attempt(input.email);
+  } catch (err) {
+    const known = await findUserByEmail(input.email, deps.knex);
+    await recordAuditEvent(deps.knex, { action: 'account.sign_in_throttled', actor: caller, orgId: known?.org_id ?? null, target: known ? { type: 'user', id: known.id } : null, outcome: 'refused', details: { email: input.email } });
+    throw err;
+  }
   const user = await findUserByEmail(input.email, deps.knex);
   const ok = await deps.passwords.compare(input.password, user?.password_hash ?? dummyHash);
-  if (!user || !ok) throw unauthenticated('e-mail or password is incorrect', 'invalid_credentials');
+  if (!user || !ok) {
+    const reason = user ? 'wrong_password' : 'unknown_email';
+    await recordAuditEvent(deps.knex, { action: 'account.sign_in_failed', actor: caller, orgId: user?.org_id ?? null, target: user ? { type: 'user', id: user.id } : null, outcome: 'failure', details: { email: input.email, reason } });
+    throw unauthenticated('e-mail or password is incorrect', 'invalid_credentials');
+  }
   await deps.throttle.succeeded(input.email);
-  return issueTokenPair(deps.jwtSecret, user, undefined);
+  return deps.knex.transaction(async (trx) => {
+    const pair = await issueTokenPair(deps.jwtSecret, user, trx);
+    const address = caller.type === 'anonymous' ? caller.address : undefined;
+    await recordAuditEvent(trx, { action: 'account.sign_in', actor: { type: 'user', id: user.id }, orgId: user.org_id, target: { type: 'user', id: user.id }, details: { address } });
+    return pair;
+  });
 }
 
 /** A new pair for a refresh token, which is then used up (token-pairs.ts). */
-export function refreshSession(deps: AuthDeps, refreshToken: string): Promise<TokenPair> {
-  return rotateRefreshToken(deps.knex, deps.jwtSecret, refreshToken);
+export function refreshSession(deps: AuthDeps, refreshToken: string, caller: AuditActor): Promise<TokenPair> {
+  return rotateRefreshToken(deps.knex, deps.jwtSecret, refreshToken, caller);
 }
 
 /**
  * Signs the user out of the session of their access token (`familyId`) and of the session of `refreshToken` if
  * given (access tokens issued before sessions were named have no family); with `all`, out of every session.
  */
-export async function logout(deps: AuthDeps, user: { userId: string; familyId?: string }, input: { refreshToken?: string; all?: boolean }): Promise<void> {
-  if (input.all) {
-    await revokeSessions(deps.knex, { allOf: user.userId });
-    return;
-  }
-  const given = input.refreshToken ? await refreshTokenFamily(deps.knex, deps.jwtSecret, input.refreshToken, user.userId) : undefined;
-  for (const familyId of new Set([user.familyId, given])) {
-    if (familyId) await revokeSessions(deps.knex, { familyId, userId: user.userId });
-  }
+export async function logout(deps: AuthDeps, user: { userId: string; orgId: string; familyId?: string }, input: { refreshToken?: string; all?: boolean }): Promise<void> {
+  const given = input.all || !input.refreshToken ? undefined : await refreshTokenFamily(deps.knex, deps.jwtSecret, input.refreshToken, user.userId);
+  await deps.knex.transaction(async (trx) => {
+    if (input.all) await revokeSessions(trx, { allOf: user.userId });
+    else for (const familyId of new Set([user.familyId, given])) if (familyId) await revokeSessions(trx, { familyId, userId: user.userId });
+    await recordAuditEvent(trx, { action: 'account.signed_out', actor: { type: 'user', id: user.userId }, orgId: user.orgId, target: { type: 'user', id: user.userId }, details: { all_sessions: input.all === true } });
+  });
 }

@@ -4,6 +4,8 @@
  * CA keys; this role never signs with them.
  */
 import type { Knex } from 'knex';
+import { recordAuditEvent } from '../../shared/audit/record.js';
+import type { AuditActor } from '../../shared/audit/vocabulary.js';
 import { certificateStatus, currentCa, currentSigningChain, findCertificateById, orgLeafCertificates, type Certificate, type SigningChain } from '../../shared/db/repositories/certificates.js';
 import { ISSUANCE_WAIT_MS, obtainOrgCertificate, type CertificateRequestOutcome } from '../../shared/pki/certificate-requests.js';
 import type { AcceptedExternalCertificate } from '../../shared/db/repositories/external-certificates.js';
@@ -147,12 +149,14 @@ export type RotationOutcome =
   | Exclude<CertificateRequestOutcome, { status: 'done' }>;
 
 /** Asks the scheduler for a new certificate and key for the organisation and waits for it, bounded. */
-export async function rotateOrgSigningCertificate(knex: Knex, orgId: string): Promise<RotationOutcome> {
+export async function rotateOrgSigningCertificate(knex: Knex, orgId: string, actor: AuditActor): Promise<RotationOutcome> {
   const outcome = await obtainOrgCertificate(knex, orgId, 'rotate', ISSUANCE_WAIT_MS);
-  if (outcome.status !== 'done') return outcome;
-  const state = await orgSigningState(knex, orgId);
-  if (state.state !== 'ready') return { status: 'unusable' };
-  return { status: 'issued', certificate: await signingChainView(knex, state.chain) };
+  const state = outcome.status === 'done' ? await orgSigningState(knex, orgId) : undefined;
+  const rotation: RotationOutcome =
+    outcome.status !== 'done' ? outcome : state?.state !== 'ready' ? { status: 'unusable' } : { status: 'issued', certificate: await signingChainView(knex, state.chain) };
+  const serial = rotation.status === 'issued' ? rotation.certificate.serial : undefined;
+  await recordAuditEvent(knex, { action: 'certificate.rotated', actor, orgId, target: { type: 'certificate', id: serial ?? orgId }, outcome: rotation.status === 'issued' ? 'success' : 'failure', details: { status: rotation.status, serial } });
+  return rotation;
 }
 
 /** The vault key of the CA that issues organisations' certificates today (the current sub-CA); undefined when none. */

@@ -3,6 +3,8 @@
  * with one keep naming what they were given.
  */
 import { randomUUID } from 'node:crypto';
+import { recordAuditEvent } from '../../shared/audit/record.js';
+import type { AuditActor } from '../../shared/audit/vocabulary.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import type { Knex } from '../../shared/db/knex.js';
 import type { PageRequest } from '../../shared/db/page.js';
@@ -20,6 +22,7 @@ import {
   type TemplateContent,
 } from '../../shared/db/repositories/manifest-templates.js';
 import type { ManifestDefaults } from '../../shared/domain/manifest-input.js';
+import { actorOf } from '../audit-actor.js';
 import type { Principal } from '../auth/principal.js';
 import { conflict, notFound } from '../errors.js';
 import { pageResult } from '../pagination.js';
@@ -42,6 +45,7 @@ export async function createTemplate(knex: Knex, principal: Principal, content: 
     const template = await knex.transaction(async (trx) => {
       const row = await insertTemplate({ id, org_id: principal.orgId, version: 1, ...content, created_by: author, updated_by: author }, trx);
       await insertTemplateVersion({ template_id: id, version: 1, org_id: principal.orgId, ...content, created_by: author }, trx);
+      await recordAuditEvent(trx, { action: 'template.created', actor: actorOf(principal), orgId: principal.orgId, target: { type: 'template', id }, details: { name: content.name, version: 1 } });
       return row;
     });
     return template.toPublic();
@@ -72,6 +76,7 @@ export async function updateTemplate(knex: Knex, principal: Principal, id: strin
       const version = current.version + 1;
       const row = await updateTemplateRow(id, { ...content, version, updated_by: author }, trx);
       await insertTemplateVersion({ template_id: id, version, org_id: principal.orgId, ...content, created_by: author }, trx);
+      await recordAuditEvent(trx, { action: 'template.changed', actor: actorOf(principal), orgId: principal.orgId, target: { type: 'template', id }, details: { name: content.name, version } });
       return row;
     });
     return template.toPublic();
@@ -82,8 +87,11 @@ export async function updateTemplate(knex: Knex, principal: Principal, id: strin
 }
 
 /** Deletes a live template: no longer read, listed or signed with, its name free again; its versions are kept. */
-export async function deleteTemplate(knex: Knex, orgId: string, id: string): Promise<void> {
-  if (!(await markTemplateDeleted(orgId, id, knex))) throw notFound('manifest template');
+export async function deleteTemplate(knex: Knex, orgId: string, id: string, actor: AuditActor): Promise<void> {
+  await knex.transaction(async (trx) => {
+    if (!(await markTemplateDeleted(orgId, id, trx))) throw notFound('manifest template');
+    await recordAuditEvent(trx, { action: 'template.deleted', actor, orgId, target: { type: 'template', id } });
+  });
 }
 
 export interface TemplateVersionView {

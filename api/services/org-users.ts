@@ -1,4 +1,6 @@
 /** The users of an organisation, as its admins manage them: added with a role, re-roled, removed; never without an admin. */
+import { recordAuditEvent } from '../../shared/audit/record.js';
+import type { AuditActor } from '../../shared/audit/vocabulary.js';
 import { randomUUID } from 'node:crypto';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import type { Knex } from '../../shared/db/knex.js';
@@ -29,11 +31,16 @@ export async function addOrgUser(
   orgId: string,
   input: { email: string; password: string; role: Role },
   hashing: { passwords: PasswordPool; bcryptRounds: number },
+  actor: AuditActor,
 ): Promise<UserView> {
   checkPasswordStrength(input.password, input.email);
   const passwordHash = await hashing.passwords.hash(input.password, hashing.bcryptRounds);
   try {
-    const user = await insertUser({ id: randomUUID(), org_id: orgId, email: input.email, password_hash: passwordHash, role: input.role }, knex);
+    const user = await knex.transaction(async (trx) => {
+      const inserted = await insertUser({ id: randomUUID(), org_id: orgId, email: input.email, password_hash: passwordHash, role: input.role }, trx);
+      await recordAuditEvent(trx, { action: 'user.created', actor, orgId, target: { type: 'user', id: inserted.id }, details: { email: input.email, role: input.role } });
+      return inserted;
+    });
     return user.toPublic();
   } catch (err) {
     if (isUniqueViolation(err)) throw emailTaken();
@@ -42,20 +49,23 @@ export async function addOrgUser(
 }
 
 /** The last admin of an organisation cannot be demoted. */
-export async function changeUserRole(knex: Knex, orgId: string, userId: string, role: Role): Promise<UserView> {
+export async function changeUserRole(knex: Knex, orgId: string, userId: string, role: Role, actor: AuditActor): Promise<UserView> {
   const user = await knex.transaction(async (trx) => {
     const target = await findOrgUser(orgId, userId, trx);
     if (!target) throw notFound('user');
     if (target.role === 'admin' && role !== 'admin' && (await lockOrgAndCountOtherAdmins(trx, orgId, userId)) === 0) {
       throw conflict('the last admin of an organisation cannot be demoted', 'last_admin');
     }
-    return setUserRole(target, role, trx);
+    const from = target.role;
+    const changed = await setUserRole(target, role, trx);
+    if (from !== role) await recordAuditEvent(trx, { action: 'user.role_changed', actor, orgId, target: { type: 'user', id: userId }, details: { email: target.email, from, to: role } });
+    return changed;
   });
   return user.toPublic();
 }
 
 /** The last admin of an organisation cannot be removed. */
-export async function removeOrgUser(knex: Knex, orgId: string, userId: string): Promise<void> {
+export async function removeOrgUser(knex: Knex, orgId: string, userId: string, actor: AuditActor): Promise<void> {
   await knex.transaction(async (trx) => {
     const target = await findOrgUser(orgId, userId, trx);
     if (!target) throw notFound('user');
@@ -63,5 +73,6 @@ export async function removeOrgUser(knex: Knex, orgId: string, userId: string): 
       throw conflict('the last admin of an organisation cannot be removed', 'last_admin');
     }
     await deleteUser(userId, trx);
+    await recordAuditEvent(trx, { action: 'user.deleted', actor, orgId, target: { type: 'user', id: userId }, details: { email: target.email, role: target.role } });
   });
 }

@@ -2,6 +2,9 @@
  * An organisation's own trust anchors (a partner agency's private CA): added by its admins, applied to its members'
  * signed-in verifications only (never the public verify, never another organisation's).
  */
+import { recordAuditEvent } from '../../shared/audit/record.js';
+import type { AuditActor } from '../../shared/audit/vocabulary.js';
+import { actorOf } from '../audit-actor.js';
 import { X509Certificate } from 'node:crypto';
 import type { Knex } from '../../shared/db/knex.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
@@ -49,7 +52,8 @@ export async function addOrganisationTrustAnchor(knex: Knex, principal: Principa
     throw conflict(`the organisation has ${MAX_ORGANISATION_TRUST_ANCHORS} trust anchors, the most it may have; delete one first`, 'too_many_trust_anchors');
   }
   try {
-    const row = await insertOrganisationTrustAnchor(
+    const row = await knex.transaction(async (trx) => {
+      const inserted = await insertOrganisationTrustAnchor(
       {
         org_id: principal.orgId,
         label: input.label ?? null,
@@ -59,8 +63,11 @@ export async function addOrganisationTrustAnchor(knex: Knex, principal: Principa
         not_after: new Date(certificate.validTo),
         added_by: principal.kind === 'user' ? principal.userId : null,
       },
-      knex,
-    );
+      trx,
+      );
+      await recordAuditEvent(trx, { action: 'trust_anchor.created', actor: actorOf(principal), orgId: principal.orgId, target: { type: 'trust_anchor', id: inserted.id }, details: { subject: inserted.subject, fingerprint_sha256: fingerprint } });
+      return inserted;
+    });
     return row.toPublic();
   } catch (err) {
     // Two admins adding the same certificate at once: the second meets the unique index.
@@ -76,6 +83,9 @@ export async function listOrgTrustAnchors(knex: Knex, orgId: string): Promise<Or
 }
 
 /** Deletes one of the organisation's anchors (another organisation's is not found); it stops applying at once. */
-export async function removeOrganisationTrustAnchor(knex: Knex, orgId: string, anchorId: string): Promise<void> {
-  if (!(await deleteOrganisationTrustAnchor(orgId, anchorId, knex))) throw notFound('trust anchor');
+export async function removeOrganisationTrustAnchor(knex: Knex, orgId: string, anchorId: string, actor: AuditActor): Promise<void> {
+  await knex.transaction(async (trx) => {
+    if (!(await deleteOrganisationTrustAnchor(orgId, anchorId, trx))) throw notFound('trust anchor');
+    await recordAuditEvent(trx, { action: 'trust_anchor.deleted', actor, orgId, target: { type: 'trust_anchor', id: anchorId } });
+  });
 }

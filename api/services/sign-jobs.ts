@@ -5,6 +5,8 @@
 import type { Readable } from 'node:stream';
 import { isDeepStrictEqual } from 'node:util';
 import type { Logger } from 'pino';
+import { recordAuditEvent } from '../../shared/audit/record.js';
+import { actorOf } from '../audit-actor.js';
 import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
 import { mergeManifest } from '../../shared/c2pa/parse-manifest.js';
 import type { ManifestRequest } from '../../shared/domain/manifest-input.js';
@@ -101,7 +103,8 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
   }
   let job: SignJob;
   try {
-    job = await insertSignJob({
+    job = await ctx.knex.transaction(async (trx) => {
+      const inserted = await insertSignJob({
       org_id: principal.orgId,
       upload_id: upload.id,
       ...actorColumns(principal),
@@ -113,6 +116,9 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
       // The request's choice, else the template's; null follows the organisation's setting.
       discoverable: request.discoverable ?? template?.discoverable ?? null,
       soft_binding: fingerprinted ? (requestedSoftBinding ?? template?.soft_binding ?? null) : false,
+    }, trx);
+      await recordAuditEvent(trx, { action: 'sign.requested', actor: actorOf(principal), orgId: principal.orgId, target: { type: 'sign_job', id: inserted.id }, details: { upload_id: upload.id, upload_sha256: upload.sha256, template_id: template?.id ?? null } });
+      return inserted;
     });
   } catch (err) {
     // Two requests with one key at once: the loser answers with the winner's job.
@@ -124,7 +130,10 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
     await ctx.signQueue.enqueue(job.id);
   } catch (err) {
     // Nothing half-done: without a queue entry the job would never run, so it is not kept.
-    await deleteSignJob(job.id);
+    await ctx.knex.transaction(async (trx) => {
+      await deleteSignJob(job.id, trx);
+      await recordAuditEvent(trx, { action: 'sign.failed', actor: actorOf(principal), orgId: principal.orgId, target: { type: 'sign_job', id: job.id }, outcome: 'failure', details: { error_code: 'queue_unavailable' } });
+    });
     log.error({ err }, 'could not enqueue sign job');
     throw new ApiError('unavailable', 'queue_unavailable', 'the signing queue is unavailable; nothing was recorded, try again shortly', { retryAfterSeconds: 5 });
   }

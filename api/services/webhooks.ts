@@ -4,6 +4,8 @@
  * SSRF guard (shared/net/guarded-fetch.ts) when given, and again at every delivery.
  */
 import type { Knex } from 'knex';
+import { recordAuditEvent } from '../../shared/audit/record.js';
+import type { AuditActor } from '../../shared/audit/vocabulary.js';
 import type { Config } from '../../shared/config.js';
 import type { PageRequest } from '../../shared/db/page.js';
 import { lockOrganisation } from '../../shared/db/repositories/organisations.js';
@@ -68,6 +70,12 @@ async function checkUrl(config: WebhookSettings, url: string): Promise<string> {
   return (await assertPublicUrl(url, policy)).toString();
 }
 
+/** An endpoint as audit events describe it: where it points (origin and path, never a query that may hold a token). */
+function auditedEndpoint(e: Pick<WebhookEndpointRow, 'url' | 'events' | 'enabled'>) {
+  const u = new URL(e.url);
+  return { url: `${u.origin}${u.pathname}`, events: e.events, enabled: e.enabled };
+}
+
 async function existing(knex: Knex, orgId: string, id: string): Promise<WebhookEndpointRow> {
   const row = await findOrgWebhookEndpoint(orgId, id, knex);
   if (!row) throw notFound('webhook');
@@ -78,7 +86,7 @@ async function existing(knex: Knex, orgId: string, id: string): Promise<WebhookE
  * A new endpoint, at most MAX_WEBHOOK_ENDPOINTS per organisation (409 webhook_limit_reached): the count is taken with
  * the organisation's row locked, so parallel requests cannot all pass it.
  */
-export async function createWebhook(knex: Knex, config: WebhookSettings, orgId: string, input: { url: string; events: string[]; description?: string }) {
+export async function createWebhook(knex: Knex, config: WebhookSettings, orgId: string, input: { url: string; events: string[]; description?: string }, actor: AuditActor) {
   const url = await checkUrl(config, input.url);
   const secret = generateWebhookSecret();
   const row = await knex.transaction(async (trx) => {
@@ -87,7 +95,9 @@ export async function createWebhook(knex: Knex, config: WebhookSettings, orgId: 
     if ((await countOrgWebhookEndpoints(orgId, trx)) >= maxEndpoints) {
       throw conflict(`an organisation has at most ${maxEndpoints} webhook endpoints (MAX_WEBHOOK_ENDPOINTS): delete one, or send more event types to one endpoint`, 'webhook_limit_reached');
     }
-    return insertWebhookEndpoint({ org_id: orgId, url, events: input.events, description: input.description ?? '', secret_enc: encryptSecret(webhookKey(config), secret) }, trx);
+    const inserted = await insertWebhookEndpoint({ org_id: orgId, url, events: input.events, description: input.description ?? '', secret_enc: encryptSecret(webhookKey(config), secret) }, trx);
+    await recordAuditEvent(trx, { action: 'webhook.created', actor, orgId, target: { type: 'webhook', id: inserted.id }, details: auditedEndpoint(inserted) });
+    return inserted;
   });
   return { ...webhookView(row), secret };
 }
@@ -100,7 +110,14 @@ export async function getWebhook(knex: Knex, orgId: string, id: string) {
   return webhookView(await existing(knex, orgId, id));
 }
 
-export async function updateWebhook(knex: Knex, config: WebhookSettings, orgId: string, id: string, input: { url?: string; events?: string[]; description?: string; enabled?: boolean }) {
+export async function updateWebhook(
+  knex: Knex,
+  config: WebhookSettings,
+  orgId: string,
+  id: string,
+  input: { url?: string; events?: string[]; description?: string; enabled?: boolean },
+  actor: AuditActor,
+) {
   await existing(knex, orgId, id);
   const changes: Parameters<typeof updateOrgWebhookEndpoint>[2] = {};
   if (input.url !== undefined) changes.url = await checkUrl(config, input.url);
@@ -108,30 +125,34 @@ export async function updateWebhook(knex: Knex, config: WebhookSettings, orgId: 
   if (input.description !== undefined) changes.description = input.description;
   if (input.enabled === true) Object.assign(changes, { enabled: true, disabled_reason: null, disabled_at: null, failing_since: null });
   if (input.enabled === false) Object.assign(changes, { enabled: false, disabled_reason: 'disabled by an admin', disabled_at: new Date() });
-  const row = await updateOrgWebhookEndpoint(orgId, id, changes, knex);
-  if (!row) throw notFound('webhook');
+  const row = await knex.transaction(async (trx) => {
+    const updated = await updateOrgWebhookEndpoint(orgId, id, changes, trx);
+    if (!updated) throw notFound('webhook');
+    const action = input.enabled === false ? 'webhook.disabled' : 'webhook.changed';
+    await recordAuditEvent(trx, { action, actor, orgId, target: { type: 'webhook', id }, details: { ...auditedEndpoint(updated), changed: Object.keys(input).sort() } });
+    return updated;
+  });
   return webhookView(row);
 }
 
-export async function deleteWebhook(knex: Knex, orgId: string, id: string): Promise<void> {
-  if (!(await deleteOrgWebhookEndpoint(orgId, id, knex))) throw notFound('webhook');
+export async function deleteWebhook(knex: Knex, orgId: string, id: string, actor: AuditActor): Promise<void> {
+  await knex.transaction(async (trx) => {
+    if (!(await deleteOrgWebhookEndpoint(orgId, id, trx))) throw notFound('webhook');
+    await recordAuditEvent(trx, { action: 'webhook.deleted', actor, orgId, target: { type: 'webhook', id } });
+  });
 }
 
 /** A new secret; the current one becomes the previous one and still signs for the grace period. */
-export async function rotateWebhookSecret(knex: Knex, config: WebhookSettings, orgId: string, id: string) {
+export async function rotateWebhookSecret(knex: Knex, config: WebhookSettings, orgId: string, id: string, actor: AuditActor) {
   const row = await existing(knex, orgId, id);
   const secret = generateWebhookSecret();
-  const updated = await updateOrgWebhookEndpoint(
-    orgId,
-    id,
-    {
-      secret_enc: encryptSecret(webhookKey(config), secret),
-      previous_secret_enc: row.secret_enc,
-      previous_secret_expires_at: new Date(Date.now() + config.webhooks.secretGraceHours * 3600_000),
-    },
-    knex,
-  );
-  if (!updated) throw notFound('webhook');
+  const previousExpiresAt = new Date(Date.now() + config.webhooks.secretGraceHours * 3600_000);
+  const updated = await knex.transaction(async (trx) => {
+    const changed = await updateOrgWebhookEndpoint(orgId, id, { secret_enc: encryptSecret(webhookKey(config), secret), previous_secret_enc: row.secret_enc, previous_secret_expires_at: previousExpiresAt }, trx);
+    if (!changed) throw notFound('webhook');
+    await recordAuditEvent(trx, { action: 'webhook.secret_rotated', actor, orgId, target: { type: 'webhook', id }, details: { previous_secret_expires_at: previousExpiresAt.toISOString() } });
+    return changed;
+  });
   return { ...webhookView(updated), secret };
 }
 

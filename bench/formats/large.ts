@@ -12,7 +12,11 @@
  * on a thread of its own), then the signed file into the store (putFile). Files are made with ffmpeg
  * (bench/formats/media.ts: a 10 s 1080p piece repeated without re-encoding) and removed after each size.
  *
+ * With `wav`, WAVs (pink noise, 24-bit stereo) instead, signed streamed with a data hash (shared/c2pa/data-hash-sign.ts:
+ * one pass that writes and hashes, the manifest chunk appended, the signed file checked the same way); no thumbnail.
+ *
  *   npx tsx bench/formats/large.ts [MiB ...]      default: 64 512 2048 4096 (quick: 64 512)
+ *   npx tsx bench/formats/large.ts wav [MiB ...]  default: 64 512
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -22,9 +26,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
+import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { signFile } from '../../shared/c2pa/sign-asset.js';
 import { c2paWasm } from '../../shared/c2pa/wasm.js';
 import { isoDuration, mediaDurationSeconds } from '../../shared/media/duration.js';
+import { identifyMedia } from '../../shared/media/formats.js';
 import { LocalFileStore } from '../../shared/storage/index.js';
 import { makeOpensslChain } from '../../test/support/openssl-chain.js';
 import { runSignChild, vmHwmMiB, type SignReport } from '../support/sign-child.js';
@@ -37,25 +43,26 @@ const SELF = fileURLToPath(import.meta.url);
 /** In the child: one sign job on `file`, then a JSON line on stdout. */
 async function child(file: string): Promise<void> {
   const chain = await makeOpensslChain({ cn: 'Large Bench' });
+  const { mimeType } = await identifyMedia(file, { checkStructure: false });
   c2paWasm();
   const baseMiB = vmHwmMiB();
   const data = await mkdtemp(path.join(path.dirname(file), 'data-'));
   const store = new LocalFileStore(data);
   await store.ensureReady();
-  await store.putFile('uploads/bench/source.mp4', file);
+  await store.putFile('uploads/bench/source', file);
   const started = performance.now();
   let outcome = 'signed';
   try {
     const work = await mkdtemp(path.join(data, 'sign-'));
     const sourcePath = path.join(work, 'source');
-    await store.readToFile('uploads/bench/source.mp4', sourcePath);
-    const seconds = await mediaDurationSeconds(sourcePath, 'video/mp4');
+    await store.readToFile('uploads/bench/source', sourcePath);
+    const seconds = await mediaDurationSeconds(sourcePath, mimeType);
     const medium = { duration: seconds === undefined ? undefined : isoDuration(seconds) };
     await signFile({
       sourcePath,
       outputPath: path.join(work, 'signed'),
-      mimeType: 'video/mp4',
-      manifest: (sourceHasManifest) => buildManifestDefinition({ title: 'Rushes', creator: 'Video Desk', thumbnail: true }, { sourceHasManifest, medium }),
+      mimeType: mimeType as SignableMimeType,
+      manifest: (sourceHasManifest) => buildManifestDefinition({ title: 'Rushes', creator: 'Video Desk', thumbnail: mimeType.startsWith('video/') }, { sourceHasManifest, medium }),
       key: chain.keys.leaf,
       chainDer: [chain.der.leaf, chain.der.subCa],
       ffmpegPath: 'ffmpeg',
@@ -63,7 +70,7 @@ async function child(file: string): Promise<void> {
         outcome = `signed without a thumbnail (${String(err)})`;
       },
     });
-    await store.putFile('signed/bench/signed.mp4', path.join(work, 'signed'));
+    await store.putFile('signed/bench/signed', path.join(work, 'signed'));
   } catch (err) {
     outcome = `failed: ${String(err).split('\n')[0]}`;
   }
@@ -83,16 +90,17 @@ async function sha256sumSeconds(file: string): Promise<number> {
 if (process.argv[2] === 'child') {
   await child(process.argv[3]!);
 } else {
-  const args = process.argv.slice(2);
-  const sizes = (args[0] === 'quick' ? [64, 512] : args.length ? args.map(Number) : [64, 512, 2048, 4096]).map((mib) => mib * MiB);
+  const wav = process.argv[2] === 'wav';
+  const args = process.argv.slice(wav ? 3 : 2);
+  const sizes = (args[0] === 'quick' || (wav && !args.length) ? [64, 512] : args.length ? args.map(Number) : [64, 512, 2048, 4096]).map((mib) => mib * MiB);
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-large-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const mbps = (bytes: number, seconds: number) => bytes / seconds / 1e6;
-  console.log('sign job (worker path, fresh process) vs sha256sum on the same MP4; peak = VmHWM of the sign process');
+  console.log(`sign job (worker path, fresh process) vs sha256sum on the same ${wav ? 'WAV' : 'MP4'}; peak = VmHWM of the sign process`);
   console.log('  size        sign s    sign MB/s   sha256sum MB/s   ratio   peak RSS (start)    outcome');
   try {
     for (const bytes of sizes) {
-      const sample = await makeSample(dir, 'mp4', bytes);
+      const sample = await makeSample(dir, wav ? 'wav' : 'mp4', bytes);
       // Once to bring the file into the page cache as the sign job finds it, then timed.
       await sha256sumSeconds(sample.path);
       const shaSeconds = await sha256sumSeconds(sample.path);

@@ -2,7 +2,7 @@
 import type { Knex } from 'knex';
 import type { ProofStep } from '../chain/merkle.js';
 import { makeProof, type AnchorProof } from '../chain/proof.js';
-import { leafAnchorsOfFiles, leafAnchorsOfHash, type LeafAnchorRow } from '../db/repositories/anchors.js';
+import { leafAnchorsOfFiles, leafAnchorsOfHash, leafAnchorsOfIds, type LeafAnchorRow } from '../db/repositories/anchors.js';
 
 export type AnchorStatus = 'pending' | 'anchoring' | 'anchored';
 
@@ -52,6 +52,12 @@ function toView(baseUrl: string, row: LeafAnchorRow): AnchorView {
 }
 
 /** Anchor views of signed files, by file id (files without a leaf are left out). */
+/** The anchors of leaves that are no file's (audit checkpoints' roots), by leaf id. */
+export async function anchorViewsOfLeaves(knex: Knex, baseUrl: string, leafIds: number[]): Promise<Map<number, AnchorView>> {
+  if (leafIds.length === 0) return new Map();
+  return new Map((await leafAnchorsOfIds(leafIds, knex)).map((r) => [r.id, toView(baseUrl, r)]));
+}
+
 export async function anchorViewsForFiles(knex: Knex, baseUrl: string, fileIds: string[]): Promise<Map<string, AnchorView>> {
   if (fileIds.length === 0) return new Map();
   const rows = await leafAnchorsOfFiles(fileIds, knex);

@@ -88,6 +88,26 @@ interface StatusEntry {
 type CrJsonResults = { success?: StatusEntry[]; informational?: StatusEntry[]; failure?: StatusEntry[] };
 
 /**
+ * c2pa-rs's crJSON of a manifest store read apart from its file, with c2pa-rs's verdict on the hard binding
+ * (assertion.<stem>.match or .mismatch, from hashing the store alone, which means nothing) replaced by `matches`, the
+ * check against the file.
+ */
+export function withCrJsonBindingVerdict(crJson: string, stem: string, matches: boolean): string {
+  const parsed = JSON.parse(crJson) as { manifests?: { validationResults?: CrJsonResults }[] };
+  // The active manifest is the first in crJSON.
+  const results = parsed.manifests?.[0]?.validationResults;
+  if (!results) return crJson;
+  const pattern = new RegExp(`^assertion\\.${stem}\\.(match|mismatch)$`);
+  const verdicts = [...(results.success ?? []), ...(results.failure ?? [])].filter((e) => pattern.test(e.code));
+  const valid = stem === 'bmffHash' ? 'BMFF hash valid' : 'data hash valid';
+  const ours = verdicts.map((e) => ({ code: `assertion.${stem}.${matches ? 'match' : 'mismatch'}`, url: e.url, explanation: matches ? valid : `the file does not hash to the manifest's ${stem === 'bmffHash' ? 'BMFF' : 'data'} hash` }));
+  const others = (list?: StatusEntry[]) => (list ?? []).filter((e) => !verdicts.includes(e));
+  results.success = [...others(results.success), ...(matches ? ours : [])];
+  results.failure = [...others(results.failure), ...(matches ? [] : ours)];
+  return JSON.stringify(parsed);
+}
+
+/**
  * c2pa-rs's crJSON of a BMFF file of any size: of its manifest store, read as a sidecar, with c2pa-rs's verdict on the
  * BMFF hash (from hashing the store alone, which means nothing) replaced by the check against the file. Undefined
  * without a manifest; `refused`: the status code c2pa-rs refused the manifest with.
@@ -98,14 +118,5 @@ export async function crJsonOfBmffFile(filePath: string, mimeType: SignableMimeT
   const crJson = await crJsonOf(embedded.store, MANIFEST_STORE_TYPE, options);
   const matches = typeof crJson === 'string' ? await storeBmffHashMatches(embedded.store, filePath) : undefined;
   if (typeof crJson !== 'string' || matches === undefined) return crJson;
-  const parsed = JSON.parse(crJson) as { manifests?: { validationResults?: CrJsonResults }[] };
-  // The active manifest is the first in crJSON.
-  const results = parsed.manifests?.[0]?.validationResults;
-  if (!results) return crJson;
-  const verdicts = [...(results.success ?? []), ...(results.failure ?? [])].filter((e) => /^assertion\.bmffHash\.(match|mismatch)$/.test(e.code));
-  const ours = verdicts.map((e) => ({ code: `assertion.bmffHash.${matches ? 'match' : 'mismatch'}`, url: e.url, explanation: matches ? 'BMFF hash valid' : 'the file does not hash to the manifest\'s BMFF hash' }));
-  const others = (list?: StatusEntry[]) => (list ?? []).filter((e) => !verdicts.includes(e));
-  results.success = [...others(results.success), ...(matches ? ours : [])];
-  results.failure = [...others(results.failure), ...(matches ? [] : ours)];
-  return JSON.stringify(parsed);
+  return withCrJsonBindingVerdict(crJson, 'bmffHash', matches);
 }

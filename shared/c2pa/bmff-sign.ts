@@ -95,7 +95,7 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
       const parent = opensParentIngredient(definition)
         ? await parentIngredientOf(file, top, standIn, mimeType, settings, input.sourcePath, await activeManifestTitle(new BytesBlob(standIn, mimeType), mimeType))
         : undefined;
-      const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper });
+      const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper, ocspResponse: input.ocspResponse });
       const signing: StandInSigning = { definition, mimeType, thumbnail, settings, signer, standIn: await standInOf(file, top, { manifest: false }), parent, hashAssertion: binding.assertion };
 
       // 3. size

@@ -45,22 +45,25 @@ export interface ParentIngredient {
   store: Uint8Array;
 }
 
-const MISMATCH = 'assertion.bmffHash.mismatch';
-
-/** The ingredient with c2pa-rs's verdict on the stand-in's BMFF hash replaced by a match found against the whole file. */
-function withBmffHashMatch(ingredient: IngredientDefinition): IngredientDefinition {
+/**
+ * The ingredient with c2pa-rs's verdict on the stand-in's hard binding (assertion.<stem>.mismatch: the stand-in is not
+ * the file) replaced by a match found against the whole file.
+ */
+function withHashMatch(ingredient: IngredientDefinition, stem: string): IngredientDefinition {
+  const mismatch = `assertion.${stem}.mismatch`;
   const active = ingredient.validation_results?.activeManifest;
-  const mismatches = (active?.failure ?? []).filter((e) => e.code === MISMATCH);
+  const mismatches = (active?.failure ?? []).filter((e) => e.code === mismatch);
   if (!active || !mismatches.length) return ingredient;
-  const status = (ingredient.validation_status ?? []).filter((e) => e.code !== MISMATCH);
+  const status = (ingredient.validation_status ?? []).filter((e) => e.code !== mismatch);
+  const explanation = stem === 'bmffHash' ? 'BMFF hash valid' : 'data hash valid';
   return {
     ...ingredient,
     validation_results: {
       ...ingredient.validation_results,
       activeManifest: {
         ...active,
-        success: [...(active.success ?? []), ...mismatches.map((e) => ({ code: 'assertion.bmffHash.match', url: e.url, explanation: 'BMFF hash valid' }))],
-        failure: (active.failure ?? []).filter((e) => e.code !== MISMATCH),
+        success: [...(active.success ?? []), ...mismatches.map((e) => ({ code: `assertion.${stem}.match`, url: e.url, explanation }))],
+        failure: (active.failure ?? []).filter((e) => e.code !== mismatch),
       },
     },
     validation_status: status.length ? status : undefined,
@@ -68,11 +71,18 @@ function withBmffHashMatch(ingredient: IngredientDefinition): IngredientDefiniti
 }
 
 /**
- * The parent ingredient of a source that carries a manifest: c2pa-rs's ingredient of `standIn` (judged under
- * `settings`), its BMFF hash verdict taken from the whole file at `sourcePath`.
+ * The parent ingredient of a file shown to c2pa-rs as `standIn` (judged under `settings`), with its manifest store
+ * `store`; `matches`: whether the whole file hashes to the parent's hard binding (assertion.<stem>), checked here by
+ * streaming, whose match replaces c2pa-rs's verdict on the stand-in.
  */
-export async function parentIngredientOf(file: BmffFileReader, top: BmffTopLevel, standIn: Uint8Array, mimeType: SignableMimeType, settings: string | undefined, sourcePath: string, title: string | undefined): Promise<ParentIngredient> {
-  const store = new Uint8Array(await manifestStoreOf(file, top.manifestBox!));
+export async function ingredientOfStandIn(
+  standIn: Uint8Array,
+  store: Uint8Array,
+  mimeType: SignableMimeType,
+  settings: string | undefined,
+  title: string | undefined,
+  binding: { stem: string; matches: boolean | undefined },
+): Promise<ParentIngredient> {
   const builder = c2paWasm().WasmBuilder.new(settings);
   let made: IngredientDefinition;
   try {
@@ -83,8 +93,16 @@ export async function parentIngredientOf(file: BmffFileReader, top: BmffTopLevel
   } finally {
     builder.free();
   }
-  const matches = await storeBmffHashMatches(store, sourcePath);
-  return { definition: matches ? withBmffHashMatch(made) : made, store };
+  return { definition: binding.matches ? withHashMatch(made, binding.stem) : made, store };
+}
+
+/**
+ * The parent ingredient of a source that carries a manifest: c2pa-rs's ingredient of `standIn` (judged under
+ * `settings`), its BMFF hash verdict taken from the whole file at `sourcePath`.
+ */
+export async function parentIngredientOf(file: BmffFileReader, top: BmffTopLevel, standIn: Uint8Array, mimeType: SignableMimeType, settings: string | undefined, sourcePath: string, title: string | undefined): Promise<ParentIngredient> {
+  const store = new Uint8Array(await manifestStoreOf(file, top.manifestBox!));
+  return ingredientOfStandIn(standIn, store, mimeType, settings, title, { stem: 'bmffHash', matches: await storeBmffHashMatches(store, sourcePath) });
 }
 
 /** Adds the parent ingredient to a builder: its manifest store as the resource its manifest_data names. */
@@ -97,17 +115,19 @@ function addParent(builder: Builder, parent: ParentIngredient): void {
 export interface StandInSigning extends BuilderSetup {
   standIn: Uint8Array;
   parent?: ParentIngredient;
-  /** The c2pa.hash.bmff.v3 assertion's data for a digest (default: a file-level hash, bmffHashAssertion). */
+  /** The hard binding's data for a digest (default: a file-level c2pa.hash.bmff.v3, bmffHashAssertion). */
   hashAssertion?: (digest: Uint8Array) => Record<string, unknown>;
+  /** The hard binding's label (default c2pa.hash.bmff.v3; c2pa.hash.data for WAV, MP3 and FLAC). */
+  hashLabel?: string;
 }
 
 /**
- * Signs the stand-in with the BMFF hash `digest` (a file-level hash, or a fragmented file's init hash) and returns the
- * manifest store. Without a digest, a placeholder of the same length: the store then has its final size.
+ * Signs the stand-in with the hard binding's `digest` (a file-level BMFF hash, a fragmented file's init hash, a data
+ * hash) and returns the manifest store. Without a digest, a placeholder of the same length: the store then has its final size.
  */
 export async function signStandIn(setup: StandInSigning, digest: Uint8Array = new Uint8Array(BMFF_HASH_BYTES)): Promise<Uint8Array> {
   const data = (setup.hashAssertion ?? bmffHashAssertion)(digest);
-  const definition: ManifestDefinition = { ...setup.definition, assertions: [...setup.definition.assertions, { label: BMFF_HASH_LABEL, data }] };
+  const definition: ManifestDefinition = { ...setup.definition, assertions: [...setup.definition.assertions, { label: setup.hashLabel ?? BMFF_HASH_LABEL, data }] };
   return withSigningBuilder({ ...setup, definition }, async (builder, signer) => {
     if (setup.parent) addParent(builder, setup.parent);
     builder.setNoEmbed(true);

@@ -3,6 +3,7 @@ import { Encoder, Tag } from 'cbor-x';
 import type { VaultKey } from '../vault/types.js';
 import type { Timestamper } from '../tsa/client.js';
 import { checkTimeStampToken } from '../tsa/token-check.js';
+import { revocationValues, revocationValuesReserve } from './revocation-values.js';
 
 /**
  * The claim signature c2pa-wasm asks for. Its signer uses "direct COSE handling": `sign` receives the claim
@@ -10,7 +11,8 @@ import { checkTimeStampToken } from '../tsa/token-check.js';
  * because c2pa-rs has already written a placeholder of that size into the asset and hashed around it.
  *
  *   COSE_Sign1 = 18([ protected: bstr .cbor {1: -35, 33: [leaf DER, sub-CA DER]},
- *                     unprotected: {? "sigTst2": {"tstTokens": [{"val": TimeStampToken}]}, "pad": bstr},
+ *                     unprotected: {? "sigTst2": {"tstTokens": [{"val": TimeStampToken}]},
+ *                                   ? "rVals": {"ocspVals": [OCSPResponse]}, "pad": bstr},
  *                     payload: nil (detached: the claim),
  *                     signature: r||s (96 bytes, ES384) over ["Signature1", protected, h'', claim] ])
  */
@@ -68,6 +70,8 @@ export interface CoseSign1Options {
   chainDer: readonly Uint8Array[];
   reserveSize: number;
   timestamper?: Timestamper;
+  /** The signing certificate's OCSP answer (DER), stapled as rVals (revocation-values.ts). */
+  ocspResponse?: Uint8Array;
 }
 
 /** The protected header bstr contents: alg and the certificate chain. */
@@ -161,6 +165,7 @@ export async function buildCoseSign1(claim: Uint8Array, options: CoseSign1Option
     checkTimeStampToken(token, imprintInput);
     unprotected.set('sigTst2', new Map([['tstTokens', [new Map([['val', token]])]]]));
   }
+  if (options.ocspResponse) unprotected.set('rVals', revocationValues(options.ocspResponse));
   return padToReserve(protectedBytes, unprotected, signature, options.reserveSize);
 }
 
@@ -184,6 +189,8 @@ export function coseSigner(options: {
   key: VaultKey;
   chainDer: readonly Uint8Array[];
   timestamper?: Timestamper;
+  /** The leaf's OCSP answer to staple (shared/pki/ocsp-stapler.ts); its size is added to the reserve. */
+  ocspResponse?: Uint8Array;
   /** Override the computed reserve (tests); see reserveSizeFor. */
   reserveSize?: number;
 }): C2paSignerDefinition {
@@ -195,10 +202,10 @@ export function coseSigner(options: {
     throw new Error(`leaf certificate does not match the public key of vault key "${options.key.name}"`);
   }
   const chainDer = [...options.chainDer];
-  const reserveSize = options.reserveSize ?? reserveSizeFor(chainDer, { timestamp: Boolean(options.timestamper) });
+  const reserveSize = options.reserveSize ?? reserveSizeFor(chainDer, { timestamp: Boolean(options.timestamper) }) + revocationValuesReserve(options.ocspResponse);
   return {
     alg: 'es384',
     reserveSize,
-    sign: (claim) => buildCoseSign1(claim, { key: options.key, chainDer, reserveSize, timestamper: options.timestamper }),
+    sign: (claim) => buildCoseSign1(claim, { key: options.key, chainDer, reserveSize, timestamper: options.timestamper, ocspResponse: options.ocspResponse }),
   };
 }

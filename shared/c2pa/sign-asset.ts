@@ -6,6 +6,7 @@ import path from 'node:path';
 import { formatFor, identifyMedia, MediaRejectedError } from '../media/formats.js';
 import { repackZipStored } from '../media/zip-repack.js';
 import { signBmffFile } from './bmff-sign.js';
+import { signDataHashedFile } from './data-hash-sign.js';
 import { coseSigner } from './cose-sign1.js';
 import { C2paError } from './errors.js';
 import { opensParentIngredient, PARENT_INGREDIENT_ID } from './manifest-definition.js';
@@ -62,7 +63,7 @@ export interface SignedAsset {
 /** signAsset, also handing back the manifest store it embedded (for the manifest repository). */
 export async function signAssetWithManifest(input: SignAssetInput): Promise<SignedAsset> {
   const mimeType = assertSignableMedia(input.bytes, input.mimeType);
-  if (signedStreamed(mimeType)) return signBmffBytes(input, mimeType);
+  if (signedStreamed(mimeType)) return signStreamedBytes(input, mimeType);
   if (!opensParentIngredient(input.manifest) && (await hasManifest(input.bytes, mimeType))) throw new SourceManifestConflictError();
   return signSource(input, mimeType, new BytesBlob(input.bytes, mimeType), { bytes: input.bytes });
 }
@@ -84,24 +85,32 @@ export interface SignedBytes extends SignedAsset {
 export async function signBytes(input: SignBytesInput): Promise<SignedBytes> {
   if (input.bytes.byteLength > C2PA_WASM_WHOLE_READ_BYTES) throw new RangeError(`signBytes takes at most ${C2PA_WASM_WHOLE_READ_BYTES} bytes; sign larger files with signFile`);
   const mimeType = assertSignableMedia(input.bytes, input.mimeType);
-  if (signedStreamed(mimeType)) return signBmffBytes(input, mimeType);
+  if (signedStreamed(mimeType)) return signStreamedBytes(input, mimeType);
   const signed = await signChecked(input, mimeType, new BytesBlob(input.bytes, mimeType), { bytes: input.bytes });
   return { ...signed, sha256: createHash('sha256').update(signed.asset).digest('hex') };
 }
 
-/** MP4, M4V, MOV and M4A: signed streamed (bmff-sign.ts), whatever their size, and only so. */
+/**
+ * MP4, M4V, MOV and M4A (bmff-sign.ts), WAV, MP3 and FLAC (data-hash-sign.ts): signed streamed, whatever their size,
+ * and only so.
+ */
 function signedStreamed(mimeType: SignableMimeType): boolean {
-  return formatFor(mimeType)?.streamed === 'bmff';
+  return formatFor(mimeType)?.streamed !== undefined;
 }
 
-/** A BMFF file in memory, signed on the one path such files take: written to a temp file, signed streamed, read back. */
-async function signBmffBytes(input: SignBytesInput, mimeType: SignableMimeType): Promise<SignedBytes> {
-  const dir = await mkdtemp(path.join(tmpdir(), 'bmff-sign-'));
+/** signFile for a format signed streamed: its own path, the type checked from the content. */
+async function signStreamedFile(input: SignFileInput, mimeType: SignableMimeType): Promise<SignedFile> {
+  return formatFor(mimeType)?.streamed === 'bmff' ? signBmffFile(input, mimeType) : signDataHashedFile(input, mimeType);
+}
+
+/** A file in memory of a format signed streamed, on the one path such files take: written to a temp file, signed streamed, read back. */
+async function signStreamedBytes(input: SignBytesInput, mimeType: SignableMimeType): Promise<SignedBytes> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'streamed-sign-'));
   try {
     const sourcePath = path.join(dir, 'source');
     const outputPath = path.join(dir, 'signed');
     await writeFile(sourcePath, input.bytes, { mode: 0o600 });
-    const signed = await signBmffFile({ ...input, sourcePath, outputPath }, mimeType);
+    const signed = await signStreamedFile({ ...input, sourcePath, outputPath }, mimeType);
     return { asset: new Uint8Array(await readFile(outputPath)), manifestStore: signed.manifestStore, sha256: signed.sha256 };
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -110,14 +119,15 @@ async function signBmffBytes(input: SignBytesInput, mimeType: SignableMimeType):
 
 /**
  * signAssetWithManifest for a file on disk, writing the signed file to `outputPath`: for files of any size the
- * service accepts (video, audio). MP4, M4V, MOV and M4A are signed streamed, in bounded memory (bmff-sign.ts). Other
+ * service accepts (video, audio). MP4, M4V, MOV and M4A (bmff-sign.ts), WAV, MP3 and FLAC (data-hash-sign.ts) are
+ * signed streamed, in bounded memory. Other
  * formats go to c2pa-wasm: it reads a source over 50 MB through a FileBlob, only the ranges it asks for, when it asks;
  * a smaller one is read into memory once (c2pa-wasm copies it whole anyway). c2pa-wasm itself still holds the file
  * several times over and returns the signed file as one array (see MAX_WASM_SIGN_BYTES): it is written to
  * `outputPath` and hashed, then dropped.
  */
 export async function signFile(input: SignFileInput): Promise<SignedFile> {
-  if (isSignableMimeType(input.mimeType) && signedStreamed(input.mimeType)) return signBmffFile(input, await assertSignableFile(input.sourcePath, input.mimeType));
+  if (isSignableMimeType(input.mimeType) && signedStreamed(input.mimeType)) return signStreamedFile(input, await assertSignableFile(input.sourcePath, input.mimeType));
   const format = formatFor(input.mimeType);
   if (format?.container !== 'zip') return signWithWasm(input);
   // c2pa-wasm reads only stored entries: a container with deflated ones is signed as its all-stored copy.
@@ -231,7 +241,7 @@ async function assertSignableFile(filePath: string, mimeType: string): Promise<S
 /** The signing both entry points share; `source` is a BytesBlob or a FileBlob, already checked to be `mimeType`. */
 async function signSource(input: SignOptions, mimeType: SignableMimeType, source: Blob, thumbnailSource: ThumbnailSource): Promise<SignedAsset> {
   const { definition, thumbnail } = await withClaimThumbnail(input, input.manifest, mimeType, thumbnailSource);
-  const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper });
+  const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper, ocspResponse: input.ocspResponse });
   const settings = signingSettings({ trustAnchorsPem: input.trustAnchorsPem, verifyAfterSign: input.verifyAfterSign });
   return withSigningBuilder({ definition, mimeType, thumbnail, settings, signer }, async (builder, capturingSigner) => {
     if (opensParentIngredient(definition)) {

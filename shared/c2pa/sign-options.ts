@@ -13,6 +13,8 @@ export interface SignOptions {
   /** Leaf certificate first, then the sub-CA (no root). The leaf must certify `key`. */
   chainDer: Uint8Array[];
   timestamper?: Timestamper;
+  /** The leaf's OCSP answer (DER), stapled in the signature (rVals); without it the signature carries none. */
+  ocspResponse?: Uint8Array;
   /**
    * Anchors to judge an existing manifest by when the source becomes the parent ingredient. c2pa-rs records
    * that judgement in the ingredient; without anchors every parent is recorded as signingCredential.untrusted.
@@ -30,8 +32,8 @@ export interface SignOptions {
   pdftoppmPath?: string;
   /**
    * Whether the signed file is read back and validated before it is returned (default true): by c2pa-rs itself
-   * (its verify_after_sign), or for MP4, M4V, MOV and M4A, which are signed streamed (bmff-sign.ts), by reading the
-   * manifest out of the signed file and checking its BMFF hash here. That second pass hashes the whole file again, and
+   * (its verify_after_sign), or for the formats signed streamed (MP4, M4V, MOV and M4A: bmff-sign.ts; WAV, MP3 and
+   * FLAC: data-hash-sign.ts), by reading the manifest out of the signed file and checking its BMFF or data hash here. That second pass hashes the whole file again, and
    * costs about as much CPU as signing it. Without it, what signing checks itself still holds: the leaf certificate
    * belongs to the vault key (coseSigner), the signature verifies against it and the timestamp token answers the
    * imprint (buildCoseSign1).

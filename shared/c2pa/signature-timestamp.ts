@@ -1,12 +1,10 @@
 import { X509Certificate } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import { ContentInfo, SignedData, id_signedData } from '@peculiar/asn1-cms';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { TimeStampResp } from '@peculiar/asn1-tsp';
-import { decode } from 'cbor-x';
 import { anchorReached } from '../trust/chain.js';
 import type { Anchor, TrustSource } from '../trust/store.js';
-import { boxAt, superboxLabel, type Box } from './manifest-store-label.js';
+import { activeSignatureOf, activeSignatureOfFile, type ActiveSignature } from './signature-cose.js';
 import type { ReaderManifest, StatusLists } from './reader-json.js';
 
 export interface TimestampInfo {
@@ -46,57 +44,6 @@ export interface SignatureTimestamp {
   certificates: X509Certificate[];
 }
 
-/** The manifest store of a JPEG: its APP11 JUMBF segments ("JP", box instance, sequence number) joined. */
-function jpegManifestStore(bytes: Buffer): Buffer | undefined {
-  const parts: Buffer[] = [];
-  for (let at = 2; at + 4 <= bytes.length && bytes[at] === 0xff; ) {
-    const marker = bytes[at + 1]!;
-    if (marker === 0xda || marker === 0xd9) break; // start of scan: no more metadata segments
-    const length = bytes.readUInt16BE(at + 2);
-    const segment = bytes.subarray(at + 4, at + 2 + length);
-    if (marker === 0xeb && segment.length > 16 && segment.toString('latin1', 0, 2) === 'JP') {
-      const sequence = segment.readUInt32BE(4);
-      // The first segment holds the box from its header; the others repeat the header (LBox, TBox) before the data.
-      const data = segment.subarray(8);
-      if (sequence === 1) parts.push(data);
-      else if (parts.length > 0) parts.push(data.subarray(8));
-    }
-    at += 2 + length;
-  }
-  return parts.length ? Buffer.concat(parts) : undefined;
-}
-
-/** GIF's application extension for C2PA: introducer, label, block size, then "C2PA_GIF" and its 3-byte code. */
-const GIF_C2PA_EXTENSION = Buffer.from('\x21\xff\x0bC2PA_GIF', 'latin1');
-
-/** The manifest store of a GIF: the data sub-blocks (a length byte, then up to 255 bytes) of its C2PA extension, joined. */
-function gifManifestStore(bytes: Buffer): Buffer | undefined {
-  const at = bytes.indexOf(GIF_C2PA_EXTENSION);
-  if (at < 0) return undefined;
-  const parts: Buffer[] = [];
-  for (let p = at + GIF_C2PA_EXTENSION.length + 3; p < bytes.length && bytes[p] !== 0; p += 1 + bytes[p]!) {
-    parts.push(bytes.subarray(p + 1, Math.min(bytes.length, p + 1 + bytes[p]!)));
-  }
-  return parts.length ? Buffer.concat(parts) : undefined;
-}
-
-/** The manifest store of an SVG: the base64 text of its c2pa:manifest metadata element. */
-function svgManifestStore(bytes: Buffer): Buffer | undefined {
-  const found = /<c2pa:manifest(?:\s[^>]*)?>([A-Za-z0-9+/=\s]+)<\/c2pa:manifest>/.exec(bytes.toString('utf8'));
-  return found ? Buffer.from(found[1]!.replace(/\s+/g, ''), 'base64') : undefined;
-}
-
-function children(bytes: Buffer, box: Box): Box[] {
-  const out: Box[] = [];
-  for (let at = box.payload; at < box.end; ) {
-    const child = boxAt(bytes, at, box.end);
-    if (!child) break;
-    out.push(child);
-    at = child.end;
-  }
-  return out;
-}
-
 interface CoseHeaders {
   sigTst?: { tstTokens?: { val?: Uint8Array }[] };
   sigTst2?: { tstTokens?: { val?: Uint8Array }[] };
@@ -127,96 +74,22 @@ function tokenCertificates(token: Uint8Array): Pick<SignatureTimestamp, 'signer'
   return { signer, certificates };
 }
 
-/**
- * The timestamp of the active manifest's signature in a manifest store, when its last manifest is `activeLabel` (so a
- * store that is not the file's own, such as one inside an embedded picture, is not taken for it).
- */
-function storeTimestamp(store: Buffer, activeLabel: string | null): SignatureTimestamp | undefined {
-  const root = boxAt(store, 0, store.length);
-  if (!root || superboxLabel(store, root) !== 'c2pa') return undefined;
-  const manifests = children(store, root).filter((b) => b.type === 'jumb');
-  const active = manifests[manifests.length - 1];
-  if (!active || (activeLabel !== null && superboxLabel(store, active) !== activeLabel)) return undefined;
-  const parts = children(store, active).filter((b) => b.type === 'jumb');
-  const labels = parts.map((b) => superboxLabel(store, b));
-  const claimVersion = labels.includes('c2pa.claim.v2') ? 2 : 1;
-  const signatureBox = parts[labels.indexOf('c2pa.signature')];
-  const cbor = signatureBox && children(store, signatureBox).find((b) => b.type === 'cbor');
-  if (!cbor) return undefined;
-  let cose: unknown = decode(store.subarray(cbor.payload, cbor.end));
-  if (cose && typeof cose === 'object' && 'value' in cose && !Array.isArray(cose)) cose = (cose as { value: unknown }).value; // tag 18
-  if (!Array.isArray(cose)) return undefined;
-  const unprotected = (cose[1] instanceof Map ? Object.fromEntries(cose[1]) : cose[1]) as CoseHeaders | undefined;
-  const token = (unprotected?.sigTst2 ?? unprotected?.sigTst)?.tstTokens?.[0]?.val;
-  if (!token) return { claimVersion, signer: undefined, certificates: [] };
-  return { claimVersion, ...tokenCertificates(token) };
-}
-
-/**
- * Where a contiguous manifest store may start: its `jumb` superbox, whose first child is the `jumd` description box
- * with the C2PA content type (UUID 63327061-0011-0010-8000-00AA00389B71). Every format but JPEG, GIF and SVG (read
- * above) carries the store as one run of bytes: PNG caBX, WebP and RIFF C2PA chunks, the BMFF uuid box, JPEG XL,
- * TIFF/DNG, ID3 GEOB, FLAC, a .c2pa sidecar.
- */
-const C2PA_JUMD = Buffer.from('6a756d646332706100110010800000aa00389b71', 'hex');
-/** jumb box size and type, and the jumd box size, before the jumd type. */
-const BEFORE_JUMD = 12;
-
-function* storeStarts(bytes: Buffer, base = 0): Generator<number> {
-  for (let at = bytes.indexOf(C2PA_JUMD); at >= 0; at = bytes.indexOf(C2PA_JUMD, at + 1)) {
-    if (at >= BEFORE_JUMD && bytes.toString('latin1', at - 8, at - 4) === 'jumb') yield base + at - BEFORE_JUMD;
-  }
+function timestampOfSignature(signature: ActiveSignature | undefined): SignatureTimestamp | undefined {
+  if (!signature) return undefined;
+  const unprotected = signature.unprotected as CoseHeaders;
+  const token = (unprotected.sigTst2 ?? unprotected.sigTst)?.tstTokens?.[0]?.val;
+  if (!token) return { claimVersion: signature.claimVersion, signer: undefined, certificates: [] };
+  return { claimVersion: signature.claimVersion, ...tokenCertificates(token) };
 }
 
 /** The timestamp of the file's active manifest signature (`activeLabel`, as c2pa-rs names it), read from its bytes. */
 export function signatureTimestampOf(file: Uint8Array, activeLabel: string | null): SignatureTimestamp | undefined {
-  const bytes = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
-  // The formats whose store is not one run of bytes: JPEG (APP11 segments), GIF (sub-blocks), SVG (base64 text).
-  const split = bytes[0] === 0xff && bytes[1] === 0xd8 ? jpegManifestStore : bytes.toString('latin1', 0, 4) === 'GIF8' ? gifManifestStore : undefined;
-  const store = split ? split(bytes) : bytes.includes('<c2pa:manifest') ? svgManifestStore(bytes) : undefined;
-  if (split || store) return store && storeTimestamp(store, activeLabel);
-  for (const start of storeStarts(bytes)) {
-    const root = boxAt(bytes, start, bytes.length);
-    const found = root && storeTimestamp(bytes.subarray(start, root.end), activeLabel);
-    if (found) return found;
-  }
-  return undefined;
+  return timestampOfSignature(activeSignatureOf(file, activeLabel));
 }
 
-const CHUNK = 8 * 1024 * 1024;
-/** Larger than any manifest store the service reads (a store holds claims, signatures and thumbnails). */
-const MAX_STORE_BYTES = 256 * 1024 * 1024;
-
-/**
- * signatureTimestampOf for a file too large to read whole (video and audio over MAX_UPLOAD_BYTES): one sequential
- * pass in CHUNK reads, overlapping by the pattern's length so a store straddling two reads is found, and each
- * candidate store read on its own.
- */
+/** signatureTimestampOf for a file too large to read whole (signature-cose.ts reads it in chunks). */
 export async function signatureTimestampOfFile(filePath: string, activeLabel: string | null): Promise<SignatureTimestamp | undefined> {
-  const handle = await open(filePath, 'r');
-  try {
-    const { size } = await handle.stat();
-    const overlap = BEFORE_JUMD + C2PA_JUMD.length;
-    const chunk = Buffer.alloc(CHUNK);
-    for (let offset = 0; offset < size; offset += CHUNK - overlap) {
-      const { bytesRead } = await handle.read(chunk, 0, CHUNK, offset);
-      for (const start of storeStarts(chunk.subarray(0, bytesRead), offset)) {
-        // The superbox's length: 32 bits, or 1 and then 64 bits (ISO/IEC 19566-5, as ISO BMFF boxes).
-        const header = Buffer.alloc(16);
-        const { bytesRead: got } = await handle.read(header, 0, 16, start);
-        const length = header.readUInt32BE(0) === 1 && got === 16 ? Number(header.readBigUInt64BE(8)) : header.readUInt32BE(0);
-        if (length < 16 || length > MAX_STORE_BYTES || start + length > size) continue;
-        const store = Buffer.alloc(length);
-        await handle.read(store, 0, length, start);
-        const found = storeTimestamp(store, activeLabel);
-        if (found) return found;
-      }
-      if (offset + bytesRead >= size) break;
-    }
-    return undefined;
-  } finally {
-    await handle.close();
-  }
+  return timestampOfSignature(await activeSignatureOfFile(filePath, activeLabel));
 }
 
 const ID_KP_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';

@@ -4,6 +4,7 @@ import { statusOf, type ReaderJson, type StatusLists } from './reader-json.js';
 import { isRefused, type Reader, type Refused } from './reader-open.js';
 import { signerOf, type SignerInfo } from './signer-info.js';
 import { timestampOf, type TimestampInfo } from './signature-timestamp.js';
+import type { StapledOcsp } from './stapled-ocsp.js';
 
 /** The verification report of a file: c2pa-rs's verdict, what the manifest says, who signed it, and why. */
 
@@ -24,6 +25,11 @@ export interface VerificationReport {
    * signing certificate at that time, so the file stays Trusted after the certificate expires.
    */
   timestamp: TimestampInfo | null;
+  /**
+   * The OCSP answer stapled in the signature (rVals), read from the file: null when it carries none, or before the
+   * verify task reads it (stapled-ocsp.ts).
+   */
+  ocsp: StapledOcsp | null;
   /**
    * Every failure code with where it comes from: the active manifest, or an ingredient (whose failure can make the
    * file Invalid while the active manifest's own codes show nothing but the signer's trust).
@@ -77,6 +83,7 @@ function emptyReport(refused?: Refused['refused']): VerificationReport {
     signer: null,
     status: { success: [], informational: [], failure: refused ? [refused.code] : [] },
     timestamp: null,
+    ocsp: null,
     failures,
     summary: summaryLine(state, failures),
     manifest_source: refused ? { kind: 'embedded', url: null, asset_checked: true } : null,
@@ -111,6 +118,7 @@ export function reportOf(opened: Reader | Refused | undefined, source: ManifestS
       signer: label && manifest ? signerOf(reader, label, manifest) : null,
       status,
       timestamp: timestampOf(manifest, status),
+      ocsp: null,
       failures,
       summary: summaryLine(state, failures, source),
       manifest_source: source,

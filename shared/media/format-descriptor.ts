@@ -33,10 +33,12 @@ export interface MediaFormatDescriptor<M extends string = string> {
   readonly maxBytes?: number;
   /**
    * How a file of any size is signed and read in bounded memory: 'bmff', an ISO BMFF file whose manifest and BMFF
-   * hash the service writes and checks itself (shared/c2pa/bmff-sign.ts, bmff-read.ts). Without it, c2pa-wasm reads
-   * the whole file, which bounds its size (maxBytes).
+   * hash the service writes and checks itself (shared/c2pa/bmff-sign.ts, bmff-read.ts); 'riff' (a `C2PA` chunk) and
+   * 'id3' (a GEOB frame in the ID3v2 tag), a file bound by a c2pa.hash.data the service computes and checks itself
+   * (shared/c2pa/data-hash-sign.ts, data-hash-read.ts). Without it, c2pa-wasm reads the whole file, which bounds its
+   * size (maxBytes).
    */
-  readonly streamed?: 'bmff';
+  readonly streamed?: 'bmff' | 'riff' | 'id3';
   /**
    * 'zip', a ZIP container (EPUB, Office, OpenDocument): c2pa-wasm reads only stored entries, so a container with
    * deflated ones is signed as a copy whose entries are all stored (shared/media/zip-repack.ts).

@@ -176,6 +176,17 @@ export const ocspResponses = new Counter({
   registers: [registry],
 });
 
+/**
+ * The OCSP answer each signature staples (shared/pki/ocsp-stapler.ts), counted in the process that signs: stapled
+ * (reason `cache` or `fetched`), or missing, and signed without it (`no_responder`, `unreachable`, `invalid_answer`).
+ */
+export const ocspStaples = new Counter({
+  name: 'mss_ocsp_staples_total',
+  help: "OCSP answers stapled in signatures (outcome stapled, reason cache or fetched) or missing, the file signed without one (outcome missing, reason no_responder: the certificate names no OCSP responder; unreachable: no answer in time; invalid_answer: an error status or an answer that does not check)",
+  labelNames: ['outcome', 'reason'] as const,
+  registers: [registry],
+});
+
 export const tsaTokens = new Counter({
   name: 'mss_tsa_responses_total',
   help: 'RFC 3161 TSA answers: granted (a token issued) or rejected, with the failure info',

@@ -5,6 +5,7 @@ import {
   currentCa,
   currentSigningChain,
   listCertificateRows,
+  newestUsable,
   type CertificateRole,
   type CertificateStatus,
   type Db,
@@ -24,7 +25,7 @@ export interface CertificateListing {
   revoked_at: Date | null;
   revocation_reason: CrlReason | null;
   fingerprint_sha256: string;
-  /** The certificate in use for its role: the current root, sub-CA, signing leaf (service's or organisation's) or TSA certificate. */
+  /** The certificate in use for its role: the current root, sub-CA, signing leaf (service's or organisation's), TSA or OCSP responder certificate. */
   current: boolean;
 }
 
@@ -37,7 +38,10 @@ export async function listCertificates(deps: { knex: Db }, filter: { orgId?: str
     currentSigningChain(deps.knex, now),
     currentSigningChain(deps.knex, now, 'tsa'),
   ]);
-  const current = new Set([root?.id, chain?.subCa.id ?? (await currentCa(deps.knex, 'sub_ca', now))?.id, chain?.leaf.id, tsaChain?.leaf.id]);
+  const subCaId = chain?.subCa.id ?? (await currentCa(deps.knex, 'sub_ca', now))?.id;
+  // The delegated OCSP responder the ocsp role signs with: the newest usable one under the current sub-CA.
+  const responder = subCaId ? await newestUsable(deps.knex, 'ocsp', now, subCaId) : undefined;
+  const current = new Set([root?.id, subCaId, chain?.leaf.id, tsaChain?.leaf.id, responder?.id]);
   // Each organisation's current certificate: its newest usable leaf (rows are newest first).
   const orgsSeen = new Set<string>();
   for (const c of rows) {

@@ -20,6 +20,7 @@ import {
   type CertificateRequestErrorCode,
   type CertificateRequestKind,
 } from '../db/repositories/certificate-requests.js';
+import { recordAuditEvent } from '../audit/record.js';
 import type { Db } from '../db/repositories/certificates.js';
 import { ServiceError } from '../errors.js';
 import { ensureOrgCertificate, rotateOrgCertificate } from './org-signing.js';
@@ -37,8 +38,10 @@ const CLAIM_TIMEOUT_MS = 60_000;
 export const ISSUANCE_WAIT_MS = 15_000;
 const POLL_MS = 50;
 
-export function requestOrgCertificate(db: Db, orgId: string, kind: CertificateRequestKind): Promise<string> {
-  return insertCertificateRequest(db, orgId, kind);
+export async function requestOrgCertificate(db: Db, orgId: string, kind: CertificateRequestKind): Promise<string> {
+  const id = await insertCertificateRequest(db, orgId, kind);
+  await recordAuditEvent(db, { action: 'certificate.requested', actor: { type: 'service', role: 'web' }, orgId, target: { type: 'certificate_request', id }, details: { kind } });
+  return id;
 }
 
 /** The request's answer once it has one, or `pending` after `timeoutMs`. */
@@ -83,7 +86,10 @@ export async function answerCertificateRequests(deps: PkiDeps, limit = ANSWER_BA
   for (const request of claimed) {
     try {
       const certificate = request.kind === 'rotate' ? await rotateOrgCertificate(deps, request.org_id) : await ensureOrgCertificate(deps, request.org_id);
-      await markCertificateRequestDone(deps.knex, request.id, certificate.id);
+      await deps.knex.transaction(async (trx) => {
+        await markCertificateRequestDone(trx, request.id, certificate.id);
+        await recordAuditEvent(trx, { action: 'certificate.issued', actor: { type: 'service', role: 'scheduler' } as const, orgId: request.org_id, target: { type: 'certificate', id: certificate.serial }, details: { request_id: request.id, kind: request.kind, subject: certificate.subject, not_after: certificate.not_after } });
+      });
     } catch (err) {
       const { code, message } = errorOf(err);
       if (code === 'issuance_failed' || code === 'vault_unavailable') deps.logger?.warn({ err, orgId: request.org_id, kind: request.kind }, 'organisation certificate request failed');

@@ -15,6 +15,10 @@
  * | CRL distribution pt  | -                    | {crlUrl}/sub-ca.crl         | {crlUrl}/leaf.crl             | {crlUrl}/leaf.crl            |
  * | authorityInfoAccess  | -                    | caIssuers {crlUrl}/root-ca.cer | OCSP {ocspUrl}, caIssuers {crlUrl}/sub-ca.cer | same as leaf |
  *
+ * The delegated OCSP responder certificate (RFC 6960 4.2.2.2), issued by the sub-CA: basicConstraints critical
+ * CA:FALSE, keyUsage critical digitalSignature, EKU critical OCSPSigning (only), id-pkix-ocsp-nocheck (so clients do
+ * not ask about the responder's own status: it is short-lived and rotated instead), SKI and AKI; no CRL or AIA.
+ *
  * EKU choice: c2pa-rs (sdk/src/crypto/cose/valid_eku_oids.cfg and certificate_profile.rs) accepts a signing
  * certificate whose EKU contains one of: id-kp-emailProtection 1.3.6.1.5.5.7.3.4, id-kp-documentSigning
  * 1.3.6.1.5.5.7.3.36, id-kp-timeStamping 1.3.6.1.5.5.7.3.8, id-kp-OCSPSigning 1.3.6.1.5.5.7.3.9, MS C2PA
@@ -57,6 +61,7 @@ import {
   id_ce_extKeyUsage,
   id_ce_keyUsage,
   id_ce_subjectKeyIdentifier,
+  id_kp_OCSPSigning,
   id_kp_emailProtection,
   id_kp_timeStamping,
   id_pe_authorityInfoAccess,
@@ -328,6 +333,13 @@ function extendedKeyUsage(oids: string[], critical: boolean): Extension {
   return extension(id_ce_extKeyUsage, critical, new ExtendedKeyUsage(oids));
 }
 
+/** id-pkix-ocsp-nocheck (RFC 6960 4.2.2.2.1): its value is NULL. */
+export const OCSP_NOCHECK_OID = '1.3.6.1.5.5.7.48.1.5';
+
+function ocspNoCheck(): Extension {
+  return new Extension({ extnID: OCSP_NOCHECK_OID, critical: false, extnValue: new OctetString(Uint8Array.of(0x05, 0x00)) });
+}
+
 const CA_KEY_USAGE = KeyUsageFlags.keyCertSign | KeyUsageFlags.cRLSign;
 
 // ---------------------------------------------------------------------------------------------------------
@@ -434,4 +446,30 @@ export async function issueLeafCertificate(input: EndEntityInput): Promise<Issue
 /** A time-stamping (TSA) certificate: like the leaf, but EKU timeStamping only, marked critical (RFC 3161 2.3). */
 export async function issueTimeStampingCertificate(input: EndEntityInput): Promise<IssuedCertificate> {
   return issueEndEntity(input, extendedKeyUsage([id_kp_timeStamping], true));
+}
+
+/**
+ * A delegated OCSP responder certificate (RFC 6960 4.2.2.2): issued by the CA whose certificates it answers for, EKU
+ * OCSPSigning only (critical) and id-pkix-ocsp-nocheck. c2pa-rs takes a stapled answer only from such a responder
+ * (one signed by the CA itself fails its responder profile), and OpenSSL's `ocsp -issuer` accepts it.
+ */
+export async function issueOcspResponderCertificate(input: Omit<EndEntityInput, 'crlUrl' | 'ocspUrl'>): Promise<IssuedCertificate> {
+  const { notBefore, notAfter } = checkValidity(input);
+  const spki = checkSubjectSpki(input.subjectPublicKeySpki);
+  const issuer = checkIssuer(input.issuer, false, notAfter);
+  return issue(issuer.key, {
+    issuerName: nameFromDer(issuer.parts.subjectNameDer),
+    subjectName: buildSubjectName(input.subject),
+    notBefore,
+    notAfter,
+    spki,
+    extensions: [
+      basicConstraints(false),
+      keyUsage(KeyUsageFlags.digitalSignature),
+      extendedKeyUsage([id_kp_OCSPSigning], true),
+      ocspNoCheck(),
+      subjectKeyId(input.subjectPublicKeySpki),
+      authorityKeyId(issuer.parts),
+    ],
+  });
 }

@@ -9,6 +9,7 @@
  * serves the newest row, the files are for static hosting.
  */
 import type { Knex } from 'knex';
+import { recordAuditEvent } from '../audit/record.js';
 import type { Config } from '../config.js';
 import { currentCa, revokedCertificatesOf, type Db } from '../db/repositories/certificates.js';
 import { insertCrl, newestCrlOfIssuer, type Crl } from '../db/repositories/crls.js';
@@ -94,6 +95,13 @@ export async function publishCrl(deps: PublisherDeps, name: CrlName, policy: Pub
       revoked: await revokedEntries(trx, issuer.id),
     });
     await insertCrl(trx, { issuerId: issuer.id, crlNumber: Number(crl.crlNumber), thisUpdate: crl.thisUpdate, nextUpdate: crl.nextUpdate, der: crl.der });
+    await recordAuditEvent(trx, {
+      action: 'crl.published',
+      actor: { type: 'service', role: 'pki' },
+      orgId: null,
+      target: { type: 'crl', id: name },
+      details: { crl_number: Number(crl.crlNumber), issuer_serial: issuer.serial, revoked: crl.revokedCount, next_update: crl.nextUpdate },
+    });
     // Written before commit, still under the lock, so files never go back to an older CRL. (Should the
     // commit itself then fail, the next run reuses this number for a newer list: harmless for clients.)
     const fileWritten = await writePublicationFile(deps.config.dataDir, name, crl.der);

@@ -16,6 +16,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import type { Knex } from 'knex';
+import { recordAuditEvent } from '../audit/record.js';
 import { newestOrgLeaf, type Db } from '../db/repositories/certificates.js';
 import {
   countOpenExternalRequests,
@@ -158,7 +159,20 @@ function parseChain(chainPem: string): CertificateParts[] {
  * organisation signs with it. Throws ChainRefusedError naming the failed check; not_found for another organisation's
  * request; conflict for one not waiting for a chain.
  */
-export async function acceptExternalChain(
+/** Checks and accepts the chain (acceptChecked); a refusal is an audit event of its own. */
+export async function acceptExternalChain(...args: Parameters<typeof acceptChecked>): Promise<AcceptedExternalCertificate> {
+  const [deps, orgId, requestId] = args;
+  try {
+    return await acceptChecked(...args);
+  } catch (err) {
+    if (err instanceof ChainRefusedError) {
+      await recordAuditEvent(deps.knex, { action: 'certificate.external_refused', actor: { type: 'service', role: 'pki' }, orgId, target: { type: 'certificate_request', id: requestId }, outcome: 'refused', details: { code: err.code, message: err.message } });
+    }
+    throw err;
+  }
+}
+
+async function acceptChecked(
   deps: { knex: Knex; vault: KeyVault },
   orgId: string,
   requestId: string,
@@ -199,6 +213,7 @@ export async function acceptExternalChain(
     if (!stored) throw new ServiceError('conflict', 'request_not_pending', 'the request was accepted meanwhile');
     const accepted = (await findExternalRequest(trx, orgId, requestId)) as AcceptedExternalCertificate;
     await recordWebhookEvent(trx, { orgId, type: 'signing_certificate.rotated', data: externalRequestView(accepted) });
+    await recordAuditEvent(trx, { action: 'certificate.external_accepted', actor: { type: 'service', role: 'pki' }, orgId, target: { type: 'certificate', id: leaf.facts.serialHex }, details: { request_id: requestId, subject: leaf.facts.subject, issuer: leaf.facts.issuer, fingerprint_sha256: leaf.facts.fingerprintSha256 } });
     return accepted;
   });
 }

@@ -7,6 +7,7 @@ import { currentCa, insertCertificate, type Certificate, type CertificateRole, t
 import type { KeyVault, VaultKey } from '../vault/types.js';
 import {
   issueLeafCertificate,
+  issueOcspResponderCertificate,
   issueRootCa,
   issueSubCa,
   issueTimeStampingCertificate,
@@ -112,6 +113,17 @@ export async function issueEndEntity(
     ...validity(now, new Date(now.getTime() + config.pki.leafValidityDays * DAY_MS), subCa),
   });
   return record(db, issued, { role, issuerId: subCa.id, keyName: key.name, orgId: forOrg?.id });
+}
+
+/** A delegated OCSP responder certificate for `key` under the sub-CA (OCSP_RESPONDER_VALIDITY_DAYS). */
+export async function issueOcspResponder(db: Db, config: PkiDeps['config'], subCa: Certificate, subCaKey: VaultKey, key: VaultKey, now: Date): Promise<Certificate> {
+  const issued = await issueOcspResponderCertificate({
+    subject: subject(config, config.pki.ocspCommonName),
+    subjectPublicKeySpki: key.publicKeySpki,
+    issuer: { certificateDer: subCa.der, key: subCaKey },
+    ...validity(now, new Date(now.getTime() + config.pki.ocspResponderValidityDays * DAY_MS), subCa),
+  });
+  return record(db, issued, { role: 'ocsp', issuerId: subCa.id, keyName: key.name });
 }
 
 /** The current sub-CA and its vault key, to issue `noun` (e.g. "a leaf") with; a PkiError when there is none usable. */

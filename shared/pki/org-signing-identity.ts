@@ -22,7 +22,7 @@ export async function loadOrgSigningIdentity(deps: { knex: Knex; vault: KeyVault
     if (unusable) throw externalUnusableError(external, unusable);
     const chainDer = externalChainDer(external);
     const key = await signingKeyFor(deps.vault, { key_name: external.key_name, fingerprint_sha256: external.fingerprint_sha256, der: chainDer[0]!, role: 'leaf', serial: external.serial });
-    return { key, chainDer, serial: external.serial, subject: external.certificate_subject };
+    return { key, chainDer, serial: external.serial, subject: external.certificate_subject, external: true };
   }
   let chain = await currentSigningChain(deps.knex, new Date(), 'leaf', orgId);
   if (!chain) {

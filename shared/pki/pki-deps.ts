@@ -8,7 +8,7 @@ import type { PkiEvents } from './pki-events.js';
 export interface PkiDeps {
   knex: Knex;
   vault: KeyVault;
-  config: Pick<Config, 'dataDir' | 'crlUrl' | 'ocspUrl' | 'rootKeyName' | 'subCaKeyName' | 'leafKeyName' | 'tsaKeyName' | 'pki'>;
+  config: Pick<Config, 'dataDir' | 'crlUrl' | 'ocspUrl' | 'rootKeyName' | 'subCaKeyName' | 'leafKeyName' | 'tsaKeyName' | 'ocspKeyName' | 'pki'>;
   /** Where issuance and revocation are announced; required to revoke (OCSP responders must hear of it). */
   events?: PkiEvents;
   logger?: Pick<Logger, 'info' | 'warn'>;

@@ -2,6 +2,7 @@
  * Revoking a certificate: recorded first, then announced (OCSP responders drop their cached answer), then the
  * affected CRL is issued.
  */
+import { recordAuditEvent } from '../audit/record.js';
 import { findCertificateBySerialForUpdate, markCertificateRevoked, type Certificate, type CertificateRole } from '../db/repositories/certificates.js';
 import { deleteOcspResponsesOfSerial } from '../db/repositories/ocsp-responses.js';
 import { recordWebhookEvent } from '../db/repositories/webhooks.js';
@@ -22,7 +23,7 @@ export interface RevocationResult {
 }
 
 /** Which CRL lists a certificate of each role. */
-const CRL_OF_ROLE = { sub_ca: 'sub-ca.crl', leaf: 'leaf.crl', tsa: 'leaf.crl' } as const;
+const CRL_OF_ROLE = { sub_ca: 'sub-ca.crl', leaf: 'leaf.crl', tsa: 'leaf.crl', ocsp: 'leaf.crl' } as const;
 
 /**
  * Revokes a certificate with an RFC 5280 reason, tells every OCSP responder at once and reissues the CRL
@@ -54,6 +55,7 @@ export async function revokeCertificate(
     // Pre-signed "good" responses go with the revocation (ocsp/response-store.ts), before any copy hears of it.
     await deleteOcspResponsesOfSerial(trx, serial);
     if (updated.org_id) await recordWebhookEvent(trx, { orgId: updated.org_id, type: 'signing_certificate.revoked', data: certificateEventView(updated) });
+    await recordAuditEvent(trx, { action: 'certificate.revoked', actor: { type: 'service', role: 'pki' }, orgId: updated.org_id ?? null, target: { type: 'certificate', id: serial }, details: { role: updated.role, reason, subject: updated.subject } });
     return { certificate: updated, alreadyRevoked: false };
   });
   deps.logger?.info({ ...certificateLogFields(certificate), reason: certificate.revocation_reason }, 'certificate revoked');

@@ -11,6 +11,8 @@ export interface SigningIdentity {
   serial: string;
   /** Subject of the leaf (names the organisation), recorded with every signed file. */
   subject: string;
+  /** The certificate comes from an organisation's external CA (its OCSP responder is someone else's). */
+  external?: boolean;
 }
 
 /** No certificate to sign with until an operator or an admin acts (an API caller is told to come back later). */

@@ -5,6 +5,7 @@
  * one under the old secret, space-separated). Only through the SSRF guard, redirects not followed (a 3xx fails the
  * attempt). A 2xx answer delivers; anything else fails the attempt, which is thrown so the queue retries it.
  */
+import { recordAuditEvent } from '../audit/record.js';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { WebhookConfig } from '../config.js';
@@ -106,7 +107,12 @@ export async function deliverWebhook(deps: WebhookDeliveryDeps, deliveryId: stri
     const hours = deps.settings.disableAfterHours;
     if (failingSince && Date.now() - failingSince.getTime() >= hours * 3600_000) {
       const reason = `every delivery attempt failed since ${failingSince.toISOString()} (last: ${error}); disabled after ${hours} hours of failures`;
-      if (await disableWebhookEndpoint(endpoint.id, reason, deps.knex)) log.warn({ reason }, 'webhook endpoint disabled');
+      const disabled = await deps.knex.transaction(async (trx) => {
+        if (!(await disableWebhookEndpoint(endpoint.id, reason, trx))) return false;
+        await recordAuditEvent(trx, { action: 'webhook.disabled', actor: { type: 'service', role: 'worker' }, orgId: endpoint.org_id, target: { type: 'webhook', id: endpoint.id }, outcome: 'failure', details: { reason: 'failing deliveries', failing_since: failingSince.toISOString(), hours } });
+        return true;
+      });
+      if (disabled) log.warn({ reason }, 'webhook endpoint disabled');
     }
   } else log.info({ error }, 'webhook delivery attempt failed; will retry');
   throw new DeliveryFailedError(error!);

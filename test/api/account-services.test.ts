@@ -14,12 +14,13 @@ describe('account services without HTTP', () => {
   let adminOfA: Principal;
   let adminId: string;
   let orgB: string;
+  const operator = { type: 'operator', command: 'test' } as const;
   const hashing = { passwords: new PasswordPool({ threads: 1, maxChecks: 4 }), bcryptRounds: 4 };
   before(async () => {
     db = await createTestDatabase();
     const a = await insertOrganisation('Org A', db.knex);
     orgB = (await insertOrganisation('Org B', db.knex)).id;
-    const admin = await addOrgUser(db.knex, a.id, { email: 'admin@a.example', password: 'a long enough passphrase', role: 'admin' }, hashing);
+    const admin = await addOrgUser(db.knex, a.id, { email: 'admin@a.example', password: 'a long enough passphrase', role: 'admin' }, hashing, operator);
     adminId = admin.user_id;
     adminOfA = { kind: 'user', userId: adminId, orgId: a.id, role: 'admin', email: admin.email };
   });
@@ -33,21 +34,21 @@ describe('account services without HTTP', () => {
     expect(created.key.startsWith(created.prefix)).to.equal(true);
     expect((await listApiKeys(db.knex, adminOfA.orgId)).map((k) => k.key_id)).to.deep.equal([created.key_id]);
     expect(await listApiKeys(db.knex, orgB)).to.deep.equal([]);
-    const refused = await rejection(revokeApiKey(db.knex, orgB, created.key_id));
+    const refused = await rejection(revokeApiKey(db.knex, orgB, created.key_id, operator));
     expect(refused).to.be.instanceOf(ApiError).and.include({ status: 404 });
-    await revokeApiKey(db.knex, adminOfA.orgId, created.key_id);
+    await revokeApiKey(db.knex, adminOfA.orgId, created.key_id, operator);
     const [listed] = await listApiKeys(db.knex, adminOfA.orgId);
     expect(listed!.revoked_at).to.be.a('string');
     expect(listed).to.not.have.property('key');
   });
 
   it('changeUserRole and removeOrgUser: the last admin stays; another organisation cannot reach its users', async () => {
-    const demote = await rejection(changeUserRole(db.knex, adminOfA.orgId, adminId, 'signer'));
+    const demote = await rejection(changeUserRole(db.knex, adminOfA.orgId, adminId, 'signer', operator));
     expect(demote).to.be.instanceOf(ApiError).and.include({ status: 409, code: 'last_admin' });
-    const fromB = await rejection(removeOrgUser(db.knex, orgB, adminId));
+    const fromB = await rejection(removeOrgUser(db.knex, orgB, adminId, operator));
     expect(fromB).to.be.instanceOf(ApiError).and.include({ status: 404 });
-    const signer = await addOrgUser(db.knex, adminOfA.orgId, { email: 'signer@a.example', password: 'another long passphrase', role: 'signer' }, hashing);
-    expect(await changeUserRole(db.knex, adminOfA.orgId, signer.user_id, 'admin')).to.include({ role: 'admin', email: 'signer@a.example' });
-    expect(await changeUserRole(db.knex, adminOfA.orgId, adminId, 'viewer')).to.include({ role: 'viewer' });
+    const signer = await addOrgUser(db.knex, adminOfA.orgId, { email: 'signer@a.example', password: 'another long passphrase', role: 'signer' }, hashing, operator);
+    expect(await changeUserRole(db.knex, adminOfA.orgId, signer.user_id, 'admin', operator)).to.include({ role: 'admin', email: 'signer@a.example' });
+    expect(await changeUserRole(db.knex, adminOfA.orgId, adminId, 'viewer', operator)).to.include({ role: 'viewer' });
   });
 });

@@ -144,6 +144,7 @@ describe('OpenAPI document', () => {
       request_id: '00000000-0000-4000-8000-000000000006',
       webhook_id: '00000000-0000-4000-8000-000000000006',
       delivery_id: '00000000-0000-4000-8000-000000000007',
+      event_id: '00000000-0000-4000-8000-000000000008',
       version: '1',
       sha256: 'a'.repeat(64),
       manifestId: 'urn:c2pa:contract',

@@ -1,7 +1,7 @@
 /**
  * signFile: signing a file on disk and writing the signed file to disk, for video and audio of any size the service
- * accepts: MP4 streamed (shared/c2pa/bmff-sign.ts), WAV through a FileBlob (c2pa-rs reads the ranges it needs from the
- * file). Real c2pa-rs (WASM), real ffmpeg files, a chain made by openssl.
+ * accepts: MP4 (shared/c2pa/bmff-sign.ts) and WAV (shared/c2pa/data-hash-sign.ts) streamed, AVI through a FileBlob
+ * (c2pa-rs reads the ranges it needs from the file). Real c2pa-rs (WASM), real ffmpeg files, a chain made by openssl.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
@@ -162,11 +162,13 @@ describe('c2pa: signFile (a file on disk)', function () {
     expect(existsSync(out)).to.equal(false);
   });
 
-  it(`refuses a source it hands to c2pa-wasm over ${MAX_WASM_SIGN_BYTES / 2 ** 20} MiB before c2pa-wasm runs out of memory on it`, async function () {
-    const huge = path.join(dir, 'huge.wav');
-    writeFileSync(huge, await readFile(files.wav!));
+  it(`refuses a source it hands to c2pa-wasm (AVI) over ${MAX_WASM_SIGN_BYTES / 2 ** 20} MiB before c2pa-wasm runs out of memory on it`, async function () {
+    const avi = path.join(dir, 'clip.avi');
+    await ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=160x120:rate=10', '-t', '1', '-c:v', 'mjpeg', avi]);
+    const huge = path.join(dir, 'huge.avi');
+    writeFileSync(huge, await readFile(avi));
     truncateSync(huge, MAX_WASM_SIGN_BYTES + 1); // sparse: no disk used
-    const err = await sign(huge, 'audio/wav', path.join(dir, 'huge-signed.wav')).catch((e: unknown) => e);
+    const err = await sign(huge, 'video/x-msvideo', path.join(dir, 'huge-signed.avi')).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(SourceTooLargeError);
     expect((err as Error).message).to.match(/c2pa-wasm can sign at most 600 MiB/);
   });

@@ -87,6 +87,7 @@ describe('c2pa: signAsset and readAsset', function () {
           signer: null,
           status: { success: [], informational: [], failure: [] },
           timestamp: null,
+          ocsp: null,
           failures: [],
           summary: 'No C2PA manifest in the file.',
           manifest_source: null,

@@ -48,7 +48,10 @@ describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read fr
     // About 1 MiB each: 11 s of 48 kHz 16-bit mono, and 4 s of 320x240 MPEG-4 at a high bitrate.
     await ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=440:sample_rate=48000:duration=11', '-c:a', 'pcm_s16le', path.join(dir, 'tone.wav')]);
     await ffmpeg(['-f', 'lavfi', '-i', 'testsrc2=size=320x240:rate=25:duration=4', '-c:v', 'mpeg4', '-q:v', '2', path.join(dir, 'clip.mp4')]);
-    for (const name of ['tone.wav', 'clip.mp4']) {
+    // MP3 and FLAC (signed with an ID3 tag in front): noise, which neither codec makes much smaller.
+    await ffmpeg(['-f', 'lavfi', '-i', 'anoisesrc=sample_rate=44100:amplitude=0.5:duration=11', '-c:a', 'libmp3lame', '-b:a', '256k', path.join(dir, 'noise.mp3')]);
+    await ffmpeg(['-f', 'lavfi', '-i', 'anoisesrc=sample_rate=48000:amplitude=0.5:duration=11', '-c:a', 'flac', path.join(dir, 'noise.flac')]);
+    for (const name of ['tone.wav', 'clip.mp4', 'noise.mp3', 'noise.flac']) {
       const bytes = readFileSync(path.join(dir, name));
       expect(bytes.length, name).to.be.greaterThan(LIMIT);
       const jobId = await submitSign(api.app, acc, bytes, name, { title: name, creator: 'Desk' });
@@ -71,6 +74,8 @@ describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read fr
     for (const [name, mime, duration, mismatch] of [
       ['tone.wav', 'audio/wav', 'PT11S', 'assertion.dataHash.mismatch'],
       ['clip.mp4', 'video/mp4', 'PT4S', 'assertion.bmffHash.mismatch'],
+      ['noise.mp3', 'audio/mpeg', null, 'assertion.dataHash.mismatch'],
+      ['noise.flac', 'audio/flac', null, 'assertion.dataHash.mismatch'],
     ] as const) {
       const ok = await verify(signed[name]!, name);
       expect(ok.status, JSON.stringify(ok.body)).to.equal(200);

@@ -130,7 +130,7 @@ describe('web app in headless Chromium', function () {
     expect(access).to.match(/^eyJ/);
     expect(refresh).to.match(/^eyJ/);
     expect(await s.page.locator('.account__email').textContent()).to.equal(account.email);
-    expect(await s.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Sign', 'Verify', 'History', 'Templates', 'API keys', 'Trust anchors', 'Webhooks', 'Users', 'Certificate']);
+    expect(await s.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Sign', 'Verify', 'History', 'Templates', 'API keys', 'Trust anchors', 'Webhooks', 'Users', 'Audit log', 'Certificate']);
     // The app shell is served with the web app's strict CSP.
     const res = await s.page.request.get('/');
     const csp = res.headers()['content-security-policy']!;

@@ -83,7 +83,7 @@ describe('web app: manifest templates in headless Chromium', function () {
   it('an admin creates a template with publisher, copyright, AI choices and a thumbnail, then edits it into version 2', async () => {
     const s = await open();
     await signIn(s.page, admin.email, admin.password);
-    expect(await s.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Sign', 'Verify', 'History', 'Templates', 'API keys', 'Trust anchors', 'Webhooks', 'Users', 'Certificate']);
+    expect(await s.page.locator('nav[aria-label="Main"] a').allTextContents()).to.deep.equal(['Sign', 'Verify', 'History', 'Templates', 'API keys', 'Trust anchors', 'Webhooks', 'Users', 'Audit log', 'Certificate']);
     await s.page.getByRole('link', { name: 'Templates' }).click();
     await heading(s.page, 'Manifest templates').waitFor();
     await s.page.getByText('No templates yet.').waitFor();

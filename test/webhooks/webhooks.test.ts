@@ -140,7 +140,7 @@ describe('webhooks: Standard Webhooks deliveries from the worker role', function
     // The service as a production API runs it (WEBHOOK_ALLOW_PRIVATE unset); the test API itself allows loopback.
     const strict = { ...api.config, webhooks: { ...api.config.webhooks, allowPrivate: false } };
     for (const url of ['https://127.0.0.1/hook', 'https://localhost/hook', 'https://169.254.169.254/latest', 'https://[::1]/x', 'https://10.0.0.8/x', 'http://example.com/hook', receiver.url('/p')]) {
-      const err = await rejection(createWebhook(api.db.knex, strict, a.orgId, { url, events: ['sign_job.signed'] }));
+      const err = await rejection(createWebhook(api.db.knex, strict, a.orgId, { url, events: ['sign_job.signed'] }, { type: 'operator', command: 'test' }));
       expect(err, url).to.be.instanceOf(ServiceError);
       expect((err as ServiceError).kind, url).to.equal('unprocessable');
       expect((err as ServiceError).code, url).to.equal('url_not_allowed');

@@ -2,6 +2,7 @@
 // sign out, and the move to the sign-in page when a session ends.
 import { ACCESS_KEY, REFRESH_KEY, api, onSessionEnded, tokenSubject, tokens } from './api.js';
 import { registerPage, signInPage } from './auth.js';
+import { auditLogPage } from './audit-log.js';
 import { announce, h } from './dom.js';
 import { historyPage } from './history.js';
 import { keysPage } from './keys.js';
@@ -25,6 +26,7 @@ const ROUTES = {
   'trust-anchors': { title: 'Trust anchors', page: trustAnchorsPage, roles: ['admin'], nav: 'Trust anchors' },
   webhooks: { title: 'Webhooks', page: webhooksPage, roles: ['admin'], nav: 'Webhooks' },
   users: { title: 'Users', page: usersPage, roles: ['admin'], nav: 'Users' },
+  audit: { title: 'Audit log', page: auditLogPage, roles: ['admin'], nav: 'Audit log' },
   certificate: { title: 'Signing certificate', page: signingCertificatePage, roles: ['admin'], nav: 'Certificate' },
 };
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { recordJobEvents } from '../../shared/anchoring/job-webhooks.js';
 import { statusAfterSigning } from '../../shared/anchoring/leaves.js';
+import { recordSignJobOutcome } from '../../shared/audit/sign-jobs.js';
 import { insertAnchorLeaf } from '../../shared/db/repositories/anchors.js';
 import { insertRenditionParts, type RenditionPartRow } from '../../shared/db/repositories/rendition-parts.js';
 import { insertSignedFile, updateSignJobStatus } from '../../shared/db/repositories/sign-jobs.js';
@@ -89,7 +90,10 @@ export async function completeSignJob(deps: SignJobDeps, prepared: PreparedJob, 
     // A duplicate run (its insert ignored) must not move a job whose anchoring went on back to signed.
     const status = fileId ? 'signed' : await statusAfterSigning(trx, job.id);
     await updateSignJobStatus(job.id, { status, error_code: null, error_message: null }, trx);
-    if (fileId) await recordJobEvents(trx, deps.baseUrl, 'sign_job.signed', [job.id]);
+    if (fileId) {
+      await recordJobEvents(trx, deps.baseUrl, 'sign_job.signed', [job.id]);
+      await recordSignJobOutcome(trx, job.id, 'sign.signed', 'success', { file_id: fileId, file_sha256: signed.sha256, certificate_serial: identity.serial, mime_type: upload.mime_type, size: signed.size });
+    }
     return fileId !== undefined;
   });
   const kept = await record().catch(async (err: unknown) => {

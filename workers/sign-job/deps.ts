@@ -12,6 +12,7 @@ import { createFileStore, type FileStore } from '../../shared/storage/index.js';
 import { sweepLeftovers } from '../../shared/storage/temp-owner.js';
 import type { KeyVault } from '../../shared/vault/types.js';
 import { httpTimestamper } from '../../shared/tsa/client.js';
+import { OcspStapler } from '../../shared/pki/ocsp-stapler.js';
 
 export interface SignJobDeps {
   knex: Knex;
@@ -22,6 +23,8 @@ export interface SignJobDeps {
   /** The organisation's signing identity (its own certificate and key). */
   signingIdentity: (orgId: string) => Promise<SigningIdentity>;
   timestamper?: Timestamper;
+  /** The signing certificate's OCSP answer to staple (OCSP_STAPLING); undefined: none could be had, sign without. */
+  ocspStaple?: (identity: SigningIdentity) => Promise<Uint8Array | undefined>;
   logger: Logger;
   /**
    * Where a job of a file signed from disk (video, audio) keeps its copy of the upload and the signed file while it
@@ -59,6 +62,7 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     // An organisation from before per-organisation certificates gets its own with its first signature.
     signingIdentity: (orgId) => loadOrgSigningIdentity({ knex, vault }, orgId),
     timestamper: config.signWithoutTimestamp ? undefined : httpTimestamper({ url: config.tsaUrl, timeoutMs: config.tsaTimeoutMs }),
+    ocspStaple: ocspStapleOf(config, logger),
     logger,
     // A video or audio job's copy of its upload and its signed file (images are signed in memory): on the data disk
     // (as API uploads are staged), never a memory-backed /tmp, and beside DATA_DIR/files so a local store hands the
@@ -70,6 +74,13 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     specVersion: config.c2paSpecVersion,
     maxImagePixels: config.maxImagePixels,
   };
+}
+
+/** One stapler per signing process: its answers are kept until their nextUpdate, for every job of the process. */
+function ocspStapleOf(config: Pick<Config, 'ocspStapling'>, logger: Logger): SignJobDeps['ocspStaple'] {
+  if (!config.ocspStapling.enabled) return undefined;
+  const stapler = new OcspStapler({ timeoutMs: config.ocspStapling.timeoutMs, allowPrivate: config.ocspStapling.allowPrivate, logger });
+  return (identity) => stapler.staple(identity);
 }
 
 /** Where sign jobs keep their temp files: DATA_DIR/signing (the API stages uploads in DATA_DIR/tmp). */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { recordJobEvents } from '../../shared/anchoring/job-webhooks.js';
+import { recordSignJobOutcome } from '../../shared/audit/sign-jobs.js';
 import { updateSignJobStatus } from '../../shared/db/repositories/sign-jobs.js';
 import { kindOf, ServiceError, type ErrorKind } from '../../shared/errors.js';
 import { signJobs, signStageSeconds } from '../../shared/metrics/metrics.js';
@@ -55,5 +56,6 @@ export async function recordFailedAttempt(deps: SignJobDeps, jobId: string, atte
   await deps.knex.transaction(async (trx) => {
     await updateSignJobStatus(jobId, { status: 'failed', ...errorColumns(err) }, trx);
     await recordJobEvents(trx, deps.baseUrl, 'sign_job.failed', [jobId]);
+    await recordSignJobOutcome(trx, jobId, 'sign.failed', 'failure', { error_code: errorColumns(err).error_code, attempts: attempt.number });
   });
 }

@@ -30,8 +30,9 @@ export interface PreparedJob {
 
 /**
  * Reads what a job signs. An image is read into memory once, signed there and written to the store once. Video and
- * audio (and any file over C2PA_WASM_WHOLE_READ_BYTES) stay on disk: MP4, M4V, MOV and M4A are signed streamed from
- * the file (shared/c2pa/bmff-sign.ts), other formats read by c2pa-rs from it (FileBlob); ffmpeg seeks in it, and the
+ * audio (and any file over C2PA_WASM_WHOLE_READ_BYTES) stay on disk: MP4, M4V, MOV and M4A (shared/c2pa/bmff-sign.ts),
+ * WAV, MP3 and FLAC (shared/c2pa/data-hash-sign.ts) are signed streamed from the file, other formats read by c2pa-rs
+ * from it (FileBlob); ffmpeg seeks in it, and the
  * signed file is written to a file in the workspace. A fragmented MP4 rendition's parts are copied into the workspace
  * (its duration is not read: no single file holds its media).
  */

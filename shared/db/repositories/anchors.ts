@@ -78,6 +78,12 @@ export async function insertAnchorLeaf(leaf: { signedFileId: string; sha256: str
   await db('anchor_leaves').insert({ sha256: leaf.sha256.toLowerCase(), signed_file_id: leaf.signedFileId }).onConflict('signed_file_id').ignore();
 }
 
+/** Adds a hash that is no file's (an audit checkpoint's root) to the pending batch; answers the leaf's id. */
+export async function insertHashAnchorLeaf(sha256: string, db: Knex): Promise<number> {
+  const [row] = (await db('anchor_leaves').insert({ sha256: sha256.toLowerCase(), signed_file_id: null }).returning('id')) as Array<{ id: number | string }>;
+  return Number(row!.id);
+}
+
 /** A correlated subquery finding the leaf of the signed file in `fileIdColumn` (for another repository's NOT EXISTS). */
 export function leafOfFileQuery(fileIdColumn: string, db: Knex): Knex.QueryBuilder {
   return db('anchor_leaves as l').select(db.raw('1')).whereRaw('l.signed_file_id = ??', [fileIdColumn]);
@@ -248,6 +254,12 @@ function leafAnchorRows(db: Knex) {
 /** The leaves (with their batch) of these signed files. */
 export async function leafAnchorsOfFiles(fileIds: string[], db: Knex): Promise<LeafAnchorRow[]> {
   return (await leafAnchorRows(db).whereIn('l.signed_file_id', fileIds)) as LeafAnchorRow[];
+}
+
+/** The leaves (with their batch) of these ids. */
+export async function leafAnchorsOfIds(ids: number[], db: Knex): Promise<Array<LeafAnchorRow & { id: number }>> {
+  const rows = (await leafAnchorRows(db).select('l.id').whereIn('l.id', ids)) as Array<LeafAnchorRow & { id: number | string }>;
+  return rows.map((r) => ({ ...r, id: Number(r.id) }));
 }
 
 /** Every leaf (with its batch) of these bytes, in the order they were added. */

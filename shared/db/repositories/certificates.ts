@@ -11,7 +11,7 @@ import type { CrlReason } from '../../domain/crl-reasons.js';
 
 export type Db = Knex | Knex.Transaction;
 
-export const CERTIFICATE_ROLES = ['root', 'sub_ca', 'leaf', 'tsa'] as const;
+export const CERTIFICATE_ROLES = ['root', 'sub_ca', 'leaf', 'tsa', 'ocsp'] as const;
 export type CertificateRole = (typeof CERTIFICATE_ROLES)[number];
 
 /** Derived, never stored: revocation wins over the validity window. */
@@ -215,6 +215,22 @@ export async function newestUsable(db: Db, role: CertificateRole, now: Date, iss
     .orderBy('created_at', 'desc');
   if (issuerId !== undefined) query.where({ issuer_id: issuerId });
   return query.first();
+}
+
+/**
+ * The delegated OCSP responder certificate to sign with for a CA known by these rows (ocsp/database-issuers.ts): the
+ * newest usable `ocsp` certificate any of them issued.
+ */
+export async function newestOcspResponder(db: Db, issuerIds: readonly string[], now: Date): Promise<Certificate | undefined> {
+  if (issuerIds.length === 0) return undefined;
+  return Certificate.query(db)
+    .where({ role: 'ocsp' })
+    .whereIn('issuer_id', issuerIds)
+    .whereNull('revoked_at')
+    .where('not_before', '<=', now)
+    .where('not_after', '>', now)
+    .orderBy('created_at', 'desc')
+    .first();
 }
 
 /** The CA that issues for a role today: the current root, or the current sub-CA. */

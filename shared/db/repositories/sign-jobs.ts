@@ -88,6 +88,11 @@ export async function findOrgSignJob(orgId: string, id: string, db?: Knex): Prom
   return SignJob.query(db).findOne({ id, org_id: orgId });
 }
 
+/** Whose job it is: its organisation and who asked for it (for the audit events of its outcome). */
+export async function signJobRequester(id: string, db: Knex): Promise<Pick<SignJob, 'org_id' | 'user_id' | 'api_key_id'> | undefined> {
+  return (await db('sign_jobs').where({ id }).first('org_id', 'user_id', 'api_key_id')) as Pick<SignJob, 'org_id' | 'user_id' | 'api_key_id'> | undefined;
+}
+
 export async function findSignJobByIdempotencyKey(orgId: string, idempotencyKey: string, db?: Knex): Promise<SignJob | undefined> {
   return SignJob.query(db).findOne({ org_id: orgId, idempotency_key: idempotencyKey });
 }

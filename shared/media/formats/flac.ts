@@ -5,6 +5,7 @@ import { audioStart, checkFlac } from '../walks/audio.js';
 export const flac = defineFormat({
   mimeType: 'audio/flac',
   extensions: ['flac'],
+  streamed: 'id3',
   kind: 'audio',
   label: 'FLAC audio',
   notes: 'ID3v2 tags skipped, fLaC, metadata blocks with STREAMINFO first, first frame header CRC-8, last frame CRC-16 (finds a cut-off file)',

@@ -4,6 +4,7 @@ import { audioStart, checkMp3, looksLikeMp3 } from '../walks/audio.js';
 export const mp3 = defineFormat({
   mimeType: 'audio/mpeg',
   extensions: ['mp3'],
+  streamed: 'id3',
   kind: 'audio',
   label: 'MP3 audio',
   notes: 'ID3v2 tags skipped by size, every Layer III frame header to the end (ID3v1/APE/Lyrics3 tags allowed), Xing/Info byte count',

@@ -23,14 +23,26 @@ function* seconds(size: number): Walk<number | undefined> {
   return byteRate > 0 ? data.size / byteRate : undefined;
 }
 
+/**
+ * A RIFF file's header counts its size in 32 bits: a WAV holds at most 4 GiB, and once signed its manifest chunk
+ * counts too (a file that leaves it no room is refused at signing, shared/c2pa/riff-manifest.ts).
+ */
+const WAV_MAX_BYTES = 4 * 1024 * 1024 * 1024;
+
 export const wav = defineFormat({
   mimeType: 'audio/wav',
   extensions: ['wav', 'wave'],
+  streamed: 'riff',
   kind: 'audio',
   label: 'WAV audio',
-  notes: 'RIFF chunk walk, RIFF size matches the file, "fmt " before "data"',
+  notes: 'RIFF chunk walk, RIFF size matches the file, "fmt " before "data"; at most 4 GiB (RIFF sizes are 32-bit; RF64 is refused)',
+  maxBytes: WAV_MAX_BYTES,
   *sniff(head) {
     return riffForm(head) === 'WAVE';
+  },
+  /** RF64 (EBU Tech 3306, a WAV past 4 GiB): c2pa-rs 0.91 neither reads nor signs it, so neither does the service. */
+  *refuse(head) {
+    return head.toString('latin1', 0, 4) === 'RF64' ? 'RF64 WAV files (a WAV past 4 GiB) are not supported: C2PA (c2pa-rs) reads and signs RIFF WAV only, which holds at most 4 GiB' : undefined;
   },
   check: (size) => checkRiff(size, { name: 'WAV', requiredChunks: formatThenData }),
   durationSeconds: seconds,

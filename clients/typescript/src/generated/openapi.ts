@@ -1612,6 +1612,271 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/org/audit-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The organisation's audit events, newest first, with their leaf index (admin) */
+        get: {
+            parameters: {
+                query?: {
+                    limit?: number;
+                    /** @description next_cursor of the previous page */
+                    cursor?: string;
+                    action?: "account.registered" | "account.sign_in" | "account.sign_in_failed" | "account.sign_in_throttled" | "account.signed_out" | "account.refresh_token_reused" | "user.created" | "user.role_changed" | "user.deleted" | "api_key.created" | "api_key.revoked" | "template.created" | "template.changed" | "template.deleted" | "trust_anchor.created" | "trust_anchor.deleted" | "webhook.created" | "webhook.changed" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "sign.requested" | "sign.signed" | "sign.failed" | "certificate.requested" | "certificate.issued" | "certificate.rotated" | "certificate.revoked" | "certificate.external_accepted" | "certificate.external_refused" | "crl.published" | "operator.command" | "audit.archived" | "service.started";
+                    /** @description the actor's id (user or API key), address, role or command, or its type */
+                    actor?: string;
+                    since?: string;
+                    until?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Events */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            events: components["schemas"]["AuditEvent"][];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/audit-events/{event_id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The RFC 9162 inclusion proof of one of the organisation's events in the tree of tree_size leaves (admin); hashes only */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description default: the latest checkpoint */
+                    tree_size?: number;
+                };
+                header?: never;
+                path: {
+                    event_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The proof */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            leaf_index: number;
+                            tree_size: number;
+                            audit_path: string[];
+                        };
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/checkpoint": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log's latest signed checkpoint (public) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The checkpoint */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AuditCheckpoint"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit/consistency": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The RFC 9162 consistency proof between the trees of first and second leaves (public)
+         * @description 404 with code `archived` when the proof needs hashes of events archived by the operator (`npm run audit -- export --before`): ask from the archived size or later.
+         */
+        get: {
+            parameters: {
+                query: {
+                    first: number;
+                    second: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The proof */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            first: number;
+                            second: number;
+                            proof: string[];
+                        };
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/org": {
         parameters: {
             query?: never;
@@ -2704,7 +2969,7 @@ export interface paths {
         put?: never;
         /**
          * Validate a file's C2PA manifest against the trust in use (the service's roots, the trust lists, the operator's anchors and the organisation's own, /org/trust-anchors) and report the signer's revocation status and on-chain anchor
-         * @description Takes every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio; PDF, EPUB, Word, Excel, PowerPoint, OpenDocument documents), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole (an MP4, M4V, MOV or M4A in bounded memory, whatever its size: its manifest store read out of the file and validated by c2pa-rs, its BMFF hash checked against the file by streaming, with the verdict c2pa-rs gives the whole file; crjson then reports the store with that verdict on the binding). An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. A fragmented MP4 rendition (one part init, its fragment parts in order, up to MAX_RENDITION_FRAGMENTS) is answered with its manifest's verdict and one verdict per segment (fragments), each segment checked in bounded memory against the Merkle tree of the init segment's c2pa.hash.bmff.v3 as c2pa-rs's fromBlobFragment checks it (format=crjson is 400 crjson_not_for_renditions). For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
+         * @description Takes every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio; PDF, EPUB, Word, Excel, PowerPoint, OpenDocument documents), each up to its kind's upload limit (MAX_UPLOAD_BYTES for images, MAX_UPLOAD_BYTES_VIDEO, MAX_UPLOAD_BYTES_AUDIO); c2pa-rs reads every file in the verification pool (VERIFY_POOL_SIZE processes of its own, VERIFY_QUEUE_LIMIT more waiting, then 503 verification_busy with Retry-After), one larger than MAX_UPLOAD_BYTES from disk rather than whole (an MP4, M4V, MOV, M4A, WAV, MP3 or FLAC in bounded memory, whatever its size: its manifest store read out of the file and validated by c2pa-rs, its BMFF hash or data hash checked against the file by streaming, with the verdict c2pa-rs gives the whole file; crjson then reports the store with that verdict on the binding). An image declaring more than MAX_IMAGE_PIXELS pixels is 422 image_too_large. A sidecar manifest store may come with the file (part manifest), or alone (part file); a remote manifest is fetched (REMOTE_MANIFESTS; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); an unsupported algorithm or a remote manifest that cannot be fetched is a 200 Invalid with its status code (algorithm.unsupported, manifest.inaccessible); ?format=crjson answers c2pa-rs's crJSON report instead. A file without a manifest is a 200 with validation_state "none" and, in recovered, the manifests recovered by its fingerprint (as POST /v1/verify, plus the organisation's own non-discoverable files). The file is not kept. A fragmented MP4 rendition (one part init, its fragment parts in order, up to MAX_RENDITION_FRAGMENTS) is answered with its manifest's verdict and one verdict per segment (fragments), each segment checked in bounded memory against the Merkle tree of the init segment's c2pa.hash.bmff.v3 as c2pa-rs's fromBlobFragment checks it (format=crjson is 400 crjson_not_for_renditions). For a file the service anchored, anchor.chain reports whether the file's proof recomputes to a root that is the input of the named transaction, read from the chain (not from the service's database).
          */
         post: {
             parameters: {
@@ -4868,6 +5133,52 @@ export interface components {
                 error: string | null;
             }[];
         };
+        AuditEvent: {
+            /** Format: uuid */
+            id: string;
+            leaf_index: number;
+            /**
+             * Format: byte
+             * @description base64 SHA-256(0x00 || RFC 8785 JSON of this event without leaf_index and leaf_hash)
+             * @example n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=
+             */
+            leaf_hash: string;
+            /** Format: date-time */
+            time: string;
+            /** Format: uuid */
+            org_id: string | null;
+            /** @description {type: user|api_key|service|operator|anonymous, id | role | command | address} */
+            actor: {
+                [key: string]: string;
+            };
+            /** @enum {string} */
+            action: "account.registered" | "account.sign_in" | "account.sign_in_failed" | "account.sign_in_throttled" | "account.signed_out" | "account.refresh_token_reused" | "user.created" | "user.role_changed" | "user.deleted" | "api_key.created" | "api_key.revoked" | "template.created" | "template.changed" | "template.deleted" | "trust_anchor.created" | "trust_anchor.deleted" | "webhook.created" | "webhook.changed" | "webhook.deleted" | "webhook.secret_rotated" | "webhook.disabled" | "sign.requested" | "sign.signed" | "sign.failed" | "certificate.requested" | "certificate.issued" | "certificate.rotated" | "certificate.revoked" | "certificate.external_accepted" | "certificate.external_refused" | "crl.published" | "operator.command" | "audit.archived" | "service.started";
+            target: {
+                type: string;
+                id: string;
+            } | null;
+            /** @enum {string} */
+            outcome: "success" | "failure" | "refused";
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        AuditCheckpoint: {
+            origin: string;
+            tree_size: number;
+            /**
+             * Format: byte
+             * @description SHA-256, base64
+             * @example n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=
+             */
+            root_hash: string;
+            /** @description the C2SP tlog-checkpoint signed note (ECDSA P-384 / SHA-384 signature line) */
+            note: string;
+            /** @description the checkpoint key's DER SubjectPublicKeyInfo, base64 (pin it out of band) */
+            public_key: string;
+            /** Format: date-time */
+            signed_at: string;
+        };
         Organisation: {
             /** Format: uuid */
             org_id: string;
@@ -5281,6 +5592,36 @@ export interface components {
                  */
                 trust_source?: "c2pa_trust_list" | "interim_trust_list" | "service_ca" | "operator_anchor" | "organisation_anchor" | null;
                 /** @description the timeStamp.* status codes c2pa-rs reported */
+                codes: string[];
+            } | null;
+            /** @description The OCSP answer stapled in the signature (C2PA rVals.ocspVals): the signing certificate's revocation status as its CA's responder gave it when the file was signed, so a validator needs to ask no one; null when the signature carries none. The service staples one in every signature it makes; files from elsewhere are read the same way. Absent from permalinks kept before it was added. */
+            ocsp?: {
+                /**
+                 * @description the signing certificate's status in the answer
+                 * @enum {string}
+                 */
+                status: "good" | "revoked" | "unknown";
+                /**
+                 * Format: date-time
+                 * @description when the responder signed the answer
+                 */
+                produced_at: string;
+                /** Format: date-time */
+                this_update: string;
+                /** Format: date-time */
+                next_update: string | null;
+                /** Format: date-time */
+                revoked_at: string | null;
+                /** @description RFC 5280 reason name, when the answer gives one */
+                revocation_reason: string | null;
+                /**
+                 * @description subject of the certificate that signed the answer (a delegated OCSP responder, or the CA itself)
+                 * @example CN=Media Signing Service OCSP Responder,O=Media Signing Service
+                 */
+                responder: string;
+                /** @description the answer checks here: signed by the signing certificate's issuer or a responder it delegated to (EKU OCSPSigning), and about that certificate */
+                verified: boolean;
+                /** @description c2pa-rs's signingCredential.ocsp.* codes for it (signingCredential.ocsp.notRevoked, ...revoked); c2pa-rs takes only an answer from a delegated responder */
                 codes: string[];
             } | null;
             /** @description every failure code, with where it sits: the active manifest, or an ingredient (an ingredient's failure can make the file Invalid while status.failure shows only the signer's trust); absent from permalinks kept before it was added */

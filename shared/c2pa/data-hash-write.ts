@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { open, rm, type FileHandle } from 'node:fs/promises';
+
+/**
+ * Writes a file signed with a c2pa.hash.data (WAV, MP3, FLAC) in one sequential pass, as its plan lists it, and hashes
+ * it as it goes: every byte but the manifest's room, which is what the data hash's one exclusion leaves out. The room is
+ * written as zeros, then filled with the signed manifest (bmff-write.ts's writeRoom). Memory: two chunks, whatever the file's size; the
+ * next read runs while this chunk is hashed and written.
+ */
+
+/** Bytes copied from the source at a time. */
+const COPY_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/** One piece of the output, in order: bytes made here, a range of the source copied as it is, or the manifest's room. */
+export type Piece = { bytes: Buffer } | { from: number; to: number } | { room: number };
+
+/** The output: its pieces (exactly one room) and where the room is. */
+export interface DataHashPlan {
+  pieces: Piece[];
+  size: number;
+  room: { offset: number; size: number };
+}
+
+/** The plan of `pieces`: its size and its room's place. */
+export function planOf(pieces: Piece[]): DataHashPlan {
+  let size = 0;
+  let room: { offset: number; size: number } | undefined;
+  for (const piece of pieces) {
+    const length = 'bytes' in piece ? piece.bytes.length : 'room' in piece ? piece.room : piece.to - piece.from;
+    if ('room' in piece) {
+      if (room) throw new RangeError('a plan has one room');
+      room = { offset: size, size: piece.room };
+    }
+    size += length;
+  }
+  if (!room) throw new RangeError('a plan has one room');
+  return { pieces, size, room };
+}
+
+async function readExactly(source: FileHandle, length: number, position: number): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(length);
+  for (let done = 0; done < length; ) {
+    const { bytesRead } = await source.read(buffer, done, length - done, position + done);
+    if (bytesRead === 0) throw new Error(`the source ended ${length - done} bytes early (changed while it was being signed)`);
+    done += bytesRead;
+  }
+  return buffer;
+}
+
+async function writeFully(handle: FileHandle, chunk: Buffer, position: number): Promise<void> {
+  for (let done = 0; done < chunk.length; ) done += (await handle.write(chunk, done, chunk.length - done, position + done)).bytesWritten;
+}
+
+/** The output's bytes in order, with whether each is hashed (all but the room). */
+async function* outputChunks(source: FileHandle, plan: DataHashPlan): AsyncGenerator<{ chunk: Buffer; hashed: boolean }> {
+  for (const piece of plan.pieces) {
+    if ('bytes' in piece) yield { chunk: piece.bytes, hashed: true };
+    else if ('room' in piece) yield { chunk: Buffer.alloc(piece.room), hashed: false };
+    else for (let at = piece.from; at < piece.to; at += COPY_CHUNK_BYTES) yield { chunk: await readExactly(source, Math.min(COPY_CHUNK_BYTES, piece.to - at), at), hashed: true };
+  }
+}
+
+/**
+ * Writes the planned output from `source` to a new file at `outputPath` (removed again on failure) and returns the
+ * SHA-256 of its bytes outside the room: the data hash's digest.
+ */
+export async function writeDataHashed(source: FileHandle, plan: DataHashPlan, outputPath: string): Promise<Buffer> {
+  await rm(outputPath, { force: true });
+  const output = await open(outputPath, 'wx', 0o600);
+  const hash = createHash('sha256');
+  const chunks = outputChunks(source, plan);
+  let next = chunks.next();
+  let writing: Promise<void> = Promise.resolve();
+  try {
+    let position = 0;
+    for (let current = await next; !current.done; current = await next) {
+      next = chunks.next();
+      const { chunk, hashed } = current.value;
+      await writing;
+      writing = writeFully(output, chunk, position);
+      if (hashed) hash.update(chunk);
+      position += chunk.length;
+    }
+    await writing;
+    if (position !== plan.size) throw new Error(`wrote ${position} bytes where ${plan.size} were planned`);
+    await output.close();
+    return hash.digest();
+  } catch (err) {
+    await next.catch(() => undefined);
+    await chunks.return(undefined).catch(() => undefined);
+    await writing.catch(() => undefined);
+    await output.close().catch(() => undefined);
+    await rm(outputPath, { force: true });
+    throw err;
+  }
+}
