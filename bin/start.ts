@@ -21,6 +21,7 @@ import { createFileStore } from '../shared/storage/index.js';
 import { createKeyVault } from '../shared/vault/index.js';
 import { inlineSignProcessor, startWorkerRole } from '../workers/role.js';
 import { sweepSigningLeftovers } from '../workers/sign-job/deps.js';
+import { logDocumentThumbnails } from '../workers/document-thumbnails.js';
 import { logVideoThumbnails } from '../workers/video-thumbnails.js';
 import { startWebhookDelivery } from '../workers/webhook-delivery.js';
 import { startEmbeddedChainIfNeeded } from '../shared/chain/embedded.js';
@@ -56,6 +57,7 @@ runMain('all-in-one', async (givenConfig, logger) => {
     // Jobs a previous run left queued or half-done are put back by the scheduler's reconciler at its start.
     const embedded = new EmbeddedSignQueue(processor, { ...retry, concurrency: config.workerConcurrency });
     await logVideoThumbnails(config.ffmpegPath, logger);
+    await logDocumentThumbnails(config.pdftoppmPath, logger);
     // Webhook deliveries through the in-process queue too, fed by the relay from the database.
     const webhooks = await startWebhookDelivery(config, knex, logger.child({ role: 'worker' }), { embedded: true });
     reportWebhookQueueDepth(() => webhooks.queue.counts());

@@ -113,6 +113,11 @@ export interface Config {
    */
   ffmpegPath: string | undefined;
   /**
+   * pdftoppm (PDFTOPPM_PATH, default `pdftoppm` on the PATH, Debian's poppler-utils; `off`: none), which renders the
+   * first page a PDF's claim thumbnail is made of. Without it PDFs are signed without a thumbnail (the worker says so).
+   */
+  pdftoppmPath: string | undefined;
+  /**
    * How signing computes an image's ISCC fingerprint (FINGERPRINT_MODE): `fast` (default) decodes a JPEG at reduced
    * scale in the DCT domain before the 32x32 resize, `exact` decodes it whole (the reference SDK's pixels). See the
    * README (Soft bindings) for what differs.
@@ -646,6 +651,7 @@ export function loadConfig(env: Env = process.env): Config {
     workerRecycleWasmBytes: int(env, 'WORKER_RECYCLE_WASM_BYTES', 512 * MiB, 0, 4 * 1024 * MiB),
     workerRecycleIdleMs: int(env, 'WORKER_RECYCLE_IDLE_MS', 30_000, 0, 24 * 3600_000),
     ffmpegPath: str(env, 'FFMPEG_PATH', 'ffmpeg') === 'off' ? undefined : str(env, 'FFMPEG_PATH', 'ffmpeg'),
+    pdftoppmPath: str(env, 'PDFTOPPM_PATH', 'pdftoppm') === 'off' ? undefined : str(env, 'PDFTOPPM_PATH', 'pdftoppm'),
     fingerprintMode: oneOf(env, 'FINGERPRINT_MODE', 'fast', FINGERPRINT_MODES),
     c2paSpecVersion: oneOf(env, 'C2PA_SPEC_VERSION', DEFAULT_C2PA_SPEC_VERSION, C2PA_SPEC_VERSIONS),
     signAttempts: int(env, 'SIGN_ATTEMPTS', 5, 1, 50),

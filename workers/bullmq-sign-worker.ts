@@ -6,6 +6,7 @@ import type { Config } from '../shared/config.js';
 import { createRedis } from '../shared/redis.js';
 import { SIGN_QUEUE_NAME, type SignProcessor } from '../shared/queue/types.js';
 import { startSandboxes } from './sandbox-pool.js';
+import { logDocumentThumbnails } from './document-thumbnails.js';
 import { logVideoThumbnails } from './video-thumbnails.js';
 
 /** How long SIGTERM waits for running jobs before releasing them to other workers. */
@@ -68,6 +69,7 @@ export async function startBullMqSignWorker(config: Config, logger: Logger, opti
   worker.run().catch((err: unknown) => logger.error({ err }, 'sign worker stopped'));
   // Awaited (tens of ms) so the probe's process is gone before the worker counts as started.
   await logVideoThumbnails(config.ffmpegPath, logger);
+  await logDocumentThumbnails(config.pdftoppmPath, logger);
   logger.info({ concurrency: config.workerConcurrency, sandboxed: !inline }, 'sign worker started (BullMQ)');
   return {
     /** Stops taking jobs and waits for running ones; after timeoutMs they are left for another worker. */

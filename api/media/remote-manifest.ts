@@ -13,6 +13,15 @@ export type RemoteManifestResult = { bytes: Uint8Array } | { error: string };
 /** Remote manifests as one client's verification fetches them (RemoteManifests.forClient). */
 export interface RemoteManifestSource {
   fetch(url: string): Promise<RemoteManifestResult>;
+  /** A file to verify, fetched by URL (POST /v1/verify {url}): see RemoteManifests.fetchFile. */
+  fetchFile(url: string, maxBytes: number): Promise<FetchedFile>;
+}
+
+/** A file fetched to be verified: its bytes, the URL that answered (after redirects) and its `Link` header. */
+export interface FetchedFile {
+  body: Buffer;
+  url: string;
+  link: string | undefined;
 }
 
 /** Thrown to a client whose own allowance ran out; another client sharing that fetch tries on its own account. */
@@ -60,7 +69,38 @@ export class RemoteManifests {
    * kept, or a fetch another request already runs, costs nothing).
    */
   forClient(client: string): RemoteManifestSource {
-    return { fetch: (url) => this.fetch(url, client) };
+    return { fetch: (url) => this.fetch(url, client), fetchFile: (url, maxBytes) => this.fetchFile(url, client, maxBytes) };
+  }
+
+  /**
+   * A file a client asks to have verified by its URL, fetched as remote manifests are (the outbound guard, at most 3
+   * redirects and 10 s, REMOTE_MANIFESTS_ALLOW_PRIVATE and REMOTE_MANIFESTS_CA_FILE, every request counted against the
+   * client's and the host's budgets) but at most `maxBytes` (MAX_UPLOAD_BYTES) and never kept or shared: it is the
+   * client's file. REMOTE_MANIFESTS=off fetches nothing. A URL the guard refuses, a failed fetch or an answer other than
+   * 200 is the client's problem: 422.
+   */
+  private async fetchFile(url: string, client: string, maxBytes: number): Promise<FetchedFile> {
+    if (!this.settings.enabled) throw new ApiError('unprocessable', 'url_fetch_disabled', 'files are not fetched by URL here (REMOTE_MANIFESTS=off): send the file itself');
+    const { allowPrivate, caFile } = this.settings;
+    if (caFile) this.ca ??= readFile(caFile, 'utf8');
+    let res;
+    try {
+      res = await guardedFetch(url, {
+        allowPrivate,
+        allowHttp: false,
+        maxRedirects: MAX_REDIRECTS,
+        timeoutMs: TIMEOUT_MS,
+        maxBytes,
+        ...(this.ca ? { ca: await this.ca } : {}),
+        beforeRequest: (hop) => this.budgets.take(client, hop.hostname),
+      });
+    } catch (err) {
+      if (err instanceof FetchFailedError) throw new ApiError('unprocessable', 'url_fetch_failed', `the file could not be fetched: ${err.message}`);
+      throw err;
+    }
+    if (res.status !== 200) throw new ApiError('unprocessable', 'url_fetch_failed', `the file could not be fetched: the server answered ${res.status}`);
+    const link = res.headers.link;
+    return { body: res.body, url: res.url, link: Array.isArray(link) ? link.join(', ') : link };
   }
 
   private async fetch(url: string, client: string): Promise<RemoteManifestResult> {

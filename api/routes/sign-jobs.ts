@@ -1,5 +1,5 @@
 import { Router } from 'express';
-import { mergeManifest } from '../../shared/c2pa/parse-manifest.js';
+import { assertCreatorGiven } from '../../shared/c2pa/parse-manifest.js';
 import { authenticate, requirePermission } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
@@ -15,8 +15,9 @@ export function signJobsRouter(ctx: AppContext): Router {
     const principal = principalOf(req);
     const body = parseBody(SignInput, req.body);
     const { discoverable: requestedDiscoverable, soft_binding: requestedSoftBinding, template_id: templateId, manifest: requested } = body;
-    // Without a template the request must be complete: say so before anything else.
-    if (templateId === null) mergeManifest(requested);
+    // Without a template the request must name its creator: say so before anything else (a document's title may
+    // still come from the document, which requestSignature looks at).
+    if (templateId === null) assertCreatorGiven(requested);
     const { 'Idempotency-Key': idempotencyKey } = parseParams(SignHeaders, { 'Idempotency-Key': req.get('idempotency-key') });
     const { job, created } = await requestSignature(
       ctx,

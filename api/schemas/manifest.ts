@@ -66,7 +66,7 @@ const defaultFields = {
     .optional()
     .openapi({
       description:
-        'embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image or of a frame of a video (taken by ffmpeg where the worker has it). Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, and video without ffmpeg are signed without one.',
+        'embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image, of a frame of a video (taken by ffmpeg where the worker has it), of a PDF\'s first page (rendered by pdftoppm where the worker has it) or of an EPUB\'s cover image. Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, Office and OpenDocument files, EPUBs without a cover, video without ffmpeg and PDFs without pdftoppm are signed without one.',
     }),
 };
 
@@ -89,10 +89,14 @@ export const ManifestInput = z
   .openapi('ManifestInput', { description: "A complete manifest: a job's, with its template's defaults merged under the request's fields." });
 
 const ManifestRequest = z
-  .object({ ...perRequestFields, ...defaultFields })
+  .object({
+    ...perRequestFields,
+    title: text(MANIFEST_LIMITS.title, "the work's title (dc:title of the manifest). Required, except for a document (PDF, EPUB, Office, OpenDocument): left out, it is the document's own title (the upload's document_title, from its metadata), else the upload's file name").optional(),
+    ...defaultFields,
+  })
   .strict()
   .openapi('ManifestRequest', {
-    description: "The manifest of a sign request: title is required, and creator unless the template (template_id) gives one. A field given here replaces the template's whole value.",
+    description: "The manifest of a sign request: title is required (a document's may be left out: its own title, else its file name), and creator unless the template (template_id) gives one. A field given here replaces the template's whole value.",
   });
 
 /** Runs the manifest field rules on a request's `manifest`; a field they refuse is an issue at that field. */

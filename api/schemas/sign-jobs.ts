@@ -17,7 +17,7 @@ export const SignInput = z
       'whether the signed file (over the template choice) is discoverable in the public manifest repository (lookup by content or binding, GET /v1/manifests/{id})',
     ),
     soft_binding: orgChoice(
-      'whether an image is signed with a soft binding (over the template choice): its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content; false skips the fingerprint',
+      'whether an image is signed with a soft binding (over the template choice): its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content; false skips the fingerprint. Video, audio and documents are signed without one whatever this says (the job answers soft_binding: false)',
     ),
     upload_id: z.preprocess((value, ctx) => {
       if (value === undefined || typeof value === 'string') return value;
@@ -77,6 +77,13 @@ const Job = z
       .object({ id: uuid, version: z.number().int() })
       .nullable()
       .openapi({ description: 'the manifest template and version the job used (GET /v1/manifest-templates/{id}/versions/{version}); null without one' }),
+    soft_binding: z
+      .boolean()
+      .nullable()
+      .openapi({
+        description:
+          "whether the file is signed with a soft binding (its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content): the request's or the template's choice, null following the organisation's setting (GET /org: soft_binding). Always false (none) for video, audio and documents (PDF, EPUB, Office, OpenDocument): ISCC image codes are of images, and a request or template asking for one there is ignored",
+      }),
     attempts: z.number().int(),
     created_at: dateTime,
     updated_at: dateTime,

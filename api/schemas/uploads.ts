@@ -27,6 +27,10 @@ export const Upload = z
     size: z.number().int().openapi({ description: "bytes; a rendition's, of all its parts" }),
     mime_type: MediaType,
     filename: z.string(),
+    document_title: z
+      .string()
+      .nullable()
+      .openapi({ description: "a document's title from its own metadata (PDF Info or XMP dc:title, EPUB package dc:title, OOXML docProps/core.xml, OpenDocument meta.xml), which a sign request without manifest.title takes; null for other media and documents that give none" }),
     created_at: dateTime,
     rendition: RenditionSummary.nullable().openapi({ description: 'a fragmented MP4 rendition (init segment, media segments, playlists); null for a single file' }),
   })

@@ -158,6 +158,14 @@ const PublicVerification = Verification.extend({
   recovered: z.array(RecoveredManifest).openapi({ description: 'empty for a file with an embedded manifest' }),
   recovered_note: z.string().nullable(),
   checked_at: dateTime,
+  fetched: z
+    .object({
+      url: z.string().openapi({ description: 'the URL that answered, after redirects' }),
+      manifest_link: z.string().nullable().openapi({ description: 'the manifest store the server named in its Link: <...>; rel="c2pa-manifest" header (C2PA 2.2 §15.5.3.2), looked at before the XMP reference and read with the file as its sidecar; null without one' }),
+      manifest_link_error: z.string().optional().openapi({ description: 'why the linked manifest was not used: the file was then read alone (its embedded manifest, or the one its XMP names)' }),
+    })
+    .optional()
+    .openapi({ description: 'a file verified by its URL (a JSON body {"url"}): where it came from' }),
   permalink: uri
     .nullable()
     .optional()
@@ -197,6 +205,14 @@ export const VerificationParams = z.object({
     .openapi({ pattern: SHA256.source }),
 });
 
+/** POST /v1/verify with a JSON body: the file named by its URL. */
+export const VerifyUrlInput = z
+  .object({
+    url: z.string().max(2048).openapi({ format: 'uri', description: 'an https URL of the file to verify, fetched through the outbound guard (public addresses only, at most 3 redirects, 10 s and MAX_UPLOAD_BYTES)' }),
+  })
+  .strict()
+  .openapi('VerifyUrlInput');
+
 export const VerifyQuery = z.object({
   format: z.enum(['json', 'crjson']).default('json').openapi({
     description:
@@ -235,12 +251,14 @@ export const verifyPaths: RouteConfig[] = [
     path: '/v1/verify',
     tags: ['Public verification'],
     summary: 'Verify any file without an account: its embedded Content Credentials, or the ones recovered by its fingerprint',
-    description: `Every format the service signs (${formatsInWords()}), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: \`recovered\`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}) when it is what the file alone proves (its embedded manifest, or none): a verdict read from a sidecar sent with the file or from a remote manifest is answered with permalink null and not kept, and leaves the file's permalink as it was; nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full; a client that hangs up has its work dropped or stopped); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests at work, each counted until its pool work has ended: 429 too_many_concurrent_requests).`,
-    request: { body: mediaBodies.anyFile, query: VerifyQuery },
+    description: `Every format the service signs (${formatsInWords()}), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A JSON body {"url": "https://..."} names the file instead: it is fetched through the outbound guard as remote manifests are (https, public addresses only after DNS resolution, at most 3 redirects and 10 s, at most MAX_UPLOAD_BYTES, each request counted against REMOTE_MANIFESTS_PER_ADDRESS and REMOTE_MANIFESTS_PER_HOST; REMOTE_MANIFESTS=off fetches nothing: 422 url_fetch_disabled), and the answer's Link header with rel="c2pa-manifest" (C2PA 2.2 §15.5.3.2) is looked at before the XMP reference: the manifest it names is fetched and read with the file as its sidecar (the answer's fetched says which). A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: \`recovered\`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}) when it is what the file alone proves (its embedded manifest, or none): a verdict read from a sidecar sent with the file or from a remote manifest is answered with permalink null and not kept, and leaves the file's permalink as it was; nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full; a client that hangs up has its work dropped or stopped); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests at work, each counted until its pool work has ended: 429 too_many_concurrent_requests).`,
+    request: { body: { ...mediaBodies.anyFile, content: { ...mediaBodies.anyFile.content, 'application/json': { schema: VerifyUrlInput } } }, query: VerifyQuery },
     responses: {
       200: json(PublicVerification, 'The verdict'),
       ...refusals(400, 413, 415),
-      422: errors.unreadableCredentials,
+      422: errorResponse(
+        'unreadable_credentials (C2PA data that cannot be parsed), image_too_large, media_too_complex; for a file named by URL: url_not_allowed (not https, credentials in it, or a private address), url_not_resolvable, url_fetch_failed (timeout, too large, too many redirects, an answer other than 200), url_fetch_disabled (REMOTE_MANIFESTS=off)',
+      ),
       429: verifyRateLimited('rate_limited (PUBLIC_RATE_LIMIT), too_many_concurrent_requests (PUBLIC_CONCURRENCY_PER_ADDRESS), or '),
       503: verifyBusy,
     },

@@ -24,6 +24,9 @@ import {
   signedFilesOfJobs,
   type SignJob,
 } from '../../shared/db/repositories/sign-jobs.js';
+import type { Upload } from '../../shared/db/repositories/uploads.js';
+import { formatFor } from '../../shared/media/formats.js';
+import { cleanTitle } from '../../shared/media/walks/document-title.js';
 import { PENDING_STATUSES, SIGNED_STATUSES, type JobStatus } from '../../shared/job-status.js';
 import { noCertificateError, orgSigningState } from '../../shared/pki/org-signing.js';
 import type { Principal } from '../auth/principal.js';
@@ -66,6 +69,10 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
   const { templateId, idempotencyKey } = request;
   const upload = await findUpload(ctx.knex, principal.orgId, request.uploadId);
   if (!upload) throw notFound('upload');
+  // Soft bindings (ISCC image codes) are of images: anything else is signed with none, and the job says so (false)
+  // whatever the request or template chose.
+  const fingerprinted = formatFor(upload.mime_type)?.kind === 'image';
+  const requestedSoftBinding = fingerprinted ? request.softBinding : null;
 
   const replay = async (): Promise<SignJob | undefined> => {
     if (idempotencyKey === undefined) return undefined;
@@ -77,7 +84,7 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
       (existing.template_id ?? null) === templateId &&
       isDeepStrictEqual(existing.request_manifest ?? existing.manifest, request.manifest) &&
       existing.discoverable === (request.discoverable ?? existing.discoverable) &&
-      existing.soft_binding === (request.softBinding ?? existing.soft_binding);
+      existing.soft_binding === (requestedSoftBinding ?? existing.soft_binding);
     if (existing && !sameRequest) {
       throw conflict('this Idempotency-Key was used with a different request', 'idempotency_conflict');
     }
@@ -87,7 +94,7 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
   if (previous) return { job: await viewOf(ctx, previous), created: false };
   // Another organisation's template, or a deleted one, is not found.
   const template = templateId === null ? undefined : await liveTemplate(ctx.knex, principal.orgId, templateId);
-  const manifest = mergeManifest(request.manifest, template?.manifest);
+  const manifest = mergeManifest(withDocumentTitle(request.manifest, upload), template?.manifest);
   // A job that can only fail is not queued: without a certificate the organisation may sign with (or one the
   // worker may issue for it), the caller hears so at once.
   const signing = await orgSigningState(ctx.knex, principal.orgId);
@@ -108,7 +115,7 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
       template_version: template?.version ?? null,
       // The request's choice, else the template's; null follows the organisation's setting.
       discoverable: request.discoverable ?? template?.discoverable ?? null,
-      soft_binding: request.softBinding ?? template?.soft_binding ?? null,
+      soft_binding: fingerprinted ? (requestedSoftBinding ?? template?.soft_binding ?? null) : false,
     }, trx);
       await recordAuditEvent(trx, { action: 'sign.requested', actor: actorOf(principal), orgId: principal.orgId, target: { type: 'sign_job', id: inserted.id }, details: { upload_id: upload.id, upload_sha256: upload.sha256, template_id: template?.id ?? null } });
       return inserted;
@@ -131,6 +138,16 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
     throw new ApiError('unavailable', 'queue_unavailable', 'the signing queue is unavailable; nothing was recorded, try again shortly', { retryAfterSeconds: 5 });
   }
   return { job: jobView(ctx.config.baseUrl, job, undefined), created: true };
+}
+
+/**
+ * A document signed without a title in the request takes its own (read from its metadata at upload), else its file
+ * name; other media must be given one (mergeManifest says so).
+ */
+function withDocumentTitle(manifest: ManifestRequest, upload: Pick<Upload, 'mime_type' | 'document_title' | 'filename'>): ManifestRequest {
+  if (manifest.title !== undefined || formatFor(upload.mime_type)?.kind !== 'document') return manifest;
+  const title = upload.document_title ?? cleanTitle(upload.filename);
+  return title === undefined ? manifest : { ...manifest, title };
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Knex } from '../../shared/db/knex.js';
 import type { PageRequest } from '../../shared/db/page.js';
 import { renditionPartCounts } from '../../shared/db/repositories/rendition-parts.js';
 import { findOrgUpload, insertUpload, listOrgUploads, type Upload, type UploadView } from '../../shared/db/repositories/uploads.js';
+import { documentTitle } from '../../shared/media/document-title.js';
 import { extensionFor, identifyMedia, type MediaMimeType } from '../../shared/media/formats.js';
 import type { StagedFile } from '../../shared/storage/index.js';
 import type { Principal } from '../auth/principal.js';
@@ -34,6 +35,7 @@ export async function storeUpload(
   const id = randomUUID();
   let storageKey: string;
   let mimeType: MediaMimeType;
+  let documentTitleOf: string | undefined;
   try {
     const identified = await identifyMedia(staged.tempPath);
     mimeType = identified.mimeType;
@@ -41,6 +43,8 @@ export async function storeUpload(
     assertWithinUploadLimit(deps.config, mimeType, staged.size);
     // An image's pixels: within MAX_IMAGE_PIXELS (from its header) and all there (decoded), in the uploads' own pool.
     if (identified.kind === 'image') await deps.uploadCheckPool.run('check_image', { filePath: staged.tempPath, mimeType, maxPixels: deps.config.maxImagePixels }, signal);
+    // A document's own title, for a sign request that gives none (bounded reads of the checked file).
+    if (identified.kind === 'document') documentTitleOf = await documentTitle(staged.tempPath, mimeType);
     // Only a checked file reaches the store, streamed from the staged copy.
     storageKey = `uploads/${principal.orgId}/${id}.${extensionFor(mimeType)}`;
     await deps.files.putFile(storageKey, staged.tempPath);
@@ -49,7 +53,7 @@ export async function storeUpload(
   }
   try {
     const upload = await insertUpload(
-      { id, org_id: principal.orgId, ...actorColumns(principal), filename, mime_type: mimeType, size: staged.size, sha256: staged.sha256, storage_key: storageKey },
+      { id, org_id: principal.orgId, ...actorColumns(principal), filename, mime_type: mimeType, size: staged.size, sha256: staged.sha256, storage_key: storageKey, document_title: documentTitleOf ?? null },
       deps.knex,
     );
     return upload.toPublic();

@@ -10,6 +10,11 @@ export interface JobView {
   manifest: SignJob['manifest'];
   /** The manifest template (and the version of it) the job used; null without one. */
   template: { id: string; version: number } | null;
+  /**
+   * Whether the file is signed with a soft binding (an ISCC fingerprint): the request's or template's choice, null
+   * following the organisation's setting; always false (none) for video, audio and documents.
+   */
+  soft_binding: boolean | null;
   attempts: number;
   created_at: string;
   updated_at: string;
@@ -43,6 +48,7 @@ export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefi
     upload_id: job.upload_id,
     manifest: job.manifest,
     template: job.template_id && job.template_version !== null ? { id: job.template_id, version: job.template_version } : null,
+    soft_binding: job.soft_binding,
     attempts: job.attempts,
     created_at: job.created_at.toISOString(),
     updated_at: job.updated_at.toISOString(),

@@ -185,9 +185,12 @@ export function parseManifestInput(raw: unknown): ManifestInput {
   return parseFields(raw, { allowed: ALL_FIELDS, required: ['title', 'creator'], notAnObject: 'must be an object with at least title and creator' }) as ManifestInput;
 }
 
-/** A sign request's manifest, which a template may complete: as parseManifestInput, but creator may be left out. */
+/**
+ * A sign request's manifest, which a template may complete: as parseManifestInput, but creator may be left out, and
+ * title too (a document's is its own, else its file name: requestSignature; other media's is required there).
+ */
 export function parseManifestRequest(raw: unknown): ManifestRequest {
-  return parseFields(raw, { allowed: ALL_FIELDS, required: ['title'], notAnObject: 'must be an object with at least title' }) as ManifestRequest;
+  return parseFields(raw, { allowed: ALL_FIELDS, required: [], notAnObject: 'must be an object with at least title' }) as ManifestRequest;
 }
 
 /** A manifest template's defaults: the same rules as a sign request's fields, all optional, no title or dateCreated. */
@@ -206,9 +209,15 @@ export function parseManifestDefaults(raw: unknown): ManifestDefaults {
  * one of the two.
  */
 export function mergeManifest(request: ManifestRequest, defaults?: ManifestDefaults): ManifestInput {
+  assertCreatorGiven(request, defaults);
   const merged = { ...(defaults ?? {}), ...request };
-  if (merged.creator === undefined) {
+  if (merged.title === undefined) throw new ManifestInputError('title', 'is required');
+  return merged as ManifestInput;
+}
+
+/** A creator is given, by the request or the template's defaults (the title may still come from the document). */
+export function assertCreatorGiven(request: ManifestRequest, defaults?: ManifestDefaults): void {
+  if ((request.creator ?? defaults?.creator) === undefined) {
     throw new ManifestInputError('creator', defaults ? 'is required (the template gives no creator)' : 'is required');
   }
-  return merged as ManifestInput;
 }

@@ -20,14 +20,14 @@ import { BytesBlob, c2paWasm } from './wasm.js';
  * out (reported to onThumbnailError).
  */
 export async function withClaimThumbnail(
-  input: Pick<SignOptions, 'thumbnail' | 'ffmpegPath' | 'onThumbnailError'>,
+  input: Pick<SignOptions, 'thumbnail' | 'ffmpegPath' | 'pdftoppmPath' | 'onThumbnailError'>,
   definition: ManifestDefinition,
   mimeType: SignableMimeType,
   source: ThumbnailSource,
 ): Promise<{ definition: ManifestDefinition; thumbnail?: Uint8Array }> {
   if (!definition.thumbnail) return { definition };
   try {
-    return { definition, thumbnail: input.thumbnail ?? (await claimThumbnailOf(source, mimeType, { ffmpegPath: input.ffmpegPath })) };
+    return { definition, thumbnail: input.thumbnail ?? (await claimThumbnailOf(source, mimeType, { ffmpegPath: input.ffmpegPath, pdftoppmPath: input.pdftoppmPath })) };
   } catch (err) {
     input.onThumbnailError?.(err);
     const { thumbnail: _omitted, ...rest } = definition;

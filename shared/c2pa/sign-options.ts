@@ -28,6 +28,8 @@ export interface SignOptions {
   onThumbnailError?: (err: unknown) => void;
   /** ffmpeg, which takes the frame a video's claim thumbnail is made of (signFile only); without it video gets none. */
   ffmpegPath?: string;
+  /** pdftoppm, which renders the first page a PDF's claim thumbnail is made of (signFile only); without it PDFs get none. */
+  pdftoppmPath?: string;
   /**
    * Whether the signed file is read back and validated before it is returned (default true): by c2pa-rs itself
    * (its verify_after_sign), or for the formats signed streamed (MP4, M4V, MOV and M4A: bmff-sign.ts; WAV, MP3 and

@@ -1,7 +1,9 @@
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import sharp, { type Sharp } from 'sharp';
+import { runOnBytes, runOnFile } from '../media/byte-walk.js';
 import { mediaDurationSeconds } from '../media/duration.js';
 import { formatFor } from '../media/formats.js';
+import { pdfFirstPagePng } from '../media/pdf-page.js';
 import { videoFramePng } from '../media/video-frame.js';
 import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
@@ -11,7 +13,9 @@ import type { SignableMimeType } from './media-type.js';
  * `add_thumbnails` feature, and `builder.thumbnail.enabled` is silently ignored (checked with c2pa-wasm 0.13.3).
  *
  * Of video, ffmpeg takes a representative frame (shared/media/video-frame.ts), which is then made into the JPEG as
- * an image is; without ffmpeg (FFMPEG_PATH) video is signed without one. Audio has none.
+ * an image is; without ffmpeg (FFMPEG_PATH) video is signed without one. Of a PDF, pdftoppm renders the first page
+ * (shared/media/pdf-page.ts; PDFTOPPM_PATH); of an EPUB, its cover image is read out of the archive. Audio and the
+ * other documents have none.
  *
  * libvips (sharp) decodes the image, applies its EXIF orientation, flattens transparency onto white and shrinks it
  * to a baseline JPEG at most THUMBNAIL_LONG_EDGE pixels on its long side: about 25 ms for a 12 MP photo.
@@ -77,14 +81,15 @@ export type ThumbnailSource = { bytes: Uint8Array } | { path: string; bytes?: ()
 
 /**
  * The claim thumbnail of any signable file: images by makeClaimThumbnail, video from a frame ffmpeg takes (only of a
- * file on disk, and only with `ffmpegPath`). Throws ThumbnailError when there can be none.
+ * file on disk, and only with `ffmpegPath`), documents by documentThumbnail. Throws ThumbnailError when there can be none.
  */
-export async function claimThumbnailOf(source: ThumbnailSource, mimeType: SignableMimeType, options: { ffmpegPath?: string }): Promise<Uint8Array> {
+export async function claimThumbnailOf(source: ThumbnailSource, mimeType: SignableMimeType, options: { ffmpegPath?: string; pdftoppmPath?: string }): Promise<Uint8Array> {
   const kind = formatFor(mimeType)?.kind;
   if (kind === 'image') {
     const bytes = 'path' in source ? await (source.bytes?.() ?? readFile(source.path)) : source.bytes;
     return makeClaimThumbnail(bytes, mimeType);
   }
+  if (kind === 'document') return documentThumbnail(source, mimeType, options);
   if (kind !== 'video') throw new ThumbnailError(`${mimeType} has no picture to make one of`);
   if (!options.ffmpegPath) throw new ThumbnailError('video thumbnails need ffmpeg (FFMPEG_PATH=off)');
   if (!('path' in source)) throw new ThumbnailError('video thumbnails are made from a file on disk (signFile), not from memory');
@@ -95,4 +100,40 @@ export async function claimThumbnailOf(source: ThumbnailSource, mimeType: Signab
     throw new ThumbnailError(err instanceof Error ? err.message : String(err), { cause: err });
   }
   return makeClaimThumbnail(frame, 'image/png');
+}
+
+/**
+ * A document's claim thumbnail, from what its format's descriptor says it has (`picture`): a PDF's first page rendered
+ * by pdftoppm (only of a file on disk, and only with `pdftoppmPath`), an EPUB's cover image read out of the archive.
+ * Either is then made into the JPEG as an image is. Other documents have none.
+ */
+async function documentThumbnail(source: ThumbnailSource, mimeType: SignableMimeType, options: { pdftoppmPath?: string }): Promise<Uint8Array> {
+  const format = formatFor(mimeType);
+  const picture = format?.picture;
+  if (!picture) throw new ThumbnailError(`a ${format?.label ?? mimeType} has no picture to make one of`);
+  if (picture === 'first-page') {
+    if (!options.pdftoppmPath) throw new ThumbnailError('PDF thumbnails need pdftoppm (PDFTOPPM_PATH=off)');
+    if (!('path' in source)) throw new ThumbnailError('PDF thumbnails are made from a file on disk (signFile), not from memory');
+    let page: Uint8Array;
+    try {
+      page = await pdfFirstPagePng(source.path, { pdftoppmPath: options.pdftoppmPath });
+    } catch (err) {
+      throw new ThumbnailError(err instanceof Error ? err.message : String(err), { cause: err });
+    }
+    return makeClaimThumbnail(page, 'image/png');
+  }
+  let cover: Buffer | undefined;
+  if ('path' in source) {
+    const fh = await open(source.path, 'r');
+    try {
+      const { size } = await fh.stat();
+      cover = await runOnFile(picture.cover(size), fh, size);
+    } finally {
+      await fh.close();
+    }
+  } else {
+    cover = runOnBytes(picture.cover(source.bytes.byteLength), source.bytes);
+  }
+  if (!cover) throw new ThumbnailError(`the ${format.label} names no JPEG, PNG, GIF or WebP cover image`);
+  return makeClaimThumbnail(cover, 'image/png');
 }

@@ -56,8 +56,8 @@ export interface ManifestInput {
   thumbnail?: boolean;
 }
 
-/** A sign request's manifest: title always; creator may come from a template instead. */
-export type ManifestRequest = Omit<ManifestInput, 'creator'> & { creator?: string };
+/** A sign request's manifest: creator may come from a template instead; a document's title from the document. */
+export type ManifestRequest = Omit<ManifestInput, 'creator' | 'title'> & { creator?: string; title?: string };
 
 /** A template's defaults: every manifest field but the per-request ones (title, dateCreated), all optional. */
 export type ManifestDefaults = Partial<Omit<ManifestInput, 'title' | 'dateCreated'>>;

@@ -48,6 +48,13 @@ export interface MediaFormatDescriptor<M extends string = string> {
   refuse?(head: Buffer, size: number): Walk<string | undefined>;
   /** The playing time in seconds where the format's header says it; undefined when it does not. */
   durationSeconds?(size: number): Walk<number | undefined>;
+  /** Documents: the title their own metadata gives (walks/document-title.ts); undefined when there is none. */
+  title?(size: number): Walk<string | undefined>;
+  /**
+   * Documents: what their claim thumbnail is made of: 'first-page', the first page rendered by pdftoppm
+   * (shared/media/pdf-page.ts), or `cover`, an image the walk reads out of the file (an EPUB's cover). None without it.
+   */
+  readonly picture?: 'first-page' | { cover(size: number): Walk<Buffer | undefined> };
   /**
    * Images whose pixel data sharp's libvips decodes here in every variant: the upload decodes them to find missing
    * or truncated pixel data (image-pixels.ts).

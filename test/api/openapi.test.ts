@@ -101,7 +101,8 @@ describe('OpenAPI document', () => {
     expect(partTypes('/v1/media/upload')).to.have.members(all);
     // Verification also takes a .c2pa manifest store alone (issue 22).
     for (const p of ['/v1/media/verify', '/v1/verify']) expect(partTypes(p), p).to.have.members([...all, 'application/c2pa']);
-    expect(rawTypes('/v1/verify')).to.have.members([...all, 'application/c2pa']);
+    // ... and a JSON body naming the file by its URL.
+    expect(rawTypes('/v1/verify')).to.have.members([...all, 'application/c2pa', 'application/json']);
     expect(partTypes('/v1/matches/byContent')).to.have.members(images);
     expect(rawTypes('/v1/matches/byContent')).to.have.members(images);
     const download = doc.paths['/v1/media/files/{file_id}']!.get as { responses: { 200: { content: Record<string, unknown> } } };

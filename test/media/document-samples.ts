@@ -31,10 +31,9 @@ export function tinyPdf(options: { title?: string; text?: string } = {}): Buffer
   return Buffer.from(out, 'latin1');
 }
 
-/** A 2x2 PNG (the EPUB's cover image). */
+/** A 4x6 PNG (the EPUB's cover image), decodable: its claim thumbnail is made of it. */
 export const COVER_PNG = Buffer.from(
-  '89504e470d0a1a0a0000000d4948445200000002000000020802000000fdd49a73000000164944415478da63f8cfc0f09f81e13f03c37f0600' +
-    '1afa04fca5e0b2f40000000049454e44ae426082',
+  '89504e470d0a1a0a0000000d49484452000000040000000608020000006b5ba8220000000970485973000003e8000003e801b57b526b000000104944415408996338a1a101470c9472000f4a1a41b0b8b93e0000000049454e44ae426082',
   'hex',
 );
 

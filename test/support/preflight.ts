@@ -21,6 +21,7 @@ const TOOLS: Array<{ command: string; pkg: string; why: string }> = [
   { command: 'redis-server', pkg: 'redis-server', why: 'tests that stop Redis run their own' },
   { command: 'pgrep', pkg: 'procps', why: 'checks that child processes end' },
   { command: 'curl', pkg: 'curl', why: 'TSA interoperability checks' },
+  { command: 'pdftoppm', pkg: 'poppler-utils', why: 'PDF claim thumbnails' },
 ];
 
 const onPath = (command: string) => {

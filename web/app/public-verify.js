@@ -82,7 +82,7 @@ function start(main) {
     }
     const kind = await sniff(file).catch(() => null);
     if (kind && !VERIFIABLE_TYPES.includes(kind.type)) {
-      error.show(`“${file.name}” is a ${kind.name}. Content Credentials can be checked in images, video and audio of the formats listed.`);
+      error.show(`“${file.name}” is a ${kind.name}. Content Credentials can be checked in images, video, audio and documents of the formats listed.`);
       return;
     }
     if (previewUrl) URL.revokeObjectURL(previewUrl);

@@ -14,6 +14,15 @@ import { loadAllTemplates, templateSummary } from './templates.js';
 /** How long the page keeps following an anchor that is still pending once the file is signed. */
 const ANCHOR_FOLLOW_MS = 10 * 60_000;
 
+/**
+ * What the file's soft binding will be: ISCC fingerprints are made of images only (as the organisation's setting or
+ * the template says); video, audio and documents are signed with none, and the job answers soft_binding: false.
+ */
+function softBindingNote(format) {
+  if (format?.kind === 'image') return 'Soft binding: ISCC fingerprint, unless your organisation or the template turned it off';
+  return 'Soft binding: none (fingerprints are made of images only)';
+}
+
 function newIdempotencyKey() {
   if (crypto.randomUUID) return `web-${crypto.randomUUID()}`;
   const b = crypto.getRandomValues(new Uint8Array(16));
@@ -107,7 +116,7 @@ export function signPage(ctx) {
   const fileError = messageBox('error');
   const formError = messageBox('error');
   const zone = dropZone({
-    label: 'Drop an image, video or audio file here',
+    label: 'Drop an image, video, audio file or document here',
     hint: formatsHint(MEDIA_FORMATS),
     accept: acceptList(MEDIA_FORMATS),
     onFile: (f) => choose(f),
@@ -170,7 +179,7 @@ export function signPage(ctx) {
     previewUrl = format?.kind === 'image' ? URL.createObjectURL(f) : null;
     chosen.replaceChildren(
       ...(previewUrl ? [h('img', { class: 'chosen__preview', src: previewUrl, alt: '' })] : []),
-      h('div', { class: 'chosen__meta' }, h('strong', { class: 'chosen__name' }, f.name), h('span', {}, `${format?.label ?? 'File'} · ${formatBytes(f.size)}`)),
+      h('div', { class: 'chosen__meta' }, h('strong', { class: 'chosen__name' }, f.name), h('span', {}, `${format?.label ?? 'File'} · ${formatBytes(f.size)}`), h('span', { class: 'chosen__soft-binding' }, softBindingNote(format))),
       h('button', { type: 'button', class: 'button button--link', onclick: () => reset(true) }, 'Remove'),
     );
     chosen.hidden = false;
@@ -308,7 +317,7 @@ export function signPage(ctx) {
   }
 
   main.append(
-    ...pageTitle('Sign a file', 'Embed C2PA Content Credentials — title, creator and this service’s signature — into an image, a video or an audio file.'),
+    ...pageTitle('Sign a file', 'Embed C2PA Content Credentials — title, creator and this service’s signature — into an image, a video, an audio file or a document.'),
     formCard,
     progress,
   );

@@ -34,6 +34,8 @@ export interface SignJobDeps {
   tempDir?: string;
   /** ffmpeg for video claim thumbnails (FFMPEG_PATH); without it video is signed without one. */
   ffmpegPath?: string;
+  /** pdftoppm for PDF claim thumbnails (PDFTOPPM_PATH); without it PDFs are signed without one. */
+  pdftoppmPath?: string;
   /** How image fingerprints are computed (FINGERPRINT_MODE). */
   fingerprintMode: FingerprintMode;
   /** The C2PA specification version the manifests declare (C2PA_SPEC_VERSION); default 2.4. */
@@ -67,6 +69,7 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     // upload over as a hard link.
     tempDir: signTempDir(config),
     ffmpegPath: config.ffmpegPath,
+    pdftoppmPath: config.pdftoppmPath,
     fingerprintMode: config.fingerprintMode,
     specVersion: config.c2paSpecVersion,
     maxImagePixels: config.maxImagePixels,

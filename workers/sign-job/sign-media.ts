@@ -79,6 +79,7 @@ export async function signMedia(deps: SignJobDeps, prepared: PreparedJob, conten
     // Revocation evidence in the signature; a signature goes on without it (counted in mss_ocsp_staples_total).
     ocspResponse: await deps.ocspStaple?.(identity),
     ffmpegPath: deps.ffmpegPath,
+    pdftoppmPath: deps.pdftoppmPath,
     onThumbnailError: (err: unknown) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),
   };
   if (bytes) {

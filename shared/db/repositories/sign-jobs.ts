@@ -32,7 +32,7 @@ export class SignJob extends Model {
   /** The manifest the job applies: the template's defaults (if any) with the request's fields over them. */
   declare manifest: StoredManifest;
   /** The manifest as the request gave it (null for jobs made before templates existed: then as `manifest`). */
-  declare request_manifest: StoredManifest | null;
+  declare request_manifest: (Omit<StoredManifest, 'title'> & { title?: string }) | null;
   /** The template and version the job used, or both null. */
   declare template_id: string | null;
   declare template_version: number | null;

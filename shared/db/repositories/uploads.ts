@@ -16,6 +16,8 @@ export class Upload extends Model {
   declare size: number;
   declare sha256: string;
   declare storage_key: string;
+  /** A document's title from its own metadata (null: other media, or none given); a sign request without a title takes it. */
+  declare document_title: string | null;
   declare created_at: Date;
 
   toPublic(): UploadView {
@@ -25,6 +27,7 @@ export class Upload extends Model {
       size: Number(this.size),
       mime_type: this.mime_type,
       filename: this.filename,
+      document_title: this.document_title ?? null,
       created_at: this.created_at.toISOString(),
       rendition: null,
     };
@@ -44,12 +47,13 @@ export interface UploadView {
   size: number;
   mime_type: MediaMimeType;
   filename: string;
+  document_title: string | null;
   created_at: string;
   /** Set for a fragmented MP4 rendition (init segment, segments, playlists); null for a single file. */
   rendition: RenditionSummary | null;
 }
 
-export async function insertUpload(upload: Pick<Upload, 'id' | 'org_id' | 'user_id' | 'api_key_id' | 'filename' | 'mime_type' | 'size' | 'sha256' | 'storage_key'>, db?: Knex): Promise<Upload> {
+export async function insertUpload(upload: Pick<Upload, 'id' | 'org_id' | 'user_id' | 'api_key_id' | 'filename' | 'mime_type' | 'size' | 'sha256' | 'storage_key'> & Partial<Pick<Upload, 'document_title'>>, db?: Knex): Promise<Upload> {
   return Upload.query(db).insert(upload).returning('*');
 }
 

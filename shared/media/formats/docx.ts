@@ -6,4 +6,5 @@ export const docx = defineZipDocument({
   label: 'Word document',
   marker: { mainPart: 'word/document.xml' },
   required: ['[Content_Types].xml', 'word/document.xml'],
+  title: { entry: 'docProps/core.xml' },
 });

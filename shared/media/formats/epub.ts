@@ -1,3 +1,4 @@
+import { epubCover } from '../walks/epub-cover.js';
 import { defineZipDocument } from '../walks/zip-document.js';
 
 export const epub = defineZipDocument({
@@ -6,4 +7,6 @@ export const epub = defineZipDocument({
   label: 'EPUB e-book',
   marker: { mimetype: 'application/epub+zip' },
   required: ['META-INF/container.xml'],
+  title: 'epub-package',
+  cover: epubCover,
 });

@@ -6,4 +6,5 @@ export const odg = defineZipDocument({
   label: 'OpenDocument drawing',
   marker: { mimetype: 'application/vnd.oasis.opendocument.graphics' },
   required: ['content.xml'],
+  title: { entry: 'meta.xml' },
 });

@@ -6,4 +6,5 @@ export const odp = defineZipDocument({
   label: 'OpenDocument presentation',
   marker: { mimetype: 'application/vnd.oasis.opendocument.presentation' },
   required: ['content.xml'],
+  title: { entry: 'meta.xml' },
 });

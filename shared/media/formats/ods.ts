@@ -6,4 +6,5 @@ export const ods = defineZipDocument({
   label: 'OpenDocument spreadsheet',
   marker: { mimetype: 'application/vnd.oasis.opendocument.spreadsheet' },
   required: ['content.xml'],
+  title: { entry: 'meta.xml' },
 });

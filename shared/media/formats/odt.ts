@@ -6,4 +6,5 @@ export const odt = defineZipDocument({
   label: 'OpenDocument text',
   marker: { mimetype: 'application/vnd.oasis.opendocument.text' },
   required: ['content.xml'],
+  title: { entry: 'meta.xml' },
 });

@@ -1,4 +1,5 @@
 import { defineFormat } from '../format-descriptor.js';
+import { pdfTitle } from '../walks/document-title.js';
 import { checkPdf, isPdfHeader } from '../walks/pdf.js';
 
 export const pdf = defineFormat({
@@ -11,4 +12,6 @@ export const pdf = defineFormat({
     return isPdfHeader(head);
   },
   check: checkPdf,
+  title: pdfTitle,
+  picture: 'first-page',
 });

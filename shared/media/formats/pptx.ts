@@ -6,4 +6,5 @@ export const pptx = defineZipDocument({
   label: 'PowerPoint presentation',
   marker: { mainPart: 'ppt/presentation.xml' },
   required: ['[Content_Types].xml', 'ppt/presentation.xml'],
+  title: { entry: 'docProps/core.xml' },
 });

@@ -6,4 +6,5 @@ export const xlsx = defineZipDocument({
   label: 'Excel workbook',
   marker: { mainPart: 'xl/workbook.xml' },
   required: ['[Content_Types].xml', 'xl/workbook.xml'],
+  title: { entry: 'docProps/core.xml' },
 });

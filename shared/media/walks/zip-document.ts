@@ -1,6 +1,7 @@
 import type { Walk } from '../byte-walk.js';
 import { MediaRejectedError } from '../errors.js';
 import { defineFormat, type MediaFormat } from '../format-descriptor.js';
+import { zipDocumentTitle, type ZipTitleSource } from './document-title.js';
 import { assertZipBounds, unreadableEntry, directoryNamesOf, startsAsZip, MAX_ZIP_ENTRIES, MAX_ZIP_UNCOMPRESSED_BYTES, zipContainer, type ZipContainer } from './zip.js';
 
 /** What tells one ZIP document format from the others: its `mimetype` entry's text, or its Office Open XML main part. */
@@ -19,7 +20,7 @@ export function* zipContainerOf(head: Buffer, size: number): Walk<ZipContainer> 
  * Recognised by its marker; its archive bounded (zip.ts) before anything reads the entries; its structure check is
  * the archive's directory and the entries the format requires.
  */
-export function defineZipDocument<const M extends string>(spec: { mimeType: M; extensions: readonly [string, ...string[]]; label: string; marker: Marker; required: readonly string[] }): MediaFormat<M> {
+export function defineZipDocument<const M extends string>(spec: { mimeType: M; extensions: readonly [string, ...string[]]; label: string; marker: Marker; required: readonly string[]; title: ZipTitleSource; cover?: (size: number) => Walk<Buffer | undefined> }): MediaFormat<M> {
   const what = spec.label;
   const markerNote = 'mimetype' in spec.marker ? `a stored mimetype entry "${spec.marker.mimetype}"` : `[Content_Types].xml with main part ${spec.marker.mainPart}`;
   return defineFormat({
@@ -32,6 +33,8 @@ export function defineZipDocument<const M extends string>(spec: { mimeType: M; e
     *sniff(head, size) {
       return matches(yield* zipContainerOf(head, size), spec.marker);
     },
+    title: (size) => zipDocumentTitle(size, spec.title),
+    ...(spec.cover ? { picture: { cover: spec.cover } } : {}),
     *bounds(size) {
       yield* assertZipBounds(size, what);
     },

@@ -3100,7 +3100,7 @@ export interface paths {
         put?: never;
         /**
          * Verify any file without an account: its embedded Content Credentials, or the ones recovered by its fingerprint
-         * @description Every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio; PDF, EPUB, Word, Excel, PowerPoint, OpenDocument documents), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}) when it is what the file alone proves (its embedded manifest, or none): a verdict read from a sidecar sent with the file or from a remote manifest is answered with permalink null and not kept, and leaves the file's permalink as it was; nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full; a client that hangs up has its work dropped or stopped); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests at work, each counted until its pool work has ended: 429 too_many_concurrent_requests).
+         * @description Every format the service signs (JPEG, PNG, WebP, GIF, TIFF, DNG, AVIF, HEIC, HEIF, JPEG XL, SVG images; MP4, M4V, QuickTime, AVI video; M4A, MP3, WAV, FLAC audio; PDF, EPUB, Word, Excel, PowerPoint, OpenDocument documents), as multipart/form-data (part file, and optionally part manifest: its .c2pa sidecar) or as the body in its own media type; a .c2pa manifest store (application/c2pa) alone gets its own report. A JSON body {"url": "https://..."} names the file instead: it is fetched through the outbound guard as remote manifests are (https, public addresses only after DNS resolution, at most 3 redirects and 10 s, at most MAX_UPLOAD_BYTES, each request counted against REMOTE_MANIFESTS_PER_ADDRESS and REMOTE_MANIFESTS_PER_HOST; REMOTE_MANIFESTS=off fetches nothing: 422 url_fetch_disabled), and the answer's Link header with rel="c2pa-manifest" (C2PA 2.2 §15.5.3.2) is looked at before the XMP reference: the manifest it names is fetched and read with the file as its sidecar (the answer's fetched says which). A file whose manifest is remote is verified with the manifest fetched from the URL it names (REMOTE_MANIFESTS, through the outbound guard; kept REMOTE_MANIFESTS_CACHE_SECONDS; beyond REMOTE_MANIFESTS_CONCURRENCY fetches at once, 503 remote_fetch_busy with Retry-After; every request a fetch makes, each redirect included, counts against the client address's REMOTE_MANIFESTS_PER_ADDRESS per minute, beyond 429 remote_fetch_rate_limited, and the host's REMOTE_MANIFESTS_PER_HOST, beyond 503 remote_host_busy); one that cannot be fetched is a 200 Invalid with manifest.inaccessible, as an unsupported signature algorithm is a 200 Invalid with algorithm.unsupported. ?format=crjson answers c2pa-rs's crJSON report instead. For a file with an embedded manifest: what POST /v1/media/verify answers (c2pa-rs verdict against the service's roots, signer, revocation, on-chain anchor). For an image without one: `recovered`, the manifests of discoverable signed files whose ISCC Image-Code (io.iscc.v0) is within 12 bits of the file's, nearest first, each with its manifest, signer, anchor and Hamming distance, marked recovered_by fingerprint and bound_to_file false: they are not bound to these bytes. The result is kept by the file's SHA-256 for its permalink (GET /v1/verify/{sha256}) when it is what the file alone proves (its embedded manifest, or none): a verdict read from a sidecar sent with the file or from a remote manifest is answered with permalink null and not kept, and leaves the file's permalink as it was; nothing else about the file is kept. The file is read, decoded and fingerprinted in the verification pool (503 verification_busy with Retry-After when it is full; a client that hangs up has its work dropped or stopped); an image declaring more than MAX_IMAGE_PIXELS pixels is refused from its header (422 image_too_large). At most MAX_UPLOAD_BYTES. Rate limited per client (PUBLIC_RATE_LIMIT per minute, and PUBLIC_CONCURRENCY_PER_ADDRESS requests at work, each counted until its pool work has ended: 429 too_many_concurrent_requests).
          */
         post: {
             parameters: {
@@ -3155,6 +3155,7 @@ export interface paths {
                     "application/vnd.oasis.opendocument.presentation": string;
                     "application/vnd.oasis.opendocument.graphics": string;
                     "application/c2pa": string;
+                    "application/json": components["schemas"]["VerifyUrlInput"];
                 };
             };
             responses: {
@@ -3194,7 +3195,7 @@ export interface paths {
                         "application/json": components["schemas"]["Error"];
                     };
                 };
-                /** @description The file is sound but its C2PA data cannot be parsed (422, code unreadable_credentials), or an image declares more than MAX_IMAGE_PIXELS pixels (422, image_too_large), or an ISO BMFF file has more than 10,000 boxes or nests them more than 32 deep (422, media_too_complex: refused before c2pa-rs reads it); a damaged file (cut short, out of bounds) is a 400 corrupt_image or corrupt_media naming what is wrong */
+                /** @description unreadable_credentials (C2PA data that cannot be parsed), image_too_large, media_too_complex; for a file named by URL: url_not_allowed (not https, credentials in it, or a private address), url_not_resolvable, url_fetch_failed (timeout, too large, too many redirects, an answer other than 200), url_fetch_disabled (REMOTE_MANIFESTS=off) */
                 422: {
                     headers: {
                         [name: string]: unknown;
@@ -5198,6 +5199,8 @@ export interface components {
             size: number;
             mime_type: components["schemas"]["MediaType"];
             filename: string;
+            /** @description a document's title from its own metadata (PDF Info or XMP dc:title, EPUB package dc:title, OOXML docProps/core.xml, OpenDocument meta.xml), which a sign request without manifest.title takes; null for other media and documents that give none */
+            document_title: string | null;
             /** Format: date-time */
             created_at: string;
             rendition: components["schemas"]["RenditionSummary"];
@@ -5267,6 +5270,8 @@ export interface components {
                 id: string;
                 version: number;
             } | null;
+            /** @description whether the file is signed with a soft binding (its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content): the request's or the template's choice, null following the organisation's setting (GET /org: soft_binding). Always false (none) for video, audio and documents (PDF, EPUB, Office, OpenDocument): ISCC image codes are of images, and a request or template asking for one there is ignored */
+            soft_binding: boolean | null;
             attempts: number;
             /** Format: date-time */
             created_at: string;
@@ -5315,7 +5320,7 @@ export interface components {
             /** @description copyright notice (dc:rights in cawg.metadata), e.g. "© 2025 Daily Planet" */
             copyrightNotice?: string;
             trainingMining?: components["schemas"]["TrainingMining"];
-            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image or of a frame of a video (taken by ffmpeg where the worker has it). Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, and video without ffmpeg are signed without one. */
+            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image, of a frame of a video (taken by ffmpeg where the worker has it), of a PDF's first page (rendered by pdftoppm where the worker has it) or of an EPUB's cover image. Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, Office and OpenDocument files, EPUBs without a cover, video without ffmpeg and PDFs without pdftoppm are signed without one. */
             thumbnail?: boolean;
         };
         /** @description the publisher (dc:publisher in cawg.metadata) */
@@ -5393,7 +5398,7 @@ export interface components {
         SignInput: {
             /** @description whether the signed file (over the template choice) is discoverable in the public manifest repository (lookup by content or binding, GET /v1/manifests/{id}); null or absent follows the organisation (GET/PATCH /org) */
             discoverable?: boolean | null;
-            /** @description whether an image is signed with a soft binding (over the template choice): its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content; false skips the fingerprint; null or absent follows the organisation (GET/PATCH /org) */
+            /** @description whether an image is signed with a soft binding (over the template choice): its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content; false skips the fingerprint. Video, audio and documents are signed without one whatever this says (the job answers soft_binding: false); null or absent follows the organisation (GET/PATCH /org) */
             soft_binding?: boolean | null;
             /**
              * Format: uuid
@@ -5407,10 +5412,10 @@ export interface components {
              */
             template_id?: string | null;
         };
-        /** @description The manifest of a sign request: title is required, and creator unless the template (template_id) gives one. A field given here replaces the template's whole value. */
+        /** @description The manifest of a sign request: title is required (a document's may be left out: its own title, else its file name), and creator unless the template (template_id) gives one. A field given here replaces the template's whole value. */
         ManifestRequest: {
-            /** @description the work's title (dc:title of the manifest) */
-            title: string;
+            /** @description the work's title (dc:title of the manifest). Required, except for a document (PDF, EPUB, Office, OpenDocument): left out, it is the document's own title (the upload's document_title, from its metadata), else the upload's file name */
+            title?: string;
             /** @description ISO 8601 date (YYYY-MM-DD) or date-time with a zone (photoshop:DateCreated in c2pa.metadata) */
             dateCreated?: string;
             /** @description the author, written as dc:creator in the cawg.metadata assertion */
@@ -5424,7 +5429,7 @@ export interface components {
             /** @description copyright notice (dc:rights in cawg.metadata), e.g. "© 2025 Daily Planet" */
             copyrightNotice?: string;
             trainingMining?: components["schemas"]["TrainingMining"];
-            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image or of a frame of a video (taken by ffmpeg where the worker has it). Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, and video without ffmpeg are signed without one. */
+            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image, of a frame of a video (taken by ffmpeg where the worker has it), of a PDF's first page (rendered by pdftoppm where the worker has it) or of an EPUB's cover image. Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, Office and OpenDocument files, EPUBs without a cover, video without ffmpeg and PDFs without pdftoppm are signed without one. */
             thumbnail?: boolean;
         };
         PublicVerification: components["schemas"]["Verification"] & {
@@ -5435,6 +5440,15 @@ export interface components {
             recovered_note: string | null;
             /** Format: date-time */
             checked_at: string;
+            /** @description a file verified by its URL (a JSON body {"url"}): where it came from */
+            fetched?: {
+                /** @description the URL that answered, after redirects */
+                url: string;
+                /** @description the manifest store the server named in its Link: <...>; rel="c2pa-manifest" header (C2PA 2.2 §15.5.3.2), looked at before the XMP reference and read with the file as its sidecar; null without one */
+                manifest_link: string | null;
+                /** @description why the linked manifest was not used: the file was then read alone (its embedded manifest, or the one its XMP names) */
+                manifest_link_error?: string;
+            };
             /**
              * Format: uri
              * @description the verify page of this result (public verification only); null when the verdict was read from a manifest sent with the file (part manifest) or fetched from the URL the file names (a remote manifest): such a verdict is answered but not kept, since a file's permalink shows only what the file alone proves
@@ -5679,6 +5693,13 @@ export interface components {
                 }[];
             }[];
         };
+        VerifyUrlInput: {
+            /**
+             * Format: uri
+             * @description an https URL of the file to verify, fetched through the outbound guard (public addresses only, at most 3 redirects, 10 s and MAX_UPLOAD_BYTES)
+             */
+            url: string;
+        };
         AnchorLookup: components["schemas"]["Anchor"] & {
             sha256: string;
         };
@@ -5709,7 +5730,7 @@ export interface components {
             /** @description copyright notice (dc:rights in cawg.metadata), e.g. "© 2025 Daily Planet" */
             copyrightNotice?: string;
             trainingMining?: components["schemas"]["TrainingMining"];
-            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image or of a frame of a video (taken by ffmpeg where the worker has it). Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, and video without ffmpeg are signed without one. */
+            /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image, of a frame of a video (taken by ffmpeg where the worker has it), of a PDF's first page (rendered by pdftoppm where the worker has it) or of an EPUB's cover image. Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, Office and OpenDocument files, EPUBs without a cover, video without ffmpeg and PDFs without pdftoppm are signed without one. */
             thumbnail?: boolean;
         };
         ManifestTemplateInput: {
