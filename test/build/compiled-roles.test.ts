@@ -5,7 +5,6 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,24 +13,10 @@ import { loadConfig } from '../../shared/config.js';
 import { initPki } from '../../shared/pki/init.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { procfileArgs, startProcfileRole, type RoleProcess } from '../support/processes.js';
+import { freePort } from '../support/private-redis.js';
+import { opsPortOf, procfileArgs, startProcfileRole, type RoleProcess } from '../support/processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as { port: number }).port;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/** The operator listener's port, from the role's `operator listener ... ready` log line. */
-function opsPort(role: RoleProcess): number {
-  const line = role.output().split('\n').find((l) => l.includes('"msg":"operator listener'));
-  expect(line, role.output()).to.be.a('string');
-  return (JSON.parse(line!) as { port: number }).port;
-}
 
 /** Every process of a role's group (the role and what it started) with its command line. */
 function groupCommands(role: RoleProcess): string[] {
@@ -105,7 +90,7 @@ describe('build: the Procfile roles compiled, from dist/', function () {
     for (const [name, role] of [['ocsp', started[0]], ['scheduler', started[1]], ['web', started[2]], ['worker', started[3]]] as const) roles.set(name, role);
 
     for (const [name, role] of roles) {
-      expect(await health(`http://127.0.0.1:${opsPort(role)}/health`), `${name}'s operator listener`).to.deep.equal({ status: 200, body: { status: 'ok' } });
+      expect(await health(`http://127.0.0.1:${opsPortOf(role)}/health`), `${name}'s operator listener`).to.deep.equal({ status: 200, body: { status: 'ok' } });
       // No process of the role runs TypeScript: no tsx loader, no esbuild service.
       const commands = groupCommands(role);
       expect(commands.length, name).to.be.greaterThan(0);

@@ -107,6 +107,13 @@ async function startNode(args: string[], script: string, env: Record<string, str
   };
 }
 
+/** The port of a role's operator listener (OPS_PORT 0: any free one), from its `operator listener ... ready` log line. */
+export function opsPortOf(role: RoleProcess): number {
+  const line = role.output().split('\n').find((l) => l.includes('"msg":"operator listener'));
+  if (!line) throw new Error(`no operator listener in the log:\n${role.output()}`);
+  return (JSON.parse(line) as { port: number }).port;
+}
+
 /**
  * A worker process (workers/main.ts) on a test API's database, Redis queue and file store, timestamping at
  * `tsaUrl`; `extra` adds or overrides variables. Resolves once it takes jobs (within `timeoutMs`).
