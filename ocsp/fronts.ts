@@ -65,7 +65,10 @@ export async function startOcspFronts(options: OcspFrontsOptions): Promise<OcspF
   const { logger } = options;
   // Frozen by the first setupPrimary: set before it. The kernel spreads connections; no accept() here.
   cluster.schedulingPolicy = cluster.SCHED_NONE;
-  cluster.setupPrimary({ exec: siblingModule(import.meta.url, 'front'), serialization: 'advanced' });
+  // The fronts keep V8's default young generation whatever this process was given (npm start's
+  // --max-semi-space-size=2, for its memory at rest): they allocate per request, and answer at OCSP's rate.
+  const execArgv = process.execArgv.filter((a) => !a.startsWith('--max-semi-space-size'));
+  cluster.setupPrimary({ exec: siblingModule(import.meta.url, 'front'), execArgv, serialization: 'advanced' });
 
   const workers = new Set<Worker>();
   const respawns = new Set<NodeJS.Timeout>();
