@@ -1,13 +1,13 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { Router, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { Config } from '../shared/config.js';
+import { PROJECT_ROOT } from '../shared/paths.js';
 import { mediaFormats } from './schemas/media.js';
 
 /** The browser application: plain ES modules, HTML and CSS in `web/`, no build step. */
-export const WEB_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../web');
+export const WEB_ROOT = path.join(PROJECT_ROOT, 'web');
 
 /**
  * The web app's Content-Security-Policy, stricter than helmet's default that the rest of the API keeps

@@ -1,9 +1,11 @@
+import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import type { OpenAPI3 } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../api/openapi/document.js';
+import { PROJECT_ROOT } from '../shared/paths.js';
 
 /** Where the client workspace keeps the types generated from the document (committed, checked for drift). */
-export const CLIENT_TYPES_FILE = new URL('../clients/typescript/src/generated/openapi.ts', import.meta.url);
+export const CLIENT_TYPES_FILE = path.join(PROJECT_ROOT, 'clients/typescript/src/generated/openapi.ts');
 
 /**
  * The client's types as openapi-typescript writes them from the document the API serves at /openapi.json. The

@@ -13,10 +13,9 @@
  * process tells it to or goes away; a front that dies otherwise is replaced after a second.
  */
 import cluster, { type Worker } from 'node:cluster';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { ocspResponses } from '../shared/metrics/metrics.js';
+import { siblingModule } from '../shared/paths.js';
 import { failureAnswer } from './answers.js';
 import type { AskedReply } from './front-cache.js';
 import type { OcspAnswerer } from './server.js';
@@ -62,17 +61,14 @@ export interface OcspFrontsOptions {
   logger: Logger;
 }
 
-/** ocsp/front.ts, or front.js beside this file when running compiled. */
-function frontEntry(): string {
-  const here = fileURLToPath(import.meta.url);
-  return path.join(path.dirname(here), `front${path.extname(here)}`);
-}
-
 export async function startOcspFronts(options: OcspFrontsOptions): Promise<OcspFronts> {
   const { logger } = options;
   // Frozen by the first setupPrimary: set before it. The kernel spreads connections; no accept() here.
   cluster.schedulingPolicy = cluster.SCHED_NONE;
-  cluster.setupPrimary({ exec: frontEntry(), serialization: 'advanced' });
+  // The fronts keep V8's default young generation whatever this process was given (npm start's
+  // --max-semi-space-size=2, for its memory at rest): they allocate per request, and answer at OCSP's rate.
+  const execArgv = process.execArgv.filter((a) => !a.startsWith('--max-semi-space-size'));
+  cluster.setupPrimary({ exec: siblingModule(import.meta.url, 'front'), execArgv, serialization: 'advanced' });
 
   const workers = new Set<Worker>();
   const respawns = new Set<NodeJS.Timeout>();

@@ -1,8 +1,7 @@
-import { fileURLToPath } from 'node:url';
-import path from 'node:path';
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
+import { siblingModule } from '../shared/paths.js';
 import { createRedis } from '../shared/redis.js';
 import { SIGN_QUEUE_NAME, type SignProcessor } from '../shared/queue/types.js';
 import { startSandboxes } from './sandbox-pool.js';
@@ -12,7 +11,7 @@ import { logVideoThumbnails } from './video-thumbnails.js';
 /** How long SIGTERM waits for running jobs before releasing them to other workers. */
 export const DRAIN_TIMEOUT_MS = 20_000;
 
-const SANDBOX = path.join(path.dirname(fileURLToPath(import.meta.url)), 'sign-sandbox.ts');
+const SANDBOX = siblingModule(import.meta.url, 'sign-sandbox');
 
 export interface SignWorkerOptions {
   /**

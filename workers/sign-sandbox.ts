@@ -1,3 +1,5 @@
+// First: a sandbox whose worker died leaves, even one still loading the modules below.
+import '../shared/orphan-guard.js';
 import type { SandboxedJob } from 'bullmq';
 import sharp from 'sharp';
 import { c2paWasm, c2paWasmMemoryBytes } from '../shared/c2pa/wasm.js';
@@ -11,9 +13,7 @@ import { signJobDeps, type SignJobDeps } from './sign-job/deps.js';
 import { sendMetricsSnapshot } from './sandbox-metrics.js';
 import { WASM_MEMORY_MESSAGE, type WasmMemoryMessage } from './sandbox-pool.js';
 
-// If the worker process dies (even by SIGKILL) its IPC channel closes: leave too, rather than linger as an
-// orphan. A job cut short here is taken over by another worker once its BullMQ lock expires.
-process.once('disconnect', () => process.exit(1));
+// A job cut short by the worker's death is taken over by another worker once its BullMQ lock expires.
 
 // libvips' operation cache would keep a decoded file open after its job removed it.
 sharp.cache({ files: 0 });

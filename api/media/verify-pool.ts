@@ -19,18 +19,18 @@
  * upload never waits behind anyone's verifications.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import { C2paError } from '../../shared/c2pa/errors.js';
 import type { Config } from '../../shared/config.js';
 import { MediaRejectedError, type MediaRejection } from '../../shared/media/errors.js';
+import { siblingModule } from '../../shared/paths.js';
 import { reportVerifyPool, verifyPoolRejections, verifyPoolSeconds, verifyPoolWaitSeconds } from '../../shared/metrics/metrics.js';
 import { ApiError } from '../errors.js';
 import type { TaskError } from './verify-process.js';
 import type { SupervisorAnswer, SupervisorCancel, SupervisorLog, SupervisorMembers, SupervisorOptions, SupervisorTask, TaskFailure } from './verify-supervisor.js';
 import type { TaskInput, TaskKind, TaskResult } from './verify-tasks.js';
 
-const SUPERVISOR = fileURLToPath(new URL('./verify-supervisor.ts', import.meta.url));
+const SUPERVISOR = siblingModule(import.meta.url, 'verify-supervisor');
 
 /** A 256 MiB MP4 reads in about 2 s, a 200 MP image decodes in a few: a task this long is stuck. */
 export const VERIFY_TASK_TIMEOUT_MS = 180_000;

@@ -7,6 +7,8 @@
  * Protocol (IPC, advanced serialization): the process sends `{ ready: true }` once loaded; then for each TaskMessage
  * the parent sends, one TaskAnswer.
  */
+// First: a member whose API process died leaves, even one still loading the modules below.
+import '../../shared/orphan-guard.js';
 import sharp from 'sharp';
 import { c2paWasm, c2paWasmMemoryBytes } from '../../shared/c2pa/wasm.js';
 import { MediaRejectedError } from '../../shared/media/errors.js';
@@ -33,9 +35,6 @@ function taskError(err: unknown): TaskError {
   if (err instanceof Error) return { name: err.name, message: err.message };
   return { name: 'Error', message: String(err) };
 }
-
-// The API process gone (even by SIGKILL): leave too rather than linger as an orphan.
-process.once('disconnect', () => process.exit(1));
 
 // libvips' operation cache keeps the files it decoded open (a WebP stays open after its task); each file here is read
 // once and removed by the API right after, so nothing is worth caching and nothing may be held.

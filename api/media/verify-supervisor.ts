@@ -15,7 +15,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
-import { fileURLToPath } from 'node:url';
+import { siblingModule } from '../../shared/paths.js';
 import type { TaskAnswer, TaskError, TaskMessage } from './verify-process.js';
 import type { TaskInput, TaskKind } from './verify-tasks.js';
 
@@ -56,7 +56,7 @@ export interface SupervisorLog {
   log: { level: 'info' | 'warn'; message: string; fields: Record<string, unknown> };
 }
 
-const MEMBER = fileURLToPath(new URL('./verify-process.ts', import.meta.url));
+const MEMBER = siblingModule(import.meta.url, 'verify-process');
 const options = JSON.parse(process.argv[2] ?? '{}') as SupervisorOptions;
 
 const send = (msg: SupervisorAnswer | SupervisorMembers | SupervisorLog | { ready: true }) => {

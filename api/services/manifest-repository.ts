@@ -2,7 +2,7 @@
  * The public manifest repository (C2PA Soft Binding Resolution API): manifest ids matched by fingerprint, and a
  * discoverable manifest store with what it says and a thumbnail of what it signed.
  */
-import sharp from 'sharp';
+import { loadSharp } from '../../shared/media/sharp.js';
 import { anchorViewForHash } from '../../shared/anchoring/views.js';
 import { claimThumbnailOfStore } from '../../shared/c2pa/read-asset.js';
 import { discoverableManifestIdOf, findDiscoverableManifest, type DiscoverableManifest } from '../../shared/db/repositories/sign-jobs.js';
@@ -95,6 +95,7 @@ export async function manifestThumbnail(ctx: RepositoryContext, manifestId: stri
     if (!claim) throw new ApiError('not_found', 'not_found', 'this video was signed without a claim thumbnail');
     picture = claim.bytes;
   } else throw new ApiError('not_found', 'not_found', 'this manifest belongs to an audio file: there is no thumbnail');
+  const sharp = await loadSharp();
   return sharp(picture, { limitInputPixels: 100_000_000 })
     .rotate()
     .flatten({ background: '#ffffff' })

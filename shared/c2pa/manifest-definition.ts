@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { DEFAULT_DIGITAL_SOURCE_TYPE, type ManifestInput, type Party } from '../domain/manifest-input.js';
+import { PROJECT_ROOT } from '../paths.js';
 import { parseManifestInput } from './parse-manifest.js';
 import { DEFAULT_C2PA_SPEC_VERSION, type C2paSpecVersion } from './spec-version.js';
 
@@ -39,7 +41,7 @@ import { DEFAULT_C2PA_SPEC_VERSION, type C2paSpecVersion } from './spec-version.
 export const SERVICE_NAME = 'media-signing-service';
 /** The service's package version, for claim_generator_info. */
 export const SERVICE_VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
+  JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }
 ).version;
 
 /** Label of the parent ingredient; the c2pa.opened action refers to it through `ingredientIds`. */

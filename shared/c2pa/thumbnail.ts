@@ -1,6 +1,7 @@
 import { open, readFile } from 'node:fs/promises';
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 import { runOnBytes, runOnFile } from '../media/byte-walk.js';
+import { loadSharp } from '../media/sharp.js';
 import { mediaDurationSeconds } from '../media/duration.js';
 import { formatFor } from '../media/formats.js';
 import { pdfFirstPagePng } from '../media/pdf-page.js';
@@ -45,6 +46,7 @@ async function thumbnailJpeg(image: Sharp): Promise<Uint8Array> {
 
 /** Makes the claim thumbnail (a JPEG) of an image. Throws ThumbnailError when it cannot. */
 export async function makeClaimThumbnail(bytes: Uint8Array, _mimeType: SignableMimeType): Promise<Uint8Array> {
+  const sharp = await loadSharp();
   try {
     return await thumbnailJpeg(sharp(bytes, { limitInputPixels: THUMBNAIL_MAX_MEGAPIXELS * 1_000_000, failOn: 'error' }).rotate());
   } catch (err) {
@@ -69,6 +71,7 @@ export interface ThumbnailPixels {
 export async function makeClaimThumbnailOfPixels(pixels: ThumbnailPixels): Promise<Uint8Array> {
   const { data, width, height, channels } = pixels;
   if (channels < 1 || channels > 4) throw new ThumbnailError(`${channels} channels per pixel`);
+  const sharp = await loadSharp();
   try {
     return await thumbnailJpeg(sharp(data, { raw: { width, height, channels: channels as 1 | 2 | 3 | 4 } }));
   } catch (err) {

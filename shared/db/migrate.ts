@@ -2,8 +2,12 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
+import { PROJECT_ROOT } from '../paths.js';
 
-const MIGRATIONS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+const MIGRATIONS_DIR = path.join(PROJECT_ROOT, 'migrations');
+/** migrations/ beside the running code: the .ts files under tsx, their .js in dist/migrations when compiled. */
+const RUNNING_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../migrations');
+const RUNNING_EXT = path.extname(fileURLToPath(import.meta.url));
 
 interface MigrationModule {
   up(knex: Knex): Promise<void>;
@@ -11,8 +15,9 @@ interface MigrationModule {
 }
 
 /**
- * Loads migrations by import() so the same TypeScript files run under tsx on Postgres and PGlite,
- * without knex's own loader guessing at file extensions.
+ * Loads migrations by import() so the same files run under tsx and compiled, on Postgres and PGlite, without knex's
+ * own loader guessing at file extensions. A migration is named by its .ts file (`001_init.ts`) whichever runs: that
+ * is the name knex_migrations holds, so a database migrated by one is current for the other.
  */
 class DirectoryMigrationSource implements Knex.MigrationSource<string> {
   async getMigrations(): Promise<string[]> {
@@ -23,7 +28,8 @@ class DirectoryMigrationSource implements Knex.MigrationSource<string> {
     return migration;
   }
   async getMigration(migration: string): Promise<MigrationModule> {
-    return (await import(pathToFileURL(path.join(MIGRATIONS_DIR, migration)).href)) as MigrationModule;
+    const file = path.join(RUNNING_DIR, `${path.basename(migration, '.ts')}${RUNNING_EXT}`);
+    return (await import(pathToFileURL(file).href)) as MigrationModule;
   }
 }
 

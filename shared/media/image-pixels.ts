@@ -1,4 +1,4 @@
-import sharp from 'sharp';
+import { loadSharp } from './sharp.js';
 import { MediaRejectedError } from './errors.js';
 import { formatFor } from './formats.js';
 
@@ -19,6 +19,7 @@ export interface ImageDimensions {
  * or the header is unreadable: then nothing in the service can decode the pixels either.
  */
 export async function imageDimensions(image: ImageInput): Promise<ImageDimensions | undefined> {
+  const sharp = await loadSharp();
   try {
     const meta = await sharp(sharpInput(image), { limitInputPixels: false }).metadata();
     const height = meta.pageHeight ?? meta.height;
@@ -49,6 +50,7 @@ const firstLine = (err: unknown) => (err instanceof Error ? err.message : String
 
 /** Decodes the first page at a small scale (shrink-on-load: a 24 MP JPEG at 1/8, every scan byte still read). */
 async function decodeSmall(image: ImageInput, failOn: 'truncated' | 'warning', maxPixels: number): Promise<void> {
+  const sharp = await loadSharp();
   await sharp(sharpInput(image), { failOn, limitInputPixels: maxPixels, sequentialRead: true }).resize(64, 64, { fit: 'inside' }).raw().toBuffer();
 }
 

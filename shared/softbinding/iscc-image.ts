@@ -38,7 +38,7 @@
  *    large JPEG is decoded at 1/2, 1/4 or 1/8 scale instead (decodeForFingerprint), and steps 4-5 run on that smaller
  *    image: not the reference's pixels, a few bits apart at most.
  */
-import sharp from 'sharp';
+import { loadSharp } from '../media/sharp.js';
 import type { FingerprintMode } from './fingerprint-mode.js';
 
 export { FINGERPRINT_MODES, type FingerprintMode } from './fingerprint-mode.js';
@@ -490,6 +490,7 @@ export interface DecodedPixels {
 /** Decodes an image for fingerprinting (path or bytes); `fast` mode reduces JPEGs in the DCT domain. */
 export async function decodeForFingerprint(input: Buffer | string, opts: ImageNormalizeOptions = {}): Promise<DecodedPixels> {
   const limitInputPixels = opts.maxPixels ?? SDK_MAX_PIXELS;
+  const sharp = await loadSharp();
   const make = () => sharp(input, { limitInputPixels, ignoreIcc: true, pages: 1, autoOrient: opts.exifTranspose !== false });
   const meta = await make().metadata();
   let pipeline = make();

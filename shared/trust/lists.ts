@@ -1,7 +1,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PROJECT_ROOT } from '../paths.js';
 
 /**
  * The public trust lists the repository ships (trust/lists/) and their pins (trust/lists/pins.json): where each file
@@ -12,7 +12,7 @@ export const TRUST_LIST_NAMES = ['official', 'interim'] as const;
 export type TrustListName = (typeof TRUST_LIST_NAMES)[number];
 
 /** The folder shipped with the service (trust/lists at the repository root). */
-export const SHIPPED_TRUST_LISTS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../trust/lists');
+export const SHIPPED_TRUST_LISTS_DIR = path.join(PROJECT_ROOT, 'trust/lists');
 export const PINS_FILE = 'pins.json';
 
 export type TrustListFileKind = 'claim_anchors' | 'tsa_anchors' | 'allowed_list' | 'eku_config' | 'lote_json';

@@ -53,14 +53,33 @@ function killGroup(child: ChildProcess): void {
   }
 }
 
+/** The Procfile's command for `role` (e.g. `node dist/api/main.js`) as node's arguments, run from the repository. */
+export function procfileArgs(role: string): string[] {
+  const line = readFileSync(path.join(ROOT, 'Procfile'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${role}:`));
+  const words = line?.slice(role.length + 1).trim().split(/\s+/) ?? [];
+  if (words[0] !== 'node') throw new Error(`the Procfile has no \`${role}: node ...\` line`);
+  return words.slice(1);
+}
+
 /**
  * Starts a process role (e.g. workers/main.ts) as its own OS process, leader of its own process group, and waits for
  * `readyLine` in its log. The wait is generous: on a loaded machine a worker's two sandbox processes alone took over
  * 30 s to load (16 s each). A role that is not ready in time, or exits first, is killed with its whole group (its
  * sandboxes, fronts or anything else it started) before the start fails, so no process outlives a failed start.
  */
-export async function startRole(script: string, env: Record<string, string>, readyLine: RegExp, timeoutMs = 90_000): Promise<RoleProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script)], {
+export function startRole(script: string, env: Record<string, string>, readyLine: RegExp, timeoutMs = 90_000): Promise<RoleProcess> {
+  return startNode(['--import', 'tsx', path.join(ROOT, script)], script, env, readyLine, timeoutMs);
+}
+
+/** startRole for a Procfile role as the Procfile runs it: compiled, from dist/ (`npm run build` first). */
+export function startProcfileRole(role: string, env: Record<string, string>, readyLine: RegExp, timeoutMs = 90_000): Promise<RoleProcess> {
+  return startNode(procfileArgs(role), `the ${role} role (Procfile)`, env, readyLine, timeoutMs);
+}
+
+async function startNode(args: string[], script: string, env: Record<string, string>, readyLine: RegExp, timeoutMs: number): Promise<RoleProcess> {
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     // The run's mark (test/support/leak-check.ts) goes to the child and to whatever it starts, so that none outlives the run unseen.
     env: { PATH: process.env.PATH ?? '', [RUN_MARK]: process.env[RUN_MARK] ?? '', ...env },
@@ -108,6 +127,13 @@ export async function startRole(script: string, env: Record<string, string>, rea
       await exited;
     },
   };
+}
+
+/** The port of a role's operator listener (OPS_PORT 0: any free one), from its `operator listener ... ready` log line. */
+export function opsPortOf(role: RoleProcess): number {
+  const line = role.output().split('\n').find((l) => l.includes('"msg":"operator listener'));
+  if (!line) throw new Error(`no operator listener in the log:\n${role.output()}`);
+  return (JSON.parse(line) as { port: number }).port;
 }
 
 /**
