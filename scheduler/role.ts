@@ -11,6 +11,7 @@ import { startReconcileJob } from './reconcile-job.js';
 import { startUploadSweepJob } from './upload-sweep-job.js';
 import { createResumableStore } from '../shared/storage/index.js';
 import { registerCrlAgeCollector } from '../shared/pki/crl-age.js';
+import { createPkiEvents } from '../shared/pki/pki-events.js';
 import type { SignQueue } from '../shared/queue/types.js';
 
 /**
@@ -25,7 +26,9 @@ export async function startSchedulerRole(
   logger: Logger,
   options: { signQueue?: SignQueue } = {},
 ): Promise<() => Promise<void>> {
-  const issuanceJob = startIssuanceJob({ knex, vault, config }, logger.child({ job: 'issuance' }));
+  // Revocations the web role asks for (identity certificates) are announced to the OCSP responders from here.
+  const pkiEvents = createPkiEvents(config, knex, logger);
+  const issuanceJob = startIssuanceJob({ knex, vault, config, events: pkiEvents }, logger.child({ job: 'issuance' }));
   const crlJob: CrlJob = startCrlJob({ knex, vault, config }, logger.child({ job: 'crl' }), { schedule: config.crlSchedule });
   logger.info({ schedule: config.crlSchedule }, 'CRL publication scheduled');
   let anchorJob;
@@ -51,5 +54,6 @@ export async function startSchedulerRole(
     await anchorJob?.stop();
     await crlJob.stop();
     await issuanceJob.stop();
+    await pkiEvents.close();
   };
 }

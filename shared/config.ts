@@ -235,6 +235,11 @@ export interface PkiSubjectConfig {
   tsaCommonName: string;
   /** Lifetime of a leaf signing certificate in days (LEAF_VALIDITY_DAYS). */
   leafValidityDays: number;
+  /**
+   * Lifetime of a person's identity certificate in days (IDENTITY_VALIDITY_DAYS). c2pa-rs judges an identity
+   * assertion's certificate at reading time, timestamp or not: once it expires, files it signed read untrusted.
+   */
+  identityValidityDays: number;
 }
 
 export interface BlobStorageConfig {
@@ -383,6 +388,7 @@ function pkiSubjects(env: Env): PkiSubjectConfig {
     leafCommonName: subjectName(env, 'PKI_LEAF_CN', `${organisation} C2PA Signing`),
     tsaCommonName: subjectName(env, 'PKI_TSA_CN', `${organisation} Time Stamping`),
     leafValidityDays: int(env, 'LEAF_VALIDITY_DAYS', 365, 1, 3650),
+    identityValidityDays: int(env, 'IDENTITY_VALIDITY_DAYS', 1095, 1, 3650),
   };
 }
 

@@ -2,14 +2,17 @@
 import { generateApiKey } from '../../shared/api-keys.js';
 import type { Knex } from '../../shared/db/knex.js';
 import { findOrgApiKey, insertApiKey, listOrgApiKeys, revokeApiKeyById, type ApiKeyView } from '../../shared/db/repositories/api-keys.js';
+import { findOrgUser } from '../../shared/db/repositories/users.js';
 import type { Principal } from '../auth/principal.js';
 import { notFound } from '../errors.js';
 
 /** A new key of the caller's organisation; `key` (the raw key) is in this answer only, only its hash is stored. */
-export async function createApiKey(knex: Knex, principal: Principal, name: string): Promise<ApiKeyView & { key: string }> {
+export async function createApiKey(knex: Knex, principal: Principal, name: string, userId?: string): Promise<ApiKeyView & { key: string }> {
+  // Bound to a person of the organisation only: another organisation's user is not found.
+  if (userId !== undefined && !(await findOrgUser(principal.orgId, userId, knex))) throw notFound('user');
   const generated = generateApiKey();
   const row = await insertApiKey(
-    { org_id: principal.orgId, name, prefix: generated.prefix, key_hash: generated.hash, created_by: principal.kind === 'user' ? principal.userId : null },
+    { org_id: principal.orgId, name, prefix: generated.prefix, key_hash: generated.hash, created_by: principal.kind === 'user' ? principal.userId : null, user_id: userId ?? null },
     knex,
   );
   return { ...row.toPublic(), key: generated.key };

@@ -358,6 +358,279 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Set the signed-in user's name
+         * @description The name is the CN of identity certificates issued from now on; certificates already issued keep the name they were issued with.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MePatch"];
+                };
+            };
+            responses: {
+                /** @description The user */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            user_id: string;
+                            email: string;
+                            name: string | null;
+                            /** Format: uuid */
+                            org_id: string;
+                            role: string;
+                        };
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/auth/me/identity-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user's identity certificates */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Current certificate and history */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdentityCertificateStatus"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Issue the signed-in user an X.509 identity certificate (CAWG identity, cawg.x509.cose)
+         * @description Subject CN = the user's name, O = the organisation's name; the user's e-mail address in subjectAltName; EKU emailProtection; a vault key of the user's own; issued by the service's sub-CA (through the scheduler). A new certificate each time; earlier ones stay valid until they expire or are revoked. 409 name_required when the user has no name (PATCH /auth/me).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The new certificate */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdentityCertificate"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state (409) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The scheduler (which issues certificates) has not answered within the wait (503, code issuance_pending), the service has no issuing CA (no_issuing_ca) or the vault is unreachable (vault_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/users/{user_id}/identity-certificate/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a user's identity certificates (admin)
+         * @description Every unrevoked identity certificate of the user is revoked by the scheduler: the OCSP responder answers revoked and leaf.crl lists it. Files signed before keep their organisation's signature; c2pa-rs judges the identity part at reading time (see the README). Deleting a user does the same (reason affiliationChanged).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description RFC 5280 CRLReason written in the CRL and OCSP answers (default privilegeWithdrawn)
+                         * @enum {string}
+                         */
+                        reason?: "unspecified" | "keyCompromise" | "cACompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "privilegeWithdrawn" | "aACompromise";
+                    };
+                };
+            };
+            responses: {
+                /** @description The certificates, revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            revoked: components["schemas"]["IdentityCertificate"][];
+                        };
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The scheduler (which issues certificates) has not answered within the wait (503, code issuance_pending), the service has no issuing CA (no_issuing_ca) or the vault is unreachable (vault_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -498,7 +771,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a user (admin); the last admin cannot be removed */
+        /**
+         * Remove a user (admin); the last admin cannot be removed
+         * @description The user's identity certificates are revoked with them (reason affiliationChanged): OCSP answers revoked and leaf.crl lists them. API keys bound to the user go with them.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -703,6 +979,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
+                        /**
+                         * Format: uuid
+                         * @description a user of the organisation the key signs as (CAWG identity: sign requests with `identity` use that user's identity certificate); without it the key has no person, and such requests are 422 no_identity
+                         */
+                        user_id?: string;
                     };
                 };
             };
@@ -736,6 +1017,15 @@ export interface paths {
                 };
                 /** @description The caller may not do this (403) */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4732,6 +5022,11 @@ export interface components {
             /** @description at least 10 characters, at most 72 bytes */
             password: string;
             org_name: string;
+            /**
+             * @description the person's name, as their identity certificate names them (CN)
+             * @example Jane Doe
+             */
+            name?: string;
         };
         LoginInput: {
             /** Format: email */
@@ -4743,16 +5038,54 @@ export interface components {
             /** Format: uuid */
             user_id: string;
             email: string;
+            /** @description the person's name (CN of their identity certificate); null until set */
+            name: string | null;
             /** Format: uuid */
             org_id: string;
             role: components["schemas"]["Role"];
         };
         /** @enum {string} */
         Role: "admin" | "signer" | "viewer";
+        MePatch: {
+            /**
+             * @description the person's name, as their identity certificate names them (CN)
+             * @example Jane Doe
+             */
+            name: string;
+        };
+        IdentityCertificate: {
+            serial: string;
+            /** @example CN=Jane Doe, O=Daily Planet */
+            subject: string;
+            issuer: string;
+            /** @description the e-mail address in subjectAltName (rfc822Name) */
+            email: string;
+            /** Format: date-time */
+            not_before: string;
+            /** Format: date-time */
+            not_after: string;
+            fingerprint_sha256: string;
+            /** @enum {string} */
+            status: "valid" | "revoked" | "expired" | "not_yet_valid";
+            /** Format: date-time */
+            revoked_at: string | null;
+            revocation_reason: string | null;
+            certificate_pem: string;
+            /** @description the certificate, then the sub-CA that issued it */
+            chain_pem: string;
+            issued_by: string;
+        };
+        IdentityCertificateStatus: {
+            name: string | null;
+            current: components["schemas"]["IdentityCertificate"] & unknown;
+            /** @description every identity certificate of the user, newest first */
+            certificates: components["schemas"]["IdentityCertificate"][];
+        };
         OrgUser: {
             /** Format: uuid */
             user_id: string;
             email: string;
+            name: string | null;
             /** Format: uuid */
             org_id: string;
             role: components["schemas"]["Role"];
@@ -4765,6 +5098,11 @@ export interface components {
             /** @description at least 10 characters, at most 72 bytes */
             password: string;
             role: components["schemas"]["Role"];
+            /**
+             * @description the person's name, as their identity certificate names them (CN)
+             * @example Jane Doe
+             */
+            name?: string;
         };
         NewApiKey: components["schemas"]["ApiKey"] & {
             /** @description the raw key, shown only once */
@@ -4776,6 +5114,11 @@ export interface components {
             name: string;
             /** @example svc_sk_live_AbC123 */
             prefix: string;
+            /**
+             * Format: uuid
+             * @description the user the key signs as, when an admin bound it to one
+             */
+            user_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
