@@ -8,7 +8,9 @@ import type { Knex } from 'knex';
  *   (user_id set null), so a deleted user's certificate stays listed as revoked;
  * - certificate requests carry the user an identity certificate is asked for, and the revocations the web role asks
  *   the scheduler (the role holding the CA keys) to carry out: `identity` and `revoke` kinds;
- * - an API key may be bound to a user, so that it can sign as that person.
+ * - an API key may be bound to a user, so that it can sign as that person;
+ * - a sign job may sign as a person too (a cawg.identity assertion beside the organisation's claim signature): who,
+ *   with which roles; the signed file records the identity certificate it was signed with.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('users', (t) => {
@@ -37,9 +39,23 @@ export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('api_keys', (t) => {
     t.uuid('user_id').nullable().references('users.id').onDelete('CASCADE');
   });
+
+  await knex.schema.alterTable('sign_jobs', (t) => {
+    // The person the job signs as; a job whose person is deleted before it runs fails (their certificate is revoked).
+    t.uuid('identity_user_id').nullable().references('users.id').onDelete('SET NULL');
+    t.jsonb('identity_roles').nullable();
+  });
+  await knex.schema.alterTable('signed_files', (t) => {
+    t.text('identity_certificate_serial').nullable();
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('signed_files', (t) => t.dropColumn('identity_certificate_serial'));
+  await knex.schema.alterTable('sign_jobs', (t) => {
+    t.dropColumn('identity_roles');
+    t.dropColumn('identity_user_id');
+  });
   await knex.schema.alterTable('api_keys', (t) => t.dropColumn('user_id'));
   await knex.raw('ALTER TABLE certificate_requests DROP CONSTRAINT certificate_requests_kind');
   await knex('certificate_requests').whereIn('kind', ['identity', 'revoke']).delete();

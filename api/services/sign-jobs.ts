@@ -24,6 +24,8 @@ import {
 } from '../../shared/db/repositories/sign-jobs.js';
 import { PENDING_STATUSES, SIGNED_STATUSES, type JobStatus } from '../../shared/job-status.js';
 import { noCertificateError, orgSigningState } from '../../shared/pki/org-signing.js';
+import { currentUserIdentityCertificate } from '../../shared/db/repositories/identity-certificates.js';
+import { formatFor } from '../../shared/media/formats.js';
 import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { ApiError, conflict, notFound } from '../errors.js';
@@ -51,6 +53,8 @@ export interface SignatureRequest {
   manifest: ManifestRequest;
   discoverable: boolean | null;
   softBinding: boolean | null;
+  /** Sign as the person too (CAWG identity), with these roles; null: the organisation alone. */
+  identity?: { roles: string[] } | null;
   idempotencyKey?: string;
 }
 
@@ -75,7 +79,8 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
       (existing.template_id ?? null) === templateId &&
       isDeepStrictEqual(existing.request_manifest ?? existing.manifest, request.manifest) &&
       existing.discoverable === (request.discoverable ?? existing.discoverable) &&
-      existing.soft_binding === (request.softBinding ?? existing.soft_binding);
+      existing.soft_binding === (request.softBinding ?? existing.soft_binding) &&
+      isDeepStrictEqual(existing.identity_roles ?? null, request.identity?.roles ?? null);
     if (existing && !sameRequest) {
       throw conflict('this Idempotency-Key was used with a different request', 'idempotency_conflict');
     }
@@ -92,6 +97,7 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
   if (signing.state === 'revoked' || signing.state === 'no_ca' || signing.state === 'external_unusable') {
     throw noCertificateError(signing);
   }
+  const person = request.identity ? await signingPerson(ctx, principal, upload.mime_type) : null;
   let job: SignJob;
   try {
     job = await insertSignJob({
@@ -106,6 +112,8 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
       // The request's choice, else the template's; null follows the organisation's setting.
       discoverable: request.discoverable ?? template?.discoverable ?? null,
       soft_binding: request.softBinding ?? template?.soft_binding ?? null,
+      identity_user_id: person,
+      identity_roles: request.identity ? request.identity.roles : null,
     });
   } catch (err) {
     // Two requests with one key at once: the loser answers with the winner's job.
@@ -122,6 +130,22 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
     throw new ApiError('unavailable', 'queue_unavailable', 'the signing queue is unavailable; nothing was recorded, try again shortly', { retryAfterSeconds: 5 });
   }
   return { job: jobView(ctx.config.baseUrl, job, undefined), created: true };
+}
+
+/**
+ * The person a request to sign as a person names: the signed-in user, or the user the API key is bound to, who must
+ * hold a valid identity certificate. Checked here so that a job that can only fail is not queued.
+ */
+async function signingPerson(ctx: Pick<SignJobsContext, 'knex'>, principal: Principal, mimeType: string): Promise<string> {
+  const userId = principal.userId;
+  if (!userId) {
+    throw new ApiError('unprocessable', 'no_identity', 'an API key has no person to sign as: an admin may create a key bound to a user (POST /org/api-keys with user_id), or sign without "identity"');
+  }
+  if (formatFor(mimeType)?.streamed === 'bmff') throw new ApiError('unprocessable', 'identity_not_supported', `${mimeType} files are signed streamed, without identity assertions: sign without "identity"`);
+  if (!(await currentUserIdentityCertificate(ctx.knex, principal.orgId, userId))) {
+    throw new ApiError('conflict', 'identity_certificate_missing', 'the user has no valid identity certificate: issue one first (POST /auth/me/identity-certificate)');
+  }
+  return userId;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { VaultKey } from '../vault/types.js';
 import type { Timestamper } from '../tsa/client.js';
+import type { IdentityAssertionDefinition } from './cawg-identity.js';
 import { C2paError } from './errors.js';
 import type { ManifestDefinition } from './manifest-definition.js';
 import type { SignableMimeType } from './media-type.js';
@@ -13,6 +14,8 @@ export interface SignOptions {
   /** Leaf certificate first, then the sub-CA (no root). The leaf must certify `key`. */
   chainDer: Uint8Array[];
   timestamper?: Timestamper;
+  /** CAWG identity assertions to add (cawg-identity.ts): people vouching for the content by name. */
+  identityAssertions?: readonly IdentityAssertionDefinition[];
   /**
    * Anchors to judge an existing manifest by when the source becomes the parent ingredient. c2pa-rs records
    * that judgement in the ingredient; without anchors every parent is recorded as signingCredential.untrusted.

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { identityAssertion } from '../../shared/c2pa/cawg-identity.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import type { ManifestInput } from '../../shared/domain/manifest-input.js';
 import { signBytes, signFile } from '../../shared/c2pa/sign-asset.js';
@@ -76,6 +77,8 @@ export async function signMedia(deps: SignJobDeps, prepared: PreparedJob, conten
     key: identity.key,
     chainDer: identity.chainDer,
     timestamper: deps.timestamper,
+    // Signed with the person's own key and certificate, timestamped like the claim signature.
+    identityAssertions: prepared.person ? [identityAssertion({ key: prepared.person.identity.key, chainDer: prepared.person.identity.chainDer, roles: prepared.person.roles, timestamper: deps.timestamper })] : [],
     ffmpegPath: deps.ffmpegPath,
     onThumbnailError: (err: unknown) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),
   };

@@ -5438,6 +5438,15 @@ export interface components {
              * @description one of the organisation's manifest templates: its defaults apply under the manifest's fields
              */
             template_id?: string | null;
+            /** @description sign as the person too (over the template's choice): a CAWG identity assertion (cawg.x509.cose) naming the signed-in user (or the user the API key is bound to), with these roles, signed with their identity certificate's key beside the organisation's claim signature. 422 no_identity for an API key bound to no user; 409 identity_certificate_missing without a valid identity certificate (POST /auth/me/identity-certificate); 422 identity_not_supported for MP4, M4V, MOV and M4A (signed streamed). Validators that do not hold the service's identity CA as a CAWG trust anchor read the identity, and so the file, as not trusted. */
+            identity?: {
+                /**
+                 * @example [
+                 *       "cawg.creator"
+                 *     ]
+                 */
+                roles: ("cawg.creator" | "cawg.contributor" | "cawg.editor" | "cawg.producer" | "cawg.publisher" | "cawg.sponsor" | "cawg.translator")[];
+            } | null;
         };
         /** @description The manifest of a sign request: title is required, and creator unless the template (template_id) gives one. A field given here replaces the template's whole value. */
         ManifestRequest: {
