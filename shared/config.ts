@@ -166,6 +166,8 @@ export interface Config {
   trustAllowedFile: string | undefined;
   /** The operator's anchors for timestamps only (TSAs), a PEM file (TRUST_TSA_ANCHORS_FILE). */
   trustTsaAnchorsFile: string | undefined;
+  /** The operator's anchors for CAWG identity assertions only (people's identity certificates), a PEM file (CAWG_TRUST_ANCHORS_FILE). */
+  cawgTrustAnchorsFile: string | undefined;
   /** How often a running process looks for a new version of the lists (TRUST_RELOAD_SECONDS). */
   trustReloadSeconds: number;
   /** Whether verification fetches a file's remote manifest (REMOTE_MANIFESTS on|off), through the outbound guard. */
@@ -493,7 +495,7 @@ function trustListsDir(env: Env): string | undefined {
 }
 
 /** An operator's trust file (its certificates are read, and checked, with the trust lists). */
-function trustFile(env: Env, name: 'TRUST_ANCHORS_FILE' | 'TRUST_ALLOWED_FILE' | 'TRUST_TSA_ANCHORS_FILE'): string | undefined {
+function trustFile(env: Env, name: 'TRUST_ANCHORS_FILE' | 'TRUST_ALLOWED_FILE' | 'TRUST_TSA_ANCHORS_FILE' | 'CAWG_TRUST_ANCHORS_FILE'): string | undefined {
   const file = optional(env, name);
   if (file === undefined) return undefined;
   if (!existsSync(file)) throw new ConfigError(name, `${file} does not exist`);
@@ -646,6 +648,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustAnchorsFile: trustFile(env, 'TRUST_ANCHORS_FILE'),
     trustAllowedFile: trustFile(env, 'TRUST_ALLOWED_FILE'),
     trustTsaAnchorsFile: trustFile(env, 'TRUST_TSA_ANCHORS_FILE'),
+    cawgTrustAnchorsFile: trustFile(env, 'CAWG_TRUST_ANCHORS_FILE'),
     trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
     remoteManifests: remoteManifests(env, nodeEnv),
     webhooks: webhookSettings(env, nodeEnv),

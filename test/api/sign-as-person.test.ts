@@ -65,7 +65,7 @@ describe('signing as a person (CAWG identity assertion)', function () {
     await processSignJob(deps, jobId, { number: 1, final: true });
     const view = (await request(api.app).get(`/v1/media/jobs/${jobId}`).set(auth).expect(200)).body;
     expect(view.status, JSON.stringify(view)).to.equal('signed');
-    return { bytes: await downloadFile(api.app, { access: a.access }, view.signed_file.download_url), view };
+    return { bytes: await downloadFile(api.app, { access: (auth.Authorization ?? '').replace('Bearer ', '') || a.access }, view.signed_file.download_url), view };
   }
 
   const withCawgAnchor: () => ReadOptions = () => ({ lists: [{ kind: 'manifest', anchorsPem: [rootPem] }, { kind: 'tsa', anchorsPem: [rootPem] }, { kind: 'cawg', anchorsPem: [rootPem] }] });
@@ -91,6 +91,26 @@ describe('signing as a person (CAWG identity assertion)', function () {
     reader.free();
     expect(unmet(rubric('asset-rubric-integrity.yml').evaluate(crJson))).to.deep.equal([]);
     expect(unmet(rubric('asset-rubric-conformance0.2-spec2.4.yml').evaluate(crJson))).to.deep.equal([]);
+  });
+
+  it('verify names the person: name, e-mail, organisation, roles, issuer, verdict trusted with the cawg codes, trust source service_ca', async () => {
+    for (const res of [
+      await request(api.app).post('/v1/media/verify').set(bearer(a.access)).attach('file', janeFile, 'byline.jpg').expect(200),
+      await request(api.app).post('/v1/verify').attach('file', janeFile, 'byline.jpg').expect(200),
+    ]) {
+      expect(res.body.validation_state).to.equal('Trusted');
+      expect(res.body.identities).to.have.length(1);
+      const [jane] = res.body.identities;
+      expect(jane).to.deep.include({ label: 'cawg.identity', sig_type: 'cawg.x509.cose', name: 'Jane Doe', organisation: 'Daily Planet', email: a.email, verdict: 'trusted', trust_source: 'service_ca' });
+      expect(jane.roles).to.deep.equal(['cawg.creator']);
+      expect(jane.issuer).to.include('Issuing CA');
+      expect(jane.codes.success).to.include.members(['cawg.identity.well-formed', 'cawg.x509.signature.validated', 'cawg.x509.credential.trusted']);
+      expect(jane.codes.failure).to.deep.equal([]);
+    }
+    // A file signed by the organisation alone names no one.
+    const plain = await signRequest(bearer(b.access), undefined);
+    const { bytes } = await signed(bearer(b.access), plain.body.job_id);
+    expect((await request(api.app).post('/v1/media/verify').set(bearer(b.access)).attach('file', bytes, 'plain.jpg').expect(200)).body.identities).to.deep.equal([]);
   });
 
   it('roles outside the CAWG vocabulary are 400; an API key of no person is 422 no_identity; a user without a certificate 409', async () => {

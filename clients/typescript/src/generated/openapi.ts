@@ -5645,6 +5645,40 @@ export interface components {
                 /** @description why a remote manifest was not fetched (REMOTE_MANIFESTS=off, a URL the guard refuses, a failed fetch): the verdict is then Invalid with manifest.inaccessible */
                 error?: string;
             } | null;
+            /** @description the people the active manifest names (CAWG identity assertions), judged under CAWG trust (the service identity CA, CAWG_TRUST_ANCHORS_FILE and, signed in, the organisation anchors); absent from permalinks kept before it was added */
+            identities?: {
+                /** @description the assertion, e.g. cawg.identity */
+                label: string;
+                /** @description cawg.x509.cose (an X.509 identity certificate) or cawg.identity_claims_aggregation (ICA) */
+                sig_type: string | null;
+                /** @description the person: the certificate's CN, or the first identity an ICA credential attests */
+                name: string | null;
+                /** @description the certificate's O */
+                organisation: string | null;
+                /** @description for identity certificates the service issued: the e-mail address in subjectAltName (c2pa-rs does not report it) */
+                email: string | null;
+                /** @description CAWG roles, e.g. cawg.creator */
+                roles: string[];
+                /** @description who vouches for the identity: the issuing CA's name for identity certificates the service issued (c2pa-rs does not report the issuer), or the ICA credential's issuer; null otherwise */
+                issuer: string | null;
+                serial: string | null;
+                /**
+                 * @description from c2pa-rs: untrusted when only cawg.*.credential.untrusted fails (no CAWG anchor vouches), invalid on any other failure
+                 * @enum {string}
+                 */
+                verdict: "trusted" | "untrusted" | "invalid";
+                /** @description c2pa-rs's cawg.* codes for this assertion */
+                codes: {
+                    success: string[];
+                    informational: string[];
+                    failure: string[];
+                };
+                /**
+                 * @description service_ca: the service's identity CA issued it; cawg_anchor: CAWG_TRUST_ANCHORS_FILE or the organisation's anchors; null when untrusted
+                 * @enum {string|null}
+                 */
+                trust_source: "service_ca" | "cawg_anchor" | null;
+            }[];
             revocation: {
                 /** @enum {string} */
                 status: "good" | "revoked" | "expired" | "not_issued_by_service" | "no_signer";
