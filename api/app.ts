@@ -27,6 +27,7 @@ import { publicVerifyRouter } from './routes/public-verify.js';
 import { webAppRouter } from './web-app.js';
 import { webhooksRouter } from './routes/webhooks.js';
 import { auditRouters } from './routes/audit.js';
+import { identityCertificatesRouter } from './routes/identity-certificates.js';
 import { rejectUnsafeText } from './validation.js';
 import { createResumableStore, UploadStaging } from '../shared/storage/index.js';
 import { RemoteManifests } from './media/remote-manifest.js';
@@ -79,6 +80,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(healthRouter(ctx));
   app.use(docsRouter(ctx.config));
   const limiters = createRateLimiters(ctx.config);
+  app.use(identityCertificatesRouter(ctx));
   app.use('/auth', authRouter(ctx, limiters));
   app.use('/org/users', orgUsersRouter(ctx));
   app.use('/org/api-keys', apiKeysRouter(ctx));

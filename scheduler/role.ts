@@ -29,9 +29,11 @@ export async function startSchedulerRole(
   logger: Logger,
   options: { signQueue?: SignQueue; events?: PkiEvents } = {},
 ): Promise<() => Promise<void>> {
+  // Certificates the scheduler issues or revokes (the OCSP responder's, identity certificates) are announced to the
+  // OCSP responders from here.
   const events = options.events ?? createPkiEvents(config, knex, logger);
   const ocspResponderJob = startOcspResponderJob({ knex, vault, config, events }, logger.child({ job: 'ocsp-responder' }));
-  const issuanceJob = startIssuanceJob({ knex, vault, config }, logger.child({ job: 'issuance' }));
+  const issuanceJob = startIssuanceJob({ knex, vault, config, events }, logger.child({ job: 'issuance' }));
   const crlJob: CrlJob = startCrlJob({ knex, vault, config }, logger.child({ job: 'crl' }), { schedule: config.crlSchedule });
   logger.info({ schedule: config.crlSchedule }, 'CRL publication scheduled');
   let anchorJob;

@@ -176,6 +176,8 @@ export interface Config {
   trustAllowedFile: string | undefined;
   /** The operator's anchors for timestamps only (TSAs), a PEM file (TRUST_TSA_ANCHORS_FILE). */
   trustTsaAnchorsFile: string | undefined;
+  /** The operator's anchors for CAWG identity assertions only (people's identity certificates), a PEM file (CAWG_TRUST_ANCHORS_FILE). */
+  cawgTrustAnchorsFile: string | undefined;
   /** How often a running process looks for a new version of the lists (TRUST_RELOAD_SECONDS). */
   trustReloadSeconds: number;
   /** Whether verification fetches a file's remote manifest (REMOTE_MANIFESTS on|off), through the outbound guard. */
@@ -265,6 +267,11 @@ export interface PkiSubjectConfig {
    * the next one when a third of it is left.
    */
   ocspResponderValidityDays: number;
+  /**
+   * Lifetime of a person's identity certificate in days (IDENTITY_VALIDITY_DAYS). c2pa-rs judges an identity
+   * assertion's certificate at reading time, timestamp or not: once it expires, files it signed read untrusted.
+   */
+  identityValidityDays: number;
 }
 
 export interface BlobStorageConfig {
@@ -415,6 +422,7 @@ function pkiSubjects(env: Env): PkiSubjectConfig {
     leafValidityDays: int(env, 'LEAF_VALIDITY_DAYS', 365, 1, 3650),
     ocspCommonName: subjectName(env, 'PKI_OCSP_CN', `${organisation} OCSP Responder`),
     ocspResponderValidityDays: int(env, 'OCSP_RESPONDER_VALIDITY_DAYS', 30, 9, 365),
+    identityValidityDays: int(env, 'IDENTITY_VALIDITY_DAYS', 1095, 1, 3650),
   };
 }
 
@@ -514,7 +522,7 @@ function trustListsDir(env: Env): string | undefined {
 }
 
 /** An operator's trust file (its certificates are read, and checked, with the trust lists). */
-function trustFile(env: Env, name: 'TRUST_ANCHORS_FILE' | 'TRUST_ALLOWED_FILE' | 'TRUST_TSA_ANCHORS_FILE'): string | undefined {
+function trustFile(env: Env, name: 'TRUST_ANCHORS_FILE' | 'TRUST_ALLOWED_FILE' | 'TRUST_TSA_ANCHORS_FILE' | 'CAWG_TRUST_ANCHORS_FILE'): string | undefined {
   const file = optional(env, name);
   if (file === undefined) return undefined;
   if (!existsSync(file)) throw new ConfigError(name, `${file} does not exist`);
@@ -683,6 +691,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustAnchorsFile: trustFile(env, 'TRUST_ANCHORS_FILE'),
     trustAllowedFile: trustFile(env, 'TRUST_ALLOWED_FILE'),
     trustTsaAnchorsFile: trustFile(env, 'TRUST_TSA_ANCHORS_FILE'),
+    cawgTrustAnchorsFile: trustFile(env, 'CAWG_TRUST_ANCHORS_FILE'),
     trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
     remoteManifests: remoteManifests(env, nodeEnv),
     webhooks: webhookSettings(env, nodeEnv),

@@ -44,7 +44,7 @@ export function createPassport(jwtSecret: string): passport.PassportStatic {
           .then((user) => {
             if (!user || user.org_id !== payload.org) return done(null, false, { code: 'invalid_token' });
             if (user.signed_out) return done(null, false, { code: 'signed_out' });
-            done(null, { kind: 'user', userId: user.id, orgId: user.org_id, role: user.role, email: user.email, familyId: family });
+            done(null, { kind: 'user', userId: user.id, orgId: user.org_id, role: user.role, email: user.email, name: user.name ?? null, familyId: family });
           })
           .catch((err: unknown) => done(err));
       },
@@ -70,7 +70,7 @@ async function apiKeyPrincipal(raw: string): Promise<Principal> {
   if (!key.last_used_at || now - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
     await touchApiKey(key.id, new Date(now));
   }
-  return { kind: 'api_key', apiKeyId: key.id, orgId: key.org_id, role: API_KEY_ROLE };
+  return { kind: 'api_key', apiKeyId: key.id, orgId: key.org_id, role: API_KEY_ROLE, userId: key.user_id ?? null };
 }
 
 /**

@@ -72,9 +72,12 @@ function composed(store: TrustStore, serviceRootsPem: readonly string[], organis
     ...organisationPem.map((pem) => ({ pem, source: 'organisation_anchor' as const })),
   ];
   const tsaLists = [...new Set(tsaAnchors.map((a) => a.source))].map((source): KindTrust => ({ kind: 'tsa', anchorsPem: pemsOf(tsaAnchors, source), uri: uriOf(source, 'tsa') }));
+  // People's identity certificates (CAWG): the service's roots (its identity CA), CAWG_TRUST_ANCHORS_FILE, the organisation's anchors.
+  const cawgAnchors = [...serviceRootsPem, ...store.cawgAnchors.map((a) => a.pem), ...organisationPem];
+  const cawgLists: KindTrust[] = cawgAnchors.length ? [{ kind: 'cawg', anchorsPem: cawgAnchors, uri: 'urn:mss:trust:cawg' }] : [];
   const trustConfig = store.ekuConfig;
   return {
-    all: { lists: [...claims.map((c) => c.list), ...tsaLists], trustConfig },
+    all: { lists: [...claims.map((c) => c.list), ...tsaLists, ...cawgLists], trustConfig },
     // The timestamp's TSA is judged apart (tsaAnchors); these reads ask only about the claim signer.
     candidates: claims.map(({ source, list }) => ({ source, trust: { lists: [list], trustConfig, timestampTrust: false } })),
     tsaAnchors,

@@ -1,3 +1,4 @@
+import { judgedIdentities } from './identity-judgement.js';
 import type { Knex } from 'knex';
 import type { MANIFEST_STORE_TYPE } from '../../shared/c2pa/reader-open.js';
 import type { SignerInfo } from '../../shared/c2pa/signer-info.js';
@@ -130,7 +131,7 @@ export async function judgeSigner(
     if (!source) report = withSignerVouchedForTimestampsOnly(report);
   }
   const signer = report.signer && { ...report.signer, ...signerTrust(store, source) };
-  return { ...report, signer, revocation };
+  return { ...report, signer, revocation, identities: await judgedIdentities(knex, report.identities) };
 }
 
 /**

@@ -19,10 +19,12 @@ import { resumableUploadsPaths } from '../schemas/resumable-uploads.js';
 import { verifyPaths } from '../schemas/verify.js';
 import { webhooksPaths } from '../schemas/webhooks.js';
 import { auditPaths } from '../schemas/audit.js';
+import { identityCertificatePaths } from '../schemas/identity-certificates.js';
 
 /** Every operation of the API, each described next to the schemas that validate its requests (api/schemas). */
 export const OPERATIONS: readonly RouteConfig[] = [
   ...authPaths,
+  ...identityCertificatePaths,
   ...orgUsersPaths,
   ...apiKeysPaths,
   ...organisationTrustAnchorsPaths,

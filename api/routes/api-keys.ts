@@ -14,7 +14,7 @@ export function apiKeysRouter(ctx: AppContext): Router {
   router.post('/', async (req, res) => {
     const principal = principalOf(req);
     const body = parseBody(NewApiKeyInput, req.body);
-    res.status(201).json(await createApiKey(ctx.knex, principal, body.name));
+    res.status(201).json(await createApiKey(ctx.knex, principal, body.name, body.user_id));
   });
 
   router.get('/', async (req, res) => {

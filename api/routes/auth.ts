@@ -8,6 +8,8 @@ import type { RateLimiters } from '../rate-limit.js';
 import { dummyPasswordHash, login, logout, refreshSession, registerOrganisation, type AuthDeps, type LoginDeps } from '../services/auth.js';
 import { LoginInput, LogoutInput, RefreshInput, RegisterInput } from '../schemas/auth.js';
 import { parseBody } from '../validation.js';
+import { MePatch } from '../schemas/identity-certificates.js';
+import { setMyName } from '../services/identity-certificates.js';
 
 export function authRouter(ctx: AppContext, limits: RateLimiters): Router {
   const router = Router();
@@ -41,7 +43,15 @@ export function authRouter(ctx: AppContext, limits: RateLimiters): Router {
   router.get('/me', authenticate(ctx.passport), requireUser, (req, res) => {
     const p = principalOf(req);
     if (p.kind !== 'user') throw new Error('unreachable: requireUser');
-    res.json({ user_id: p.userId, email: p.email, org_id: p.orgId, role: p.role });
+    res.json({ user_id: p.userId, email: p.email, name: p.name ?? null, org_id: p.orgId, role: p.role });
+  });
+
+  router.patch('/me', authenticate(ctx.passport), requireUser, async (req, res) => {
+    const p = principalOf(req);
+    if (p.kind !== 'user') throw new Error('unreachable: requireUser');
+    const { name } = parseBody(MePatch, req.body);
+    const user = await setMyName(ctx.knex, p.userId, name);
+    res.json({ user_id: user.user_id, email: user.email, name: user.name, org_id: user.org_id, role: user.role });
   });
 
   return router;

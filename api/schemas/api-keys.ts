@@ -3,7 +3,10 @@ import { API_KEY_PREFIX } from '../../shared/api-keys.js';
 import { dateTime, errors, json, nameField, noContent, userOnly, uuid, uuidField, refusals } from './common.js';
 import { z } from './zod.js';
 
-export const NewApiKeyInput = z.object({ name: nameField(100) });
+export const NewApiKeyInput = z.object({
+  name: nameField(100),
+  user_id: uuidField.optional().openapi({ description: "a user of the organisation the key signs as (CAWG identity: sign requests with `identity` use that user's identity certificate); without it the key has no person, and such requests are 422 no_identity" }),
+});
 export const ApiKeyParams = z.object({ key_id: uuidField });
 
 const ApiKey = z
@@ -11,6 +14,7 @@ const ApiKey = z
     key_id: uuid,
     name: z.string(),
     prefix: z.string().openapi({ example: `${API_KEY_PREFIX}AbC123` }),
+    user_id: uuid.nullable().openapi({ description: 'the user the key signs as, when an admin bound it to one' }),
     created_at: dateTime,
     last_used_at: dateTime.nullable(),
     revoked_at: dateTime.nullable(),
@@ -32,7 +36,7 @@ export const apiKeysPaths: RouteConfig[] = [
     request: { body: { required: true, content: { 'application/json': { schema: NewApiKeyInput } } } },
     responses: {
       201: json(NewApiKey, 'The new key'),
-      ...refusals(400, 401, 403),
+      ...refusals(400, 401, 403, 404),
     },
   },
   {

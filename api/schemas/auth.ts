@@ -1,9 +1,10 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { emailField, errors, json, nameField, noContent, passwordField, Role, userOnly, uuid, refusals } from './common.js';
+import { personName } from './identity-certificates.js';
 import { z } from './zod.js';
 
 export const RegisterInput = z
-  .object({ email: emailField, password: passwordField, org_name: nameField(200) })
+  .object({ email: emailField, password: passwordField, org_name: nameField(200), name: personName.optional() })
   .openapi('RegisterInput');
 
 export const LoginInput = z.object({ email: emailField, password: passwordField }).openapi('LoginInput');
@@ -24,7 +25,7 @@ const TokenPair = z
   })
   .openapi('TokenPair');
 
-const Me = z.object({ user_id: uuid, email: z.string(), org_id: uuid, role: Role }).openapi('Me');
+const Me = z.object({ user_id: uuid, email: z.string(), name: z.string().nullable().openapi({ description: "the person's name (CN of their identity certificate); null until set" }), org_id: uuid, role: Role }).openapi('Me');
 
 const tags = ['Authentication'];
 

@@ -1,13 +1,14 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { dateTime, emailField, errors, json, noContent, passwordField, Role, userOnly, uuid, uuidField, refusals } from './common.js';
+import { personName } from './identity-certificates.js';
 import { z } from './zod.js';
 
-export const NewOrgUser = z.object({ email: emailField, password: passwordField, role: Role }).openapi('NewOrgUser');
+export const NewOrgUser = z.object({ email: emailField, password: passwordField, role: Role, name: personName.optional() }).openapi('NewOrgUser');
 export const OrgUserPatch = z.object({ role: Role });
 export const OrgUserParams = z.object({ user_id: uuidField });
 
 const OrgUser = z
-  .object({ user_id: uuid, email: z.string(), org_id: uuid, role: Role, created_at: dateTime })
+  .object({ user_id: uuid, email: z.string(), name: z.string().nullable(), org_id: uuid, role: Role, created_at: dateTime })
   .openapi('OrgUser');
 
 const tags = ['Organisation'];
@@ -55,6 +56,7 @@ export const orgUsersPaths: RouteConfig[] = [
     path: '/org/users/{user_id}',
     tags,
     summary: 'Remove a user (admin); the last admin cannot be removed',
+    description: "The user's identity certificates are revoked with them (reason affiliationChanged): OCSP answers revoked and leaf.crl lists them. API keys bound to the user go with them.",
     security,
     request: { params: OrgUserParams },
     responses: {

@@ -5,10 +5,23 @@ import { Anchor } from './anchors.js';
 import { c2paManifestLinkHeader, dateTime, errorResponse, errors, json, nextCursor, orgChoice, pageFields, toPageRequest, uri, userOrApiKey, uuid, uuidField, refusals } from './common.js';
 import { ManifestInput, manifestRequestField } from './manifest.js';
 import { MediaType, signedFileContent } from './media.js';
+import { CAWG_ROLES } from '../../shared/c2pa/cawg-identity.js';
 import { z } from './zod.js';
 
 /** Longest `?wait=` a client may ask for (issue: N <= 30 seconds). */
 const MAX_WAIT_SECONDS = 30;
+
+/** A person signing by name, with CAWG roles (CAWG identity 1.1 §5.1.2); others are refused. */
+export const IdentityRequest = z
+  .object({
+    roles: z
+      .array(z.enum(CAWG_ROLES, { error: `must be one of ${CAWG_ROLES.join(', ')}` }))
+      .max(CAWG_ROLES.length)
+      .refine((roles) => new Set(roles).size === roles.length, 'must not repeat a role')
+      .openapi({ example: ['cawg.creator'] }),
+  })
+  .strict()
+  .openapi('IdentityRequest');
 
 // Keys in the order the checks report: the choices, the upload, the manifest, the template.
 export const SignInput = z
@@ -30,6 +43,13 @@ export const SignInput = z
       .optional()
       .transform((id) => id ?? null)
       .openapi({ description: "one of the organisation's manifest templates: its defaults apply under the manifest's fields" }),
+    identity: IdentityRequest.nullable()
+      .optional()
+      .transform((v) => v ?? null)
+      .openapi({
+        description:
+          "sign as the person too: a CAWG identity assertion (cawg.x509.cose) naming the signed-in user (or the user the API key is bound to), with these roles, signed with their identity certificate's key beside the organisation's claim signature. 422 no_identity for an API key bound to no user; 409 identity_certificate_missing without a valid identity certificate (POST /auth/me/identity-certificate); 422 identity_not_supported for video and audio signed streamed (MP4, M4V, MOV, M4A, WAV, MP3, FLAC). Validators that do not hold the service's identity CA as a CAWG trust anchor read the identity, and so the file, as not trusted.",
+      }),
   })
   .openapi('SignInput');
 

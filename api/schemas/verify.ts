@@ -112,6 +112,24 @@ const Verification = z
       .nullable()
       .optional()
       .openapi({ description: 'where the manifest was read from; null without one' }),
+    identities: z
+      .array(
+        z.object({
+          label: z.string().openapi({ description: 'the assertion, e.g. cawg.identity' }),
+          sig_type: z.string().nullable().openapi({ description: 'cawg.x509.cose (an X.509 identity certificate) or cawg.identity_claims_aggregation (ICA)' }),
+          name: z.string().nullable().openapi({ description: "the person: the certificate's CN, or the first identity an ICA credential attests" }),
+          organisation: z.string().nullable().openapi({ description: "the certificate's O" }),
+          email: z.string().nullable().openapi({ description: 'for identity certificates the service issued: the e-mail address in subjectAltName (c2pa-rs does not report it)' }),
+          roles: z.array(z.string()).openapi({ description: 'CAWG roles, e.g. cawg.creator' }),
+          issuer: z.string().nullable().openapi({ description: "who vouches for the identity: the issuing CA's name for identity certificates the service issued (c2pa-rs does not report the issuer), or the ICA credential's issuer; null otherwise" }),
+          serial: z.string().nullable(),
+          verdict: z.enum(['trusted', 'untrusted', 'invalid']).openapi({ description: 'from c2pa-rs: untrusted when only cawg.*.credential.untrusted fails (no CAWG anchor vouches), invalid on any other failure' }),
+          codes: z.object({ success: z.array(z.string()), informational: z.array(z.string()), failure: z.array(z.string()) }).openapi({ description: "c2pa-rs's cawg.* codes for this assertion" }),
+          trust_source: z.enum(['service_ca', 'cawg_anchor']).nullable().openapi({ description: "service_ca: the service's identity CA issued it; cawg_anchor: CAWG_TRUST_ANCHORS_FILE or the organisation's anchors; null when untrusted" }),
+        }),
+      )
+      .optional()
+      .openapi({ description: 'the people the active manifest names (CAWG identity assertions), judged under CAWG trust (the service identity CA, CAWG_TRUST_ANCHORS_FILE and, signed in, the organisation anchors); absent from permalinks kept before it was added' }),
     revocation: z.object({
       status: z.enum(['good', 'revoked', 'expired', 'not_issued_by_service', 'no_signer']),
       revoked_at: dateTime.optional(),

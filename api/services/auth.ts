@@ -31,14 +31,14 @@ export interface AuthDeps {
 }
 
 /** A new organisation and its first user, its admin; the answer is that user's first token pair. */
-export async function registerOrganisation(deps: AuthDeps, input: { email: string; password: string; org_name: string }, caller: AuditActor, log: Logger): Promise<TokenPair> {
+export async function registerOrganisation(deps: AuthDeps, input: { email: string; password: string; org_name: string; name?: string }, caller: AuditActor, log: Logger): Promise<TokenPair> {
   checkPasswordStrength(input.password, input.email);
   const passwordHash = await deps.passwords.hash(input.password, deps.bcryptRounds);
   try {
     const { pair, requestId } = await deps.knex.transaction(async (trx) => {
       if (await findUserByEmail(input.email, trx)) throw emailTaken();
       const org = await insertOrganisation(input.org_name, trx);
-      const user = await insertUser({ id: randomUUID(), org_id: org.id, email: input.email, password_hash: passwordHash, role: 'admin' }, trx);
+      const user = await insertUser({ id: randomUUID(), org_id: org.id, email: input.email, name: input.name ?? null, password_hash: passwordHash, role: 'admin' }, trx);
       // The organisation's own signing certificate is asked for with it; the scheduler issues it (this role holds
       // no CA key), and a first signature waits for it if it comes first.
       const requestId = await requestOrgCertificate(trx, org.id, 'ensure');

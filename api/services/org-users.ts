@@ -10,6 +10,7 @@ import type { Role } from '../../shared/roles.js';
 import type { PasswordPool } from '../auth/password-pool.js';
 import { conflict, notFound } from '../errors.js';
 import { checkPasswordStrength } from '../validation.js';
+import { requestUserIdentityRevocations } from './identity-certificates.js';
 
 export const emailTaken = () => conflict('an account with this e-mail already exists', 'email_taken');
 
@@ -29,7 +30,7 @@ export async function listOrgUsers(knex: Knex, orgId: string): Promise<UserView[
 export async function addOrgUser(
   knex: Knex,
   orgId: string,
-  input: { email: string; password: string; role: Role },
+  input: { email: string; password: string; role: Role; name?: string },
   hashing: { passwords: PasswordPool; bcryptRounds: number },
   actor: AuditActor,
 ): Promise<UserView> {
@@ -37,7 +38,7 @@ export async function addOrgUser(
   const passwordHash = await hashing.passwords.hash(input.password, hashing.bcryptRounds);
   try {
     const user = await knex.transaction(async (trx) => {
-      const inserted = await insertUser({ id: randomUUID(), org_id: orgId, email: input.email, password_hash: passwordHash, role: input.role }, trx);
+      const inserted = await insertUser({ id: randomUUID(), org_id: orgId, email: input.email, name: input.name ?? null, password_hash: passwordHash, role: input.role }, trx);
       await recordAuditEvent(trx, { action: 'user.created', actor, orgId, target: { type: 'user', id: inserted.id }, details: { email: input.email, role: input.role } });
       return inserted;
     });
@@ -64,15 +65,20 @@ export async function changeUserRole(knex: Knex, orgId: string, userId: string, 
   return user.toPublic();
 }
 
-/** The last admin of an organisation cannot be removed. */
-export async function removeOrgUser(knex: Knex, orgId: string, userId: string, actor: AuditActor): Promise<void> {
-  await knex.transaction(async (trx) => {
+/**
+ * The last admin of an organisation cannot be removed. The user's identity certificates are revoked with them: the
+ * revocation requests commit with the deletion, and the scheduler carries them out.
+ */
+export async function removeOrgUser(knex: Knex, orgId: string, userId: string, actor: AuditActor): Promise<string[]> {
+  return knex.transaction(async (trx) => {
     const target = await findOrgUser(orgId, userId, trx);
     if (!target) throw notFound('user');
     if (target.role === 'admin' && (await lockOrgAndCountOtherAdmins(trx, orgId, userId)) === 0) {
       throw conflict('the last admin of an organisation cannot be removed', 'last_admin');
     }
+    const revocations = await requestUserIdentityRevocations(trx, orgId, userId, 'affiliationChanged');
     await deleteUser(userId, trx);
     await recordAuditEvent(trx, { action: 'user.deleted', actor, orgId, target: { type: 'user', id: userId }, details: { email: target.email, role: target.role } });
+    return revocations;
   });
 }

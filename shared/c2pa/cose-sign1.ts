@@ -68,7 +68,8 @@ export interface CoseSign1Options {
   key: VaultKey;
   /** Leaf first, then intermediates; leave the root out (validators hold it as a trust anchor). */
   chainDer: readonly Uint8Array[];
-  reserveSize: number;
+  /** Exact length to pad to (the claim signature); absent: no padding (a CAWG identity signature, padded by c2pa-rs). */
+  reserveSize?: number;
   timestamper?: Timestamper;
   /** The signing certificate's OCSP answer (DER), stapled as rVals (revocation-values.ts). */
   ocspResponse?: Uint8Array;
@@ -146,7 +147,7 @@ export function padToReserve(
   return out;
 }
 
-/** Signs `claim` with the vault key and returns the tagged COSE_Sign1, `reserveSize` bytes long. */
+/** Signs `claim` (or a CAWG signer payload) with the vault key and returns the tagged COSE_Sign1, `reserveSize` bytes long when given. */
 export async function buildCoseSign1(claim: Uint8Array, options: CoseSign1Options): Promise<Uint8Array<ArrayBuffer>> {
   const protectedBytes = protectedHeader(options.chainDer);
   const toBeSigned = sigStructure(protectedBytes, claim);
@@ -166,6 +167,7 @@ export async function buildCoseSign1(claim: Uint8Array, options: CoseSign1Option
     unprotected.set('sigTst2', new Map([['tstTokens', [new Map([['val', token]])]]]));
   }
   if (options.ocspResponse) unprotected.set('rVals', revocationValues(options.ocspResponse));
+  if (options.reserveSize === undefined) return encodeSign1(protectedBytes, unprotected, signature);
   return padToReserve(protectedBytes, unprotected, signature, options.reserveSize);
 }
 

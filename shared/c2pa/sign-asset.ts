@@ -250,7 +250,7 @@ async function signSource(input: SignOptions, mimeType: SignableMimeType, source
       const parent = { ...(parentTitle === undefined ? {} : { title: parentTitle }), relationship: 'parentOf', label: PARENT_INGREDIENT_ID };
       await builder.addIngredientFromBlob(JSON.stringify(parent), mimeType, source);
     }
-    const { asset, manifest } = (await builder.signAndGetManifestBytes(capturingSigner, [], mimeType, source)) as { asset: Uint8Array; manifest: Uint8Array };
+    const { asset, manifest } = (await builder.signAndGetManifestBytes(capturingSigner, [...(input.identityAssertions ?? [])], mimeType, source)) as { asset: Uint8Array; manifest: Uint8Array };
     return { asset, manifestStore: manifest };
   });
 }

@@ -1,5 +1,6 @@
 import type { VaultKey } from '../vault/types.js';
 import type { Timestamper } from '../tsa/client.js';
+import type { IdentityAssertionDefinition } from './cawg-identity.js';
 import { C2paError } from './errors.js';
 import type { ManifestDefinition } from './manifest-definition.js';
 import type { SignableMimeType } from './media-type.js';
@@ -15,6 +16,8 @@ export interface SignOptions {
   timestamper?: Timestamper;
   /** The leaf's OCSP answer (DER), stapled in the signature (rVals); without it the signature carries none. */
   ocspResponse?: Uint8Array;
+  /** CAWG identity assertions to add (cawg-identity.ts): people vouching for the content by name. */
+  identityAssertions?: readonly IdentityAssertionDefinition[];
   /**
    * Anchors to judge an existing manifest by when the source becomes the parent ingredient. c2pa-rs records
    * that judgement in the ingredient; without anchors every parent is recorded as signingCredential.untrusted.

@@ -1,4 +1,5 @@
 import { failuresOf, type FailureDetail } from './failures.js';
+import { identitiesOf, type IdentityView } from './identities.js';
 import { summaryOf, type ManifestSummary } from './manifest-summary.js';
 import { statusOf, type ReaderJson, type StatusLists } from './reader-json.js';
 import { isRefused, type Reader, type Refused } from './reader-open.js';
@@ -39,6 +40,8 @@ export interface VerificationReport {
   summary: string;
   /** Where the manifest was read from: embedded in the file, a sidecar store sent with it, or the URL the file names. */
   manifest_source: ManifestSource | null;
+  /** The people (CAWG identity assertions) the active manifest names, each with c2pa-rs's verdict (identities.ts). */
+  identities: IdentityView[];
 }
 
 export interface ManifestSource {
@@ -87,6 +90,7 @@ function emptyReport(refused?: Refused['refused']): VerificationReport {
     failures,
     summary: summaryLine(state, failures),
     manifest_source: refused ? { kind: 'embedded', url: null, asset_checked: true } : null,
+    identities: [],
   };
 }
 
@@ -122,6 +126,7 @@ export function reportOf(opened: Reader | Refused | undefined, source: ManifestS
       failures,
       summary: summaryLine(state, failures, source),
       manifest_source: source,
+      identities: identitiesOf(json, manifest),
     };
   } finally {
     reader.free();

@@ -18,11 +18,13 @@ import {
   markCertificateRequestDone,
   markCertificateRequestFailed,
   type CertificateRequestErrorCode,
-  type CertificateRequestKind,
+  type ClaimedCertificateRequest,
 } from '../db/repositories/certificate-requests.js';
 import { recordAuditEvent } from '../audit/record.js';
-import type { Db } from '../db/repositories/certificates.js';
+import type { Certificate, Db } from '../db/repositories/certificates.js';
+import { isCrlReason, type CrlReason } from '../domain/crl-reasons.js';
 import { ServiceError } from '../errors.js';
+import { issueUserIdentityCertificate, revokeIdentityCertificate } from './identity-certificates.js';
 import { ensureOrgCertificate, rotateOrgCertificate } from './org-signing.js';
 import type { PkiDeps } from './pki-deps.js';
 
@@ -38,9 +40,29 @@ const CLAIM_TIMEOUT_MS = 60_000;
 export const ISSUANCE_WAIT_MS = 15_000;
 const POLL_MS = 50;
 
-export async function requestOrgCertificate(db: Db, orgId: string, kind: CertificateRequestKind): Promise<string> {
+export async function requestOrgCertificate(db: Db, orgId: string, kind: 'ensure' | 'rotate'): Promise<string> {
   const id = await insertCertificateRequest(db, orgId, kind);
   await recordAuditEvent(db, { action: 'certificate.requested', actor: { type: 'service', role: 'web' }, orgId, target: { type: 'certificate_request', id }, details: { kind } });
+  return id;
+}
+
+/** Asks for a new identity certificate for the user and waits for it, bounded. */
+export async function obtainIdentityCertificate(knex: Knex, orgId: string, userId: string, timeoutMs: number): Promise<CertificateRequestOutcome> {
+  const id = await knex.transaction(async (trx) => {
+    const requestId = await insertCertificateRequest(trx, orgId, 'identity', { userId });
+    await recordAuditEvent(trx, { action: 'certificate.requested', actor: { type: 'service', role: 'web' }, orgId, target: { type: 'certificate_request', id: requestId }, details: { kind: 'identity', user_id: userId } });
+    return requestId;
+  });
+  return awaitCertificateRequest(knex, id, timeoutMs);
+}
+
+/**
+ * Asks for an identity certificate to be revoked; written in the caller's transaction (a user's deletion), so that
+ * the revocation is asked for if and only if the change commits. The scheduler revokes it (OCSP, then leaf.crl).
+ */
+export async function requestIdentityRevocation(db: Db, orgId: string, certificateId: string, reason: CrlReason): Promise<string> {
+  const id = await insertCertificateRequest(db, orgId, 'revoke', { certificateId, reason });
+  await recordAuditEvent(db, { action: 'certificate.requested', actor: { type: 'service', role: 'web' }, orgId, target: { type: 'certificate_request', id }, details: { kind: 'revoke', certificate_id: certificateId, reason } });
   return id;
 }
 
@@ -58,12 +80,12 @@ export async function awaitCertificateRequest(knex: Knex, id: string, timeoutMs:
 }
 
 /** Asks and waits: what the web and worker roles call. */
-export async function obtainOrgCertificate(knex: Knex, orgId: string, kind: CertificateRequestKind, timeoutMs: number): Promise<CertificateRequestOutcome> {
+export async function obtainOrgCertificate(knex: Knex, orgId: string, kind: 'ensure' | 'rotate', timeoutMs: number): Promise<CertificateRequestOutcome> {
   return awaitCertificateRequest(knex, await requestOrgCertificate(knex, orgId, kind), timeoutMs);
 }
 
 /** Codes of errors a request's answer keeps as they are. */
-const ANSWERED_CODES: readonly CertificateRequestErrorCode[] = ['no_signing_certificate', 'vault_unavailable', 'not_found'];
+const ANSWERED_CODES: readonly CertificateRequestErrorCode[] = ['no_signing_certificate', 'vault_unavailable', 'not_found', 'name_required'];
 
 /**
  * The issuance edge: the code and words a failed request is answered with. The error's own code when the request
@@ -85,10 +107,13 @@ export async function answerCertificateRequests(deps: PkiDeps, limit = ANSWER_BA
   const claimed = await claimCertificateRequests(deps.knex, limit, new Date(Date.now() - CLAIM_TIMEOUT_MS));
   for (const request of claimed) {
     try {
-      const certificate = request.kind === 'rotate' ? await rotateOrgCertificate(deps, request.org_id) : await ensureOrgCertificate(deps, request.org_id);
+      const certificate = await answer(deps, request);
       await deps.knex.transaction(async (trx) => {
         await markCertificateRequestDone(trx, request.id, certificate.id);
-        await recordAuditEvent(trx, { action: 'certificate.issued', actor: { type: 'service', role: 'scheduler' } as const, orgId: request.org_id, target: { type: 'certificate', id: certificate.serial }, details: { request_id: request.id, kind: request.kind, subject: certificate.subject, not_after: certificate.not_after } });
+        // A revocation is recorded where it happens (revocation.ts); every other answer is an issued certificate.
+        if (request.kind !== 'revoke') {
+          await recordAuditEvent(trx, { action: 'certificate.issued', actor: { type: 'service', role: 'scheduler' } as const, orgId: request.org_id, target: { type: 'certificate', id: certificate.serial }, details: { request_id: request.id, kind: request.kind, subject: certificate.subject, not_after: certificate.not_after } });
+        }
       });
     } catch (err) {
       const { code, message } = errorOf(err);
@@ -97,6 +122,24 @@ export async function answerCertificateRequests(deps: PkiDeps, limit = ANSWER_BA
     }
   }
   return claimed.length;
+}
+
+/** What each kind of request asks of the issuer. */
+function answer(deps: PkiDeps, request: ClaimedCertificateRequest): Promise<Certificate> {
+  switch (request.kind) {
+    case 'rotate':
+      return rotateOrgCertificate(deps, request.org_id);
+    case 'identity':
+      if (!request.user_id) throw new ServiceError('not_found', 'not_found', 'the user is gone');
+      return issueUserIdentityCertificate(deps, request.user_id);
+    case 'revoke': {
+      const reason = request.revocation_reason ?? 'unspecified';
+      if (!request.certificate_id || !isCrlReason(reason)) throw new Error(`revocation request ${request.id} names no certificate or an unknown reason`);
+      return revokeIdentityCertificate(deps, request.certificate_id, reason);
+    }
+    default:
+      return ensureOrgCertificate(deps, request.org_id);
+  }
 }
 
 /** Answered requests are kept a week (for operators' questions), then dropped. */

@@ -48,6 +48,7 @@ import {
   KeyUsageFlags,
   Name,
   RelativeDistinguishedName,
+  SubjectAlternativeName,
   SubjectKeyIdentifier,
   SubjectPublicKeyInfo,
   TBSCertificate,
@@ -60,6 +61,7 @@ import {
   id_ce_cRLDistributionPoints,
   id_ce_extKeyUsage,
   id_ce_keyUsage,
+  id_ce_subjectAltName,
   id_ce_subjectKeyIdentifier,
   id_kp_OCSPSigning,
   id_kp_emailProtection,
@@ -414,7 +416,7 @@ export async function issueSubCa(input: SubCaInput): Promise<IssuedCertificate> 
   });
 }
 
-async function issueEndEntity(input: EndEntityInput, eku: Extension): Promise<IssuedCertificate> {
+async function issueEndEntity(input: EndEntityInput, eku: Extension, ...more: Extension[]): Promise<IssuedCertificate> {
   const { notBefore, notAfter } = checkValidity(input);
   const crlUrl = checkUrl('crlUrl', input.crlUrl);
   const ocspUrl = checkUrl('ocspUrl', input.ocspUrl);
@@ -434,6 +436,7 @@ async function issueEndEntity(input: EndEntityInput, eku: Extension): Promise<Is
       authorityKeyId(issuer.parts),
       authorityInfoAccess({ ocsp: ocspUrl, caIssuers: `${crlUrl}/${PUBLICATION_FILES.subCaCertificate}` }),
       crlDistributionPoint(`${crlUrl}/${PUBLICATION_FILES.leafCrl}`),
+      ...more,
     ],
   });
 }
@@ -472,4 +475,21 @@ export async function issueOcspResponderCertificate(input: Omit<EndEntityInput, 
       authorityKeyId(issuer.parts),
     ],
   });
+}
+
+/** A person's e-mail address as an rfc822Name: plain ASCII, one @ (IA5String; no internationalised mailbox). */
+function rfc822Name(email: string): GeneralName {
+  // eslint-disable-next-line no-control-regex
+  if (!/^[\x21-\x7e]+@[\x21-\x7e]+$/.test(email) || email.split('@').length !== 2) throw new CertificateIssueError(`e-mail address "${email}" cannot be written as an rfc822Name`);
+  return new GeneralName({ rfc822Name: email });
+}
+
+/**
+ * A person's CAWG X.509 identity certificate (CAWG identity 1.1 §8.2: the C2PA claim-signer profile, applied to the
+ * actor): the leaf's profile (EKU emailProtection, digitalSignature, AKI, CRL and OCSP pointers) with the person's
+ * e-mail address in subjectAltName (non-critical: the subject is not empty), signed by the sub-CA.
+ */
+export async function issueIdentityCertificate(input: EndEntityInput & { email: string }): Promise<IssuedCertificate> {
+  const san = extension(id_ce_subjectAltName, false, new SubjectAlternativeName([rfc822Name(input.email)]));
+  return issueEndEntity(input, extendedKeyUsage([id_kp_emailProtection], false), san);
 }

@@ -23,7 +23,7 @@ export interface RevocationResult {
 }
 
 /** Which CRL lists a certificate of each role. */
-const CRL_OF_ROLE = { sub_ca: 'sub-ca.crl', leaf: 'leaf.crl', tsa: 'leaf.crl', ocsp: 'leaf.crl' } as const;
+const CRL_OF_ROLE = { sub_ca: 'sub-ca.crl', leaf: 'leaf.crl', tsa: 'leaf.crl', ocsp: 'leaf.crl', identity: 'leaf.crl' } as const;
 
 /**
  * Revokes a certificate with an RFC 5280 reason, tells every OCSP responder at once and reissues the CRL

@@ -27,6 +27,8 @@ export interface TrustStore {
   claimAnchors: Anchor[];
   allowed: Anchor[];
   tsaAnchors: Anchor[];
+  /** Anchors for CAWG identity assertions only (CAWG_TRUST_ANCHORS_FILE); the service's roots are added per verification. */
+  cawgAnchors: Anchor[];
   /** The accepted EKU OIDs (interim store.cfg), when the interim list is on. */
   ekuConfig: string | undefined;
 }
@@ -40,6 +42,8 @@ export interface TrustStoreOptions {
   trustAllowedFile?: string | undefined;
   /** TRUST_TSA_ANCHORS_FILE: the operator's anchors (PEM) for timestamps only. */
   trustTsaAnchorsFile?: string | undefined;
+  /** CAWG_TRUST_ANCHORS_FILE: the operator's anchors (PEM) for people's identity certificates only. */
+  cawgTrustAnchorsFile?: string | undefined;
   /** The lists folder (default: the one shipped in trust/lists). */
   dir?: string;
 }
@@ -58,7 +62,7 @@ function fileOf(list: TrustListName, kind: string): string {
 export function buildTrustStore(options: TrustStoreOptions): TrustStore {
   const dir = options.dir ?? SHIPPED_TRUST_LISTS_DIR;
   const pins = readPins(dir);
-  const store: TrustStore = { lists: options.trustLists, pins, claimAnchors: [], allowed: [], tsaAnchors: [], ekuConfig: undefined };
+  const store: TrustStore = { lists: options.trustLists, pins, claimAnchors: [], allowed: [], tsaAnchors: [], cawgAnchors: [], ekuConfig: undefined };
   for (const list of options.trustLists) {
     const texts = readPinnedList(dir, pins.lists[list], list);
     const source = SOURCE_OF_LIST[list];
@@ -79,6 +83,7 @@ export function buildTrustStore(options: TrustStoreOptions): TrustStore {
   }
   if (options.trustAllowedFile) store.allowed.push(...operatorFile(options.trustAllowedFile, 'operator_allowed'));
   if (options.trustTsaAnchorsFile) store.tsaAnchors.push(...operatorFile(options.trustTsaAnchorsFile, 'operator_anchor'));
+  if (options.cawgTrustAnchorsFile) store.cawgAnchors.push(...operatorFile(options.cawgTrustAnchorsFile, 'operator_anchor'));
   return store;
 }
 
@@ -139,7 +144,7 @@ export class TrustStoreLoader {
     if (now - this.checkedAt < this.checkIntervalMs && (this.store || this.failure !== undefined)) return this.answer();
     this.checkedAt = now;
     const dir = this.options.dir ?? SHIPPED_TRUST_LISTS_DIR;
-    const files = [path.join(dir, PINS_FILE), this.options.trustAnchorsFile, this.options.trustAllowedFile, this.options.trustTsaAnchorsFile];
+    const files = [path.join(dir, PINS_FILE), this.options.trustAnchorsFile, this.options.trustAllowedFile, this.options.trustTsaAnchorsFile, this.options.cawgTrustAnchorsFile];
     const stamp = files.map(mtimeOf).join(':');
     // A failure is tried again even when nothing changed on disk (it may have been a passing read error).
     if (this.store && this.failure === undefined && stamp === this.stamp) return this.store;
@@ -160,7 +165,8 @@ export class TrustStoreLoader {
 }
 
 /** The settings a process's trust store is built from. */
-export type TrustConfig = Pick<Config, 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustAllowedFile' | 'trustTsaAnchorsFile' | 'trustReloadSeconds'>;
+export type TrustConfig = Pick<Config, 'trustLists' | 'trustListsDir' | 'trustAnchorsFile' | 'trustAllowedFile' | 'trustTsaAnchorsFile' | 'trustReloadSeconds'> &
+  Partial<Pick<Config, 'cawgTrustAnchorsFile'>>;
 
 let processLoader: { key: string; loader: TrustStoreLoader } | undefined;
 
@@ -170,7 +176,7 @@ let processLoader: { key: string; loader: TrustStoreLoader } | undefined;
  * `trust_lists_unavailable`: no verdict is given without the trust it is meant to be judged by.
  */
 export function processTrustStore(config: TrustConfig): TrustStore {
-  const key = JSON.stringify([config.trustLists, config.trustListsDir, config.trustAnchorsFile, config.trustAllowedFile, config.trustTsaAnchorsFile, config.trustReloadSeconds]);
+  const key = JSON.stringify([config.trustLists, config.trustListsDir, config.trustAnchorsFile, config.trustAllowedFile, config.trustTsaAnchorsFile, config.cawgTrustAnchorsFile, config.trustReloadSeconds]);
   if (processLoader?.key !== key) {
     const options = {
       trustLists: config.trustLists,
@@ -178,6 +184,7 @@ export function processTrustStore(config: TrustConfig): TrustStore {
       trustAnchorsFile: config.trustAnchorsFile,
       trustAllowedFile: config.trustAllowedFile,
       trustTsaAnchorsFile: config.trustTsaAnchorsFile,
+      cawgTrustAnchorsFile: config.cawgTrustAnchorsFile,
     };
     processLoader = { key, loader: new TrustStoreLoader(options, config.trustReloadSeconds * 1000) };
   }

@@ -27,7 +27,7 @@ describe('accounts and tokens', () => {
       expect(res.body.access_token).to.be.a('string');
       expect(res.body.refresh_token).to.be.a('string');
       const me = await request(api.app).get('/auth/me').set(bearer(res.body.access_token)).expect(200);
-      expect(me.body).to.have.keys('user_id', 'email', 'org_id', 'role');
+      expect(me.body).to.have.keys('user_id', 'email', 'name', 'org_id', 'role');
       expect(me.body.email).to.equal('founder@example.com');
       expect(me.body.role).to.equal('admin');
       const org = await api.db.knex('organisations').where({ id: me.body.org_id }).first();

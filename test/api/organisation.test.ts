@@ -109,7 +109,7 @@ describe('API keys', () => {
 
     const list = await request(api.app).get('/org/api-keys').set(bearer(a.access)).expect(200);
     const listed = list.body.api_keys.find((k: { key_id: string }) => k.key_id === res.body.key_id);
-    expect(listed).to.have.keys('key_id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at');
+    expect(listed).to.have.keys('key_id', 'name', 'prefix', 'user_id', 'created_at', 'last_used_at', 'revoked_at');
     expect(res.body.key.startsWith(listed.prefix)).to.equal(true);
     expect(JSON.stringify(list.body)).to.not.contain(res.body.key);
   });

@@ -13,6 +13,7 @@ import { BullMqSignQueue } from '../../shared/queue/bullmq-sign-queue.js';
 import { RedisJobEvents } from '../../shared/queue/job-events.js';
 import { createFileStore } from '../../shared/storage/index.js';
 import { createKeyVault, type KeyVault } from '../../shared/vault/index.js';
+import { createPkiEvents } from '../../shared/pki/pki-events.js';
 import { createRedis, pingWithin } from '../../shared/redis.js';
 import { createPgliteTestDatabase, createTestDatabase, type TestDatabase } from './database.js';
 
@@ -63,7 +64,8 @@ export async function startTestApi(
   // The data directory testConfig made is this API's to remove; one the caller gave is the caller's.
   const ownsDataDir = env.DATA_DIR === undefined;
   const issuerVault = options.issuerVault ?? createKeyVault(config);
-  const issuer = options.issuer === false ? undefined : startIssuanceJob({ knex: db.knex, vault: issuerVault, config }, createLogger(config.logLevel, 'issuance'));
+  const pkiEvents = createPkiEvents(config, db.knex);
+  const issuer = options.issuer === false ? undefined : startIssuanceJob({ knex: db.knex, vault: issuerVault, config, events: pkiEvents }, createLogger(config.logLevel, 'issuance'));
   const signQueue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, { attempts: config.signAttempts, backoffMs: config.signBackoffMs });
   const jobEvents = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true });
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
@@ -94,6 +96,7 @@ export async function startTestApi(
     passwords,
     async close() {
       await issuer?.stop();
+      await pkiEvents.close();
       await Promise.all([verifyPool.close(), uploadCheckPool.close(), passwords.close()]);
       redis.disconnect();
       await signQueue.close();

@@ -147,7 +147,17 @@ export function signPage(ctx) {
   templateSelect.addEventListener('change', templateChanged);
   const description = field('Description (optional)', h('textarea', { class: 'input', name: 'description', rows: '2', maxlength: '2000' }));
   const submit = h('button', { type: 'submit', class: 'button button--primary' }, 'Sign file');
-  const form = h('form', { class: 'form sign-form', novalidate: true }, zone.el, fileError.el, chosen, template, title, creator, description, formError.el, h('div', { class: 'actions' }, submit));
+  // "Sign as me": offered when the user has an identity certificate (GET /auth/me/identity-certificate); adds a CAWG
+  // identity assertion naming them as creator. Off by default: validators that do not trust the service's identity CA
+  // then read the file as less trusted.
+  const signAsMeBox = h('input', { type: 'checkbox', name: 'sign_as_me' });
+  const signAsMe = h(
+    'div',
+    { class: 'field', hidden: true },
+    h('label', {}, signAsMeBox, ' Sign as me'),
+    h('p', { class: 'hint' }, 'Names you as the creator, with your identity certificate. Verifiers that do not trust this service’s identity CA show the file as less trusted.'),
+  );
+  const form = h('form', { class: 'form sign-form', novalidate: true }, zone.el, fileError.el, chosen, template, title, creator, description, signAsMe, formError.el, h('div', { class: 'actions' }, submit));
   const formCard = h('section', { class: 'card', 'aria-label': 'File and details' }, form);
 
   const progressTitle = h('h2', { tabindex: '-1' }, 'Signing');
@@ -263,6 +273,7 @@ export function signPage(ctx) {
       uploadBar.hidden = true;
       const body = { upload_id: upload.upload_id, manifest };
       if (templateId) body.template_id = templateId;
+      if (!signAsMe.hidden && signAsMeBox.checked) body.identity = { roles: ['cawg.creator'] };
       job = await api.post('/v1/media/sign', body, { signal: runSignal, headers: { 'Idempotency-Key': newIdempotencyKey() } });
       show(job);
       job = await followJob(job.job_id, {
@@ -321,6 +332,12 @@ export function signPage(ctx) {
     formCard,
     progress,
   );
+  api
+    .get('/auth/me/identity-certificate', { signal })
+    .then((mine) => {
+      if (!signal.aborted && mine?.current) signAsMe.hidden = false;
+    })
+    .catch(() => undefined);
   // Without templates (or when they cannot be read) the page signs as before.
   loadAllTemplates(signal)
     .then((list) => {

@@ -49,6 +49,22 @@ function verdictText(report, v) {
   return v.text;
 }
 
+/** A CAWG role in a word: cawg.creator -> creator. */
+const roleWord = (role) => role.replace(/^cawg\./, '');
+
+/**
+ * One person the file names (a CAWG identity assertion), in words: "Jane Doe (creator), identity verified by Daily
+ * Planet Issuing CA", or why it is not verified.
+ */
+export function identityWords(i) {
+  const who = `${i.name ?? 'Someone'}${i.roles?.length ? ` (${i.roles.map(roleWord).join(', ')})` : ''}`;
+  // An issuer DN ("CN=Example Issuing CA,O=Example") is named by its CN.
+  const issuer = i.issuer ? (/(?:^|,)\s*CN=([^,]+)/.exec(i.issuer)?.[1] ?? i.issuer) : 'a trusted identity provider';
+  if (i.verdict === 'trusted') return `${who}, identity verified by ${issuer}`;
+  if (i.verdict === 'untrusted') return `${who}, identity not verified: no identity provider this service trusts vouches for it`;
+  return `${who}, identity invalid (${(i.codes?.failure ?? []).join(', ')})`;
+}
+
 /** c2pa-rs's codes for content that no longer matches its hard binding (byte ranges, ISO media boxes, other boxes). */
 const HASH_MISMATCHES = new Set(['assertion.dataHash.mismatch', 'assertion.bmffHash.mismatch', 'assertion.boxesHash.mismatch']);
 
@@ -212,6 +228,9 @@ export function verdictView(report) {
         ],
       ]),
     );
+  }
+  if (report.identities?.length) {
+    parts.push(h('h3', {}, 'People'), h('ul', { class: 'plain identities' }, report.identities.map((i) => h('li', {}, `${identityWords(i)}${i.email ? ` — ${i.email}` : ''}`))));
   }
   if (s || report.revocation) {
     parts.push(

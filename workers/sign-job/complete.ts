@@ -79,6 +79,7 @@ export async function completeSignJob(deps: SignJobDeps, prepared: PreparedJob, 
         storage_key: stored.storageKey,
         certificate_serial: identity.serial,
         certificate_subject: identity.subject,
+        identity_certificate_serial: prepared.person?.identity.serial ?? null,
       },
       trx,
     );

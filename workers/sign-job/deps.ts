@@ -4,6 +4,7 @@ import type { Timestamper } from '../../shared/tsa/client.js';
 import type { C2paSpecVersion } from '../../shared/c2pa/spec-version.js';
 import type { Config } from '../../shared/config.js';
 import type { Logger } from '../../shared/logger.js';
+import { loadPersonSigningIdentity } from '../../shared/pki/person-signing-identity.js';
 import { loadOrgSigningIdentity } from '../../shared/pki/org-signing-identity.js';
 import type { SigningIdentity } from '../../shared/pki/signing-identity.js';
 import type { FingerprintMode } from '../../shared/softbinding/fingerprint-mode.js';
@@ -22,6 +23,8 @@ export interface SignJobDeps {
   events: JobEvents;
   /** The organisation's signing identity (its own certificate and key). */
   signingIdentity: (orgId: string) => Promise<SigningIdentity>;
+  /** A person's identity certificate and key, for a job that signs as them (CAWG identity assertion). */
+  personIdentity?: (orgId: string, userId: string) => Promise<SigningIdentity>;
   timestamper?: Timestamper;
   /** The signing certificate's OCSP answer to staple (OCSP_STAPLING); undefined: none could be had, sign without. */
   ocspStaple?: (identity: SigningIdentity) => Promise<Uint8Array | undefined>;
@@ -61,6 +64,7 @@ export function signJobDeps(parts: { config: Config; knex: Knex; vault: KeyVault
     events,
     // An organisation from before per-organisation certificates gets its own with its first signature.
     signingIdentity: (orgId) => loadOrgSigningIdentity({ knex, vault }, orgId),
+    personIdentity: (orgId, userId) => loadPersonSigningIdentity({ knex, vault }, orgId, userId),
     timestamper: config.signWithoutTimestamp ? undefined : httpTimestamper({ url: config.tsaUrl, timeoutMs: config.tsaTimeoutMs }),
     ocspStaple: ocspStapleOf(config, logger),
     logger,

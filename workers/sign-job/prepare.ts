@@ -6,6 +6,7 @@ import type { SignJob } from '../../shared/db/repositories/sign-jobs.js';
 import { isoDuration, mediaDurationSeconds } from '../../shared/media/duration.js';
 import type { MediaKind } from '../../shared/media/format-descriptor.js';
 import { formatFor } from '../../shared/media/formats.js';
+import { IdentityCertificateMissingError } from '../../shared/pki/person-signing-identity.js';
 import type { SigningIdentity } from '../../shared/pki/signing-identity.js';
 import { effectiveRepositorySettings, type RepositorySettings } from '../../shared/softbinding/repository.js';
 import type { SignJobDeps } from './deps.js';
@@ -16,6 +17,8 @@ export interface PreparedJob {
   job: SignJob;
   upload: Upload;
   identity: SigningIdentity;
+  /** The person the job signs as (CAWG identity assertion), with the roles asked for; absent: the organisation alone. */
+  person?: { identity: SigningIdentity; roles: string[] };
   settings: RepositorySettings;
   kind: MediaKind;
   /** An image small enough to sign in memory: its bytes. */
@@ -40,6 +43,7 @@ export async function prepareSignJob(deps: SignJobDeps, job: SignJob, workspace:
   const upload = await findUploadById(job.upload_id, deps.knex);
   if (!upload) throw new Error(`upload ${job.upload_id} of job ${job.id} is gone`);
   const identity = await deps.signingIdentity(job.org_id);
+  const person = await personOf(deps, job);
   const settings = await effectiveRepositorySettings(deps.knex, job.org_id, job);
   const kind = formatFor(upload.mime_type)?.kind ?? 'image';
   const inMemory = kind === 'image' && Number(upload.size) <= C2PA_WASM_WHOLE_READ_BYTES;
@@ -55,7 +59,7 @@ export async function prepareSignJob(deps: SignJobDeps, job: SignJob, workspace:
       await deps.files.readToFile(part.storage_key, partPath);
       rendition.push({ ...part, path: partPath });
     }
-    return { job, upload, identity, settings, kind, sourcePath: rendition[0]!.path, rendition, medium: { kind, duration: undefined } };
+    return { job, upload, identity, person, settings, kind, sourcePath: rendition[0]!.path, rendition, medium: { kind, duration: undefined } };
   }
   if (inMemory) {
     bytes = await deps.files.read(upload.storage_key);
@@ -64,5 +68,13 @@ export async function prepareSignJob(deps: SignJobDeps, job: SignJob, workspace:
     await deps.files.readToFile(upload.storage_key, sourcePath);
   }
   const seconds = sourcePath === undefined || kind === 'image' ? undefined : await mediaDurationSeconds(sourcePath, upload.mime_type);
-  return { job, upload, identity, settings, kind, bytes, sourcePath, medium: { kind, duration: seconds === undefined ? undefined : isoDuration(seconds) } };
+  return { job, upload, identity, person, settings, kind, bytes, sourcePath, medium: { kind, duration: seconds === undefined ? undefined : isoDuration(seconds) } };
+}
+
+/** The person a job signs as: asked for with roles; a person deleted since (their certificate revoked) has none. */
+async function personOf(deps: SignJobDeps, job: SignJob): Promise<PreparedJob['person']> {
+  if (job.identity_roles === null || job.identity_roles === undefined) return undefined;
+  if (!job.identity_user_id) throw new IdentityCertificateMissingError('the user the job signs as was removed from the organisation');
+  if (!deps.personIdentity) throw new Error('this worker was given no way to load identity certificates');
+  return { identity: await deps.personIdentity(job.org_id, job.identity_user_id), roles: job.identity_roles };
 }

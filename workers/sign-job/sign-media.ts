@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { Logger } from 'pino';
+import { identityAssertion } from '../../shared/c2pa/cawg-identity.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import type { ManifestInput } from '../../shared/domain/manifest-input.js';
 import { signBytes, signFile } from '../../shared/c2pa/sign-asset.js';
@@ -78,6 +79,8 @@ export async function signMedia(deps: SignJobDeps, prepared: PreparedJob, conten
     timestamper: deps.timestamper,
     // Revocation evidence in the signature; a signature goes on without it (counted in mss_ocsp_staples_total).
     ocspResponse: await deps.ocspStaple?.(identity),
+    // Signed with the person's own key and certificate, timestamped like the claim signature.
+    identityAssertions: prepared.person ? [identityAssertion({ key: prepared.person.identity.key, chainDer: prepared.person.identity.chainDer, roles: prepared.person.roles, timestamper: deps.timestamper })] : [],
     ffmpegPath: deps.ffmpegPath,
     pdftoppmPath: deps.pdftoppmPath,
     onThumbnailError: (err: unknown) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),

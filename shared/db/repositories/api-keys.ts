@@ -11,6 +11,8 @@ export class ApiKey extends Model {
   declare prefix: string;
   declare key_hash: string;
   declare created_by: string | null;
+  /** The user the key signs as (CAWG identity), bound by an admin at creation; null: the organisation alone. */
+  declare user_id: string | null;
   declare created_at: Date;
   declare last_used_at: Date | null;
   declare revoked_at: Date | null;
@@ -21,6 +23,7 @@ export class ApiKey extends Model {
       key_id: this.id,
       name: this.name,
       prefix: this.prefix,
+      user_id: this.user_id ?? null,
       created_at: this.created_at.toISOString(),
       last_used_at: this.last_used_at?.toISOString() ?? null,
       revoked_at: this.revoked_at?.toISOString() ?? null,
@@ -32,12 +35,13 @@ export interface ApiKeyView {
   key_id: string;
   name: string;
   prefix: string;
+  user_id: string | null;
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
 }
 
-export async function insertApiKey(key: Pick<ApiKey, 'org_id' | 'name' | 'prefix' | 'key_hash' | 'created_by'>, db?: Knex): Promise<ApiKey> {
+export async function insertApiKey(key: Pick<ApiKey, 'org_id' | 'name' | 'prefix' | 'key_hash' | 'created_by'> & { user_id?: string | null }, db?: Knex): Promise<ApiKey> {
   return ApiKey.query(db).insert({ id: randomUUID(), ...key }).returning('*');
 }
 

@@ -6,10 +6,13 @@ import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from './certificates.js';
 
-/** ensure: a certificate only when the organisation has none it may sign with; rotate: always a new one, new key. */
-export type CertificateRequestKind = 'ensure' | 'rotate';
+/**
+ * ensure: a certificate only when the organisation has none it may sign with; rotate: always a new one, new key;
+ * identity: a new identity certificate for a user; revoke: revoke an identity certificate (the CRL needs the CA key).
+ */
+export type CertificateRequestKind = 'ensure' | 'rotate' | 'identity' | 'revoke';
 
-export type CertificateRequestErrorCode = 'no_signing_certificate' | 'no_issuing_ca' | 'vault_unavailable' | 'not_found' | 'issuance_failed';
+export type CertificateRequestErrorCode = 'no_signing_certificate' | 'no_issuing_ca' | 'vault_unavailable' | 'not_found' | 'issuance_failed' | 'name_required';
 
 export interface CertificateRequestAnswer {
   status: string;
@@ -22,11 +25,22 @@ export interface ClaimedCertificateRequest {
   id: string;
   org_id: string;
   kind: CertificateRequestKind;
+  /** identity: the user the certificate is for. */
+  user_id: string | null;
+  /** revoke: the certificate to revoke. */
+  certificate_id: string | null;
+  revocation_reason: string | null;
 }
 
-export async function insertCertificateRequest(db: Db, orgId: string, kind: CertificateRequestKind): Promise<string> {
+/** `subject`: the user (identity), or the certificate and reason (revoke). */
+export async function insertCertificateRequest(
+  db: Db,
+  orgId: string,
+  kind: CertificateRequestKind,
+  subject: { userId?: string; certificateId?: string; reason?: string } = {},
+): Promise<string> {
   const id = randomUUID();
-  await db('certificate_requests').insert({ id, org_id: orgId, kind });
+  await db('certificate_requests').insert({ id, org_id: orgId, kind, user_id: subject.userId ?? null, certificate_id: subject.certificateId ?? null, revocation_reason: subject.reason ?? null });
   return id;
 }
 
@@ -47,7 +61,7 @@ export async function claimCertificateRequests(knex: Knex, limit: number, staleB
       .forUpdate()
       .skipLocked()
       .select('id');
-    return trx('certificate_requests').whereIn('id', open).update({ status: 'working', claimed_at: new Date() }).returning(['id', 'org_id', 'kind']);
+    return trx('certificate_requests').whereIn('id', open).update({ status: 'working', claimed_at: new Date() }).returning(['id', 'org_id', 'kind', 'user_id', 'certificate_id', 'revocation_reason']);
   })) as ClaimedCertificateRequest[];
 }
 

@@ -11,7 +11,8 @@ import type { CrlReason } from '../../domain/crl-reasons.js';
 
 export type Db = Knex | Knex.Transaction;
 
-export const CERTIFICATE_ROLES = ['root', 'sub_ca', 'leaf', 'tsa', 'ocsp'] as const;
+/** `ocsp`: the delegated OCSP responder's; `identity`: a person's CAWG identity certificate (identity_certificates names the person). */
+export const CERTIFICATE_ROLES = ['root', 'sub_ca', 'leaf', 'tsa', 'ocsp', 'identity'] as const;
 export type CertificateRole = (typeof CERTIFICATE_ROLES)[number];
 
 /** Derived, never stored: revocation wins over the validity window. */

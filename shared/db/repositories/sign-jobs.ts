@@ -40,6 +40,9 @@ export class SignJob extends Model {
   declare discoverable: boolean | null;
   /** The request's or template's soft-binding choice; null follows the organisation's setting (migration 010). */
   declare soft_binding: boolean | null;
+  /** The person the job signs as (a CAWG identity assertion), with their roles; null: the organisation alone. */
+  declare identity_user_id: string | null;
+  declare identity_roles: string[] | null;
   declare status: JobStatus;
   declare attempts: number;
   declare error_code: string | null;
@@ -48,7 +51,7 @@ export class SignJob extends Model {
   declare updated_at: Date;
 
   static override get jsonAttributes(): string[] {
-    return ['manifest', 'request_manifest'];
+    return ['manifest', 'request_manifest', 'identity_roles'];
   }
 }
 
@@ -65,6 +68,8 @@ export class SignedFile extends Model {
   declare certificate_serial: string;
   /** Subject of the signing certificate (names the organisation); null for files signed before per-organisation certificates. */
   declare certificate_subject: string | null;
+  /** Serial of the identity certificate of the person the file was signed as; null when signed by the organisation alone. */
+  declare identity_certificate_serial: string | null;
   declare created_at: Date;
 }
 
@@ -73,7 +78,8 @@ export class SignedFile extends Model {
 export type NewSignJob = Pick<
   SignJob,
   'org_id' | 'upload_id' | 'user_id' | 'api_key_id' | 'idempotency_key' | 'manifest' | 'request_manifest' | 'template_id' | 'template_version' | 'discoverable' | 'soft_binding'
->;
+> &
+  Partial<Pick<SignJob, 'identity_user_id' | 'identity_roles'>>;
 
 /** Records a queued job; a second job with the organisation's idempotency key is a unique violation. */
 export async function insertSignJob(job: NewSignJob, db?: Knex): Promise<SignJob> {
@@ -159,7 +165,8 @@ export async function advanceJobsOfFiles(fileIds: string[] | Knex.QueryBuilder, 
 
 // ---- signed_files
 
-export type NewSignedFile = Pick<SignedFile, 'org_id' | 'job_id' | 'filename' | 'mime_type' | 'size' | 'sha256' | 'storage_key' | 'certificate_serial' | 'certificate_subject'>;
+export type NewSignedFile = Pick<SignedFile, 'org_id' | 'job_id' | 'filename' | 'mime_type' | 'size' | 'sha256' | 'storage_key' | 'certificate_serial' | 'certificate_subject'> &
+  Partial<Pick<SignedFile, 'identity_certificate_serial'>>;
 
 /** Records a job's signed file; undefined when the job already has one (the unique job_id: a duplicate run). */
 export async function insertSignedFile(file: NewSignedFile, db: Knex = SignedFile.knex()): Promise<string | undefined> {

@@ -11,6 +11,8 @@ export class User extends Model {
   declare id: string;
   declare org_id: string;
   declare email: string;
+  /** The person's name (CN of their identity certificate); null until given. */
+  declare name: string | null;
   declare password_hash: string;
   declare role: Role;
   declare created_at: Date;
@@ -18,13 +20,14 @@ export class User extends Model {
 
   /** The public shape of a user: never the password hash. */
   toPublic(): UserView {
-    return { user_id: this.id, email: this.email, org_id: this.org_id, role: this.role, created_at: this.created_at.toISOString() };
+    return { user_id: this.id, email: this.email, name: this.name ?? null, org_id: this.org_id, role: this.role, created_at: this.created_at.toISOString() };
   }
 }
 
 export interface UserView {
   user_id: string;
   email: string;
+  name: string | null;
   org_id: string;
   role: Role;
   created_at: string;
@@ -59,12 +62,17 @@ export async function listUsersOfOrg(orgId: string, db?: Knex): Promise<User[]> 
   return User.query(db).where({ org_id: orgId }).orderBy('created_at');
 }
 
-export async function insertUser(user: Pick<User, 'id' | 'org_id' | 'email' | 'password_hash' | 'role'>, db?: Knex): Promise<User> {
+export async function insertUser(user: Pick<User, 'id' | 'org_id' | 'email' | 'password_hash' | 'role'> & { name?: string | null }, db?: Knex): Promise<User> {
   return User.query(db).insert(user).returning('*');
 }
 
 export async function setUserRole(user: User, role: Role, db?: Knex): Promise<User> {
   return user.$query(db).patchAndFetch({ role, updated_at: new Date() });
+}
+
+export async function setUserName(id: string, name: string, db?: Knex): Promise<User | undefined> {
+  const [user] = await User.query(db).patch({ name, updated_at: new Date() }).where({ id }).returning('*');
+  return user as User | undefined;
 }
 
 export async function deleteUser(id: string, db?: Knex): Promise<void> {

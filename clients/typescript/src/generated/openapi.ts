@@ -358,6 +358,279 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Set the signed-in user's name
+         * @description The name is the CN of identity certificates issued from now on; certificates already issued keep the name they were issued with.
+         */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["MePatch"];
+                };
+            };
+            responses: {
+                /** @description The user */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            user_id: string;
+                            email: string;
+                            name: string | null;
+                            /** Format: uuid */
+                            org_id: string;
+                            role: string;
+                        };
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/auth/me/identity-certificate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user's identity certificates */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Current certificate and history */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdentityCertificateStatus"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Issue the signed-in user an X.509 identity certificate (CAWG identity, cawg.x509.cose)
+         * @description Subject CN = the user's name, O = the organisation's name; the user's e-mail address in subjectAltName; EKU emailProtection; a vault key of the user's own; issued by the service's sub-CA (through the scheduler). A new certificate each time; earlier ones stay valid until they expire or are revoked. 409 name_required when the user has no name (PATCH /auth/me).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The new certificate */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["IdentityCertificate"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Conflicts with the current state (409) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The scheduler (which issues certificates) has not answered within the wait (503, code issuance_pending), the service has no issuing CA (no_issuing_ca) or the vault is unreachable (vault_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/org/users/{user_id}/identity-certificate/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a user's identity certificates (admin)
+         * @description Every unrevoked identity certificate of the user is revoked by the scheduler: the OCSP responder answers revoked and leaf.crl lists it. Files signed before keep their organisation's signature; c2pa-rs judges the identity part at reading time (see the README). Deleting a user does the same (reason affiliationChanged).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    user_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description RFC 5280 CRLReason written in the CRL and OCSP answers (default privilegeWithdrawn)
+                         * @enum {string}
+                         */
+                        reason?: "unspecified" | "keyCompromise" | "cACompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "privilegeWithdrawn" | "aACompromise";
+                    };
+                };
+            };
+            responses: {
+                /** @description The certificates, revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            revoked: components["schemas"]["IdentityCertificate"][];
+                        };
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The scheduler (which issues certificates) has not answered within the wait (503, code issuance_pending), the service has no issuing CA (no_issuing_ca) or the vault is unreachable (vault_unavailable) */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -498,7 +771,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a user (admin); the last admin cannot be removed */
+        /**
+         * Remove a user (admin); the last admin cannot be removed
+         * @description The user's identity certificates are revoked with them (reason affiliationChanged): OCSP answers revoked and leaf.crl lists them. API keys bound to the user go with them.
+         */
         delete: {
             parameters: {
                 query?: never;
@@ -703,6 +979,11 @@ export interface paths {
                 content: {
                     "application/json": {
                         name: string;
+                        /**
+                         * Format: uuid
+                         * @description a user of the organisation the key signs as (CAWG identity: sign requests with `identity` use that user's identity certificate); without it the key has no person, and such requests are 422 no_identity
+                         */
+                        user_id?: string;
                     };
                 };
             };
@@ -736,6 +1017,15 @@ export interface paths {
                 };
                 /** @description The caller may not do this (403) */
                 403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -4998,6 +5288,11 @@ export interface components {
             /** @description at least 10 characters, at most 72 bytes */
             password: string;
             org_name: string;
+            /**
+             * @description the person's name, as their identity certificate names them (CN)
+             * @example Jane Doe
+             */
+            name?: string;
         };
         LoginInput: {
             /** Format: email */
@@ -5009,16 +5304,54 @@ export interface components {
             /** Format: uuid */
             user_id: string;
             email: string;
+            /** @description the person's name (CN of their identity certificate); null until set */
+            name: string | null;
             /** Format: uuid */
             org_id: string;
             role: components["schemas"]["Role"];
         };
         /** @enum {string} */
         Role: "admin" | "signer" | "viewer";
+        MePatch: {
+            /**
+             * @description the person's name, as their identity certificate names them (CN)
+             * @example Jane Doe
+             */
+            name: string;
+        };
+        IdentityCertificate: {
+            serial: string;
+            /** @example CN=Jane Doe, O=Daily Planet */
+            subject: string;
+            issuer: string;
+            /** @description the e-mail address in subjectAltName (rfc822Name) */
+            email: string;
+            /** Format: date-time */
+            not_before: string;
+            /** Format: date-time */
+            not_after: string;
+            fingerprint_sha256: string;
+            /** @enum {string} */
+            status: "valid" | "revoked" | "expired" | "not_yet_valid";
+            /** Format: date-time */
+            revoked_at: string | null;
+            revocation_reason: string | null;
+            certificate_pem: string;
+            /** @description the certificate, then the sub-CA that issued it */
+            chain_pem: string;
+            issued_by: string;
+        };
+        IdentityCertificateStatus: {
+            name: string | null;
+            current: components["schemas"]["IdentityCertificate"] & unknown;
+            /** @description every identity certificate of the user, newest first */
+            certificates: components["schemas"]["IdentityCertificate"][];
+        };
         OrgUser: {
             /** Format: uuid */
             user_id: string;
             email: string;
+            name: string | null;
             /** Format: uuid */
             org_id: string;
             role: components["schemas"]["Role"];
@@ -5031,6 +5364,11 @@ export interface components {
             /** @description at least 10 characters, at most 72 bytes */
             password: string;
             role: components["schemas"]["Role"];
+            /**
+             * @description the person's name, as their identity certificate names them (CN)
+             * @example Jane Doe
+             */
+            name?: string;
         };
         NewApiKey: components["schemas"]["ApiKey"] & {
             /** @description the raw key, shown only once */
@@ -5042,6 +5380,11 @@ export interface components {
             name: string;
             /** @example svc_sk_live_AbC123 */
             prefix: string;
+            /**
+             * Format: uuid
+             * @description the user the key signs as, when an admin bound it to one
+             */
+            user_id: string | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -5411,6 +5754,15 @@ export interface components {
              * @description one of the organisation's manifest templates: its defaults apply under the manifest's fields
              */
             template_id?: string | null;
+            /** @description sign as the person too: a CAWG identity assertion (cawg.x509.cose) naming the signed-in user (or the user the API key is bound to), with these roles, signed with their identity certificate's key beside the organisation's claim signature. 422 no_identity for an API key bound to no user; 409 identity_certificate_missing without a valid identity certificate (POST /auth/me/identity-certificate); 422 identity_not_supported for video and audio signed streamed (MP4, M4V, MOV, M4A, WAV, MP3, FLAC). Validators that do not hold the service's identity CA as a CAWG trust anchor read the identity, and so the file, as not trusted. */
+            identity?: {
+                /**
+                 * @example [
+                 *       "cawg.creator"
+                 *     ]
+                 */
+                roles: ("cawg.creator" | "cawg.contributor" | "cawg.editor" | "cawg.producer" | "cawg.publisher" | "cawg.sponsor" | "cawg.translator")[];
+            } | null;
         };
         /** @description The manifest of a sign request: title is required (a document's may be left out: its own title, else its file name), and creator unless the template (template_id) gives one. A field given here replaces the template's whole value. */
         ManifestRequest: {
@@ -5648,6 +6000,40 @@ export interface components {
                 /** @description why a remote manifest was not fetched (REMOTE_MANIFESTS=off, a URL the guard refuses, a failed fetch): the verdict is then Invalid with manifest.inaccessible */
                 error?: string;
             } | null;
+            /** @description the people the active manifest names (CAWG identity assertions), judged under CAWG trust (the service identity CA, CAWG_TRUST_ANCHORS_FILE and, signed in, the organisation anchors); absent from permalinks kept before it was added */
+            identities?: {
+                /** @description the assertion, e.g. cawg.identity */
+                label: string;
+                /** @description cawg.x509.cose (an X.509 identity certificate) or cawg.identity_claims_aggregation (ICA) */
+                sig_type: string | null;
+                /** @description the person: the certificate's CN, or the first identity an ICA credential attests */
+                name: string | null;
+                /** @description the certificate's O */
+                organisation: string | null;
+                /** @description for identity certificates the service issued: the e-mail address in subjectAltName (c2pa-rs does not report it) */
+                email: string | null;
+                /** @description CAWG roles, e.g. cawg.creator */
+                roles: string[];
+                /** @description who vouches for the identity: the issuing CA's name for identity certificates the service issued (c2pa-rs does not report the issuer), or the ICA credential's issuer; null otherwise */
+                issuer: string | null;
+                serial: string | null;
+                /**
+                 * @description from c2pa-rs: untrusted when only cawg.*.credential.untrusted fails (no CAWG anchor vouches), invalid on any other failure
+                 * @enum {string}
+                 */
+                verdict: "trusted" | "untrusted" | "invalid";
+                /** @description c2pa-rs's cawg.* codes for this assertion */
+                codes: {
+                    success: string[];
+                    informational: string[];
+                    failure: string[];
+                };
+                /**
+                 * @description service_ca: the service's identity CA issued it; cawg_anchor: CAWG_TRUST_ANCHORS_FILE or the organisation's anchors; null when untrusted
+                 * @enum {string|null}
+                 */
+                trust_source: "service_ca" | "cawg_anchor" | null;
+            }[];
             revocation: {
                 /** @enum {string} */
                 status: "good" | "revoked" | "expired" | "not_issued_by_service" | "no_signer";

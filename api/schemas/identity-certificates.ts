@@ -1,0 +1,109 @@
+import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { CRL_REASON_NAMES } from '../../shared/domain/crl-reasons.js';
+import { dateTime, errorResponse, json, nameField, refusals, userOnly, uuid, uuidField } from './common.js';
+import { z } from './zod.js';
+
+/** A person's name: the CN of their identity certificate (X.520: at most 64 characters). */
+export const personName = nameField(64).openapi({ description: "the person's name, as their identity certificate names them (CN)", example: 'Jane Doe' });
+
+export const MePatch = z.object({ name: personName }).openapi('MePatch');
+
+export const IdentityRevocationInput = z
+  .object({
+    reason: z
+      .enum(CRL_REASON_NAMES)
+      .exclude(['removeFromCRL'])
+      .optional()
+      .openapi({ description: 'RFC 5280 CRLReason written in the CRL and OCSP answers (default privilegeWithdrawn)' }),
+  })
+  // Nothing else is taken: a misspelt field is refused rather than silently revoking with the default reason.
+  .strict();
+export const IdentityUserParams = z.object({ user_id: uuidField });
+
+const IdentityCertificate = z
+  .object({
+    serial: z.string(),
+    subject: z.string().openapi({ example: 'CN=Jane Doe, O=Daily Planet' }),
+    issuer: z.string(),
+    email: z.string().openapi({ description: 'the e-mail address in subjectAltName (rfc822Name)' }),
+    not_before: dateTime,
+    not_after: dateTime,
+    fingerprint_sha256: z.string(),
+    status: z.enum(['valid', 'revoked', 'expired', 'not_yet_valid']),
+    revoked_at: dateTime.nullable(),
+    revocation_reason: z.string().nullable(),
+    certificate_pem: z.string(),
+    chain_pem: z.string().openapi({ description: 'the certificate, then the sub-CA that issued it' }),
+    issued_by: z.string(),
+  })
+  .openapi('IdentityCertificate');
+
+const IdentityStatus = z
+  .object({
+    name: z.string().nullable(),
+    current: IdentityCertificate.nullable().openapi({ description: 'the certificate "sign as me" uses; null when none is valid' }),
+    certificates: z.array(IdentityCertificate).openapi({ description: 'every identity certificate of the user, newest first' }),
+  })
+  .openapi('IdentityCertificateStatus');
+
+const issuancePending = errorResponse(
+  'The scheduler (which issues certificates) has not answered within the wait (503, code issuance_pending), the service has no issuing CA (no_issuing_ca) or the vault is unreachable (vault_unavailable)',
+);
+
+const tags = ['Identity'];
+
+export const identityCertificatePaths: RouteConfig[] = [
+  {
+    method: 'patch',
+    path: '/auth/me',
+    tags: ['Authentication'],
+    summary: "Set the signed-in user's name",
+    description: 'The name is the CN of identity certificates issued from now on; certificates already issued keep the name they were issued with.',
+    security: userOnly,
+    request: { body: { required: true, content: { 'application/json': { schema: MePatch } } } },
+    responses: {
+      200: json(z.object({ user_id: uuid, email: z.string(), name: z.string().nullable(), org_id: uuid, role: z.string() }), 'The user'),
+      ...refusals(400, 401, 403),
+    },
+  },
+  {
+    method: 'post',
+    path: '/auth/me/identity-certificate',
+    tags,
+    summary: 'Issue the signed-in user an X.509 identity certificate (CAWG identity, cawg.x509.cose)',
+    description:
+      "Subject CN = the user's name, O = the organisation's name; the user's e-mail address in subjectAltName; EKU emailProtection; a vault key of the user's own; issued by the service's sub-CA (through the scheduler). A new certificate each time; earlier ones stay valid until they expire or are revoked. 409 name_required when the user has no name (PATCH /auth/me).",
+    security: userOnly,
+    responses: {
+      201: json(IdentityCertificate, 'The new certificate'),
+      ...refusals(401, 403, 409),
+      503: issuancePending,
+    },
+  },
+  {
+    method: 'get',
+    path: '/auth/me/identity-certificate',
+    tags,
+    summary: "The signed-in user's identity certificates",
+    security: userOnly,
+    responses: {
+      200: json(IdentityStatus, 'Current certificate and history'),
+      ...refusals(401, 403),
+    },
+  },
+  {
+    method: 'post',
+    path: '/org/users/{user_id}/identity-certificate/revoke',
+    tags,
+    summary: "Revoke a user's identity certificates (admin)",
+    description:
+      "Every unrevoked identity certificate of the user is revoked by the scheduler: the OCSP responder answers revoked and leaf.crl lists it. Files signed before keep their organisation's signature; c2pa-rs judges the identity part at reading time (see the README). Deleting a user does the same (reason affiliationChanged).",
+    security: userOnly,
+    request: { params: IdentityUserParams, body: { required: false, content: { 'application/json': { schema: IdentityRevocationInput } } } },
+    responses: {
+      200: json(z.object({ revoked: z.array(IdentityCertificate) }), 'The certificates, revoked'),
+      ...refusals(400, 401, 403, 404),
+      503: issuancePending,
+    },
+  },
+];
