@@ -88,6 +88,7 @@ describe('c2pa: signAsset and readAsset', function () {
           status: { success: [], informational: [], failure: [] },
           timestamp: null,
           ocsp: null,
+          identities: [],
           failures: [],
           summary: 'No C2PA manifest in the file.',
           manifest_source: null,
