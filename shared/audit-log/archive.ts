@@ -119,7 +119,12 @@ async function writeRange(o: ArchiveOptions, file: string, r: { start: number; e
   );
   const digest = createHash('sha256');
   const out = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+  // Kept for the caller, not thrown as an unhandled 'error' event: a write that failed ends the archive run.
+  let failure: Error | undefined;
+  out.on('error', (err) => (failure ??= err));
+  const closed = once(out, 'close').catch(() => undefined);
   const write = async (text: string) => {
+    if (failure) throw failure;
     digest.update(text);
     if (!out.write(text)) await once(out, 'drain');
   };
@@ -139,7 +144,9 @@ async function writeRange(o: ArchiveOptions, file: string, r: { start: number; e
     out.end();
     await finished(out);
   } catch (err) {
+    // Closed before the caller removes the file, so that no late open or write makes it again.
     out.destroy();
+    await closed;
     throw err;
   }
   const handle = await open(file, constants.O_RDONLY);
