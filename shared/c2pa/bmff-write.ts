@@ -2,6 +2,7 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { fieldValues, type FieldRun } from './bmff-offset-fields.js';
 import type { BmffLayout, Edit, SizeField } from './bmff-layout.js';
 import { C2PA_UUID, type BmffFileReader } from './bmff-walk.js';
+import { readExactly, writeFully } from './file-handle-io.js';
 
 /**
  * Writes the signed file as planned (bmff-layout.ts), in one sequential pass over the source: the source's bytes with
@@ -48,16 +49,6 @@ function patchChunk(chunk: Buffer, start: number, patches: readonly Patch[], fro
       }
     }
   }
-}
-
-async function readExactly(source: FileHandle, length: number, position: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(length);
-  for (let done = 0; done < length; ) {
-    const { bytesRead } = await source.read(buffer, done, length - done, position + done);
-    if (bytesRead === 0) throw new Error(`the source ended ${length - done} bytes early (changed while it was being signed)`);
-    done += bytesRead;
-  }
-  return buffer;
 }
 
 /** The `free` box the room is until the manifest is written into it. */
@@ -113,10 +104,6 @@ async function* outputChunks(source: FileHandle, file: BmffFileReader, layout: B
     position = edit.at + edit.removed;
   }
   yield* copyTo(layout.sourceSize);
-}
-
-async function writeFully(handle: FileHandle, chunk: Buffer, position: number): Promise<void> {
-  for (let done = 0; done < chunk.length; ) done += (await handle.write(chunk, done, chunk.length - done, position + done)).bytesWritten;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { open, rm, type FileHandle } from 'node:fs/promises';
+import { readExactly, writeFully } from './file-handle-io.js';
 
 /**
  * Writes a file signed with a c2pa.hash.data (WAV, MP3, FLAC) in one sequential pass, as its plan lists it, and hashes
@@ -35,20 +36,6 @@ export function planOf(pieces: Piece[]): DataHashPlan {
   }
   if (!room) throw new RangeError('a plan has one room');
   return { pieces, size, room };
-}
-
-async function readExactly(source: FileHandle, length: number, position: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(length);
-  for (let done = 0; done < length; ) {
-    const { bytesRead } = await source.read(buffer, done, length - done, position + done);
-    if (bytesRead === 0) throw new Error(`the source ended ${length - done} bytes early (changed while it was being signed)`);
-    done += bytesRead;
-  }
-  return buffer;
-}
-
-async function writeFully(handle: FileHandle, chunk: Buffer, position: number): Promise<void> {
-  for (let done = 0; done < chunk.length; ) done += (await handle.write(chunk, done, chunk.length - done, position + done)).bytesWritten;
 }
 
 /** The output's bytes in order, with whether each is hashed (all but the room). */

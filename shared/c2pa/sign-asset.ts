@@ -17,6 +17,7 @@ import { withClaimThumbnail, withSigningBuilder } from './sign-builder.js';
 import { SourceManifestConflictError, type SignedFile, type SignFileInput, type SignOptions } from './sign-options.js';
 import type { ThumbnailSource } from './thumbnail.js';
 import { BytesBlob, FileBlob } from './wasm.js';
+import { writeFully } from './file-handle-io.js';
 
 export interface SignAssetInput extends SignOptions {
   bytes: Uint8Array;
@@ -208,10 +209,6 @@ async function writeAndHash(filePath: string, bytes: Uint8Array): Promise<string
     await rm(filePath, { force: true });
     throw err;
   }
-}
-
-async function writeFully(handle: FileHandle, chunk: Uint8Array, position: number): Promise<void> {
-  for (let done = 0; done < chunk.byteLength; ) done += (await handle.write(chunk, done, chunk.byteLength - done, position + done)).bytesWritten;
 }
 
 /** Whether the file carries a C2PA manifest store (structure only, no validation), read from disk. */

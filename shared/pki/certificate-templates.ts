@@ -417,9 +417,18 @@ export async function issueSubCa(input: SubCaInput): Promise<IssuedCertificate> 
 }
 
 async function issueEndEntity(input: EndEntityInput, eku: Extension, ...more: Extension[]): Promise<IssuedCertificate> {
-  const { notBefore, notAfter } = checkValidity(input);
   const crlUrl = checkUrl('crlUrl', input.crlUrl);
   const ocspUrl = checkUrl('ocspUrl', input.ocspUrl);
+  return issueUnderIssuer(input, [eku], [
+    authorityInfoAccess({ ocsp: ocspUrl, caIssuers: `${crlUrl}/${PUBLICATION_FILES.subCaCertificate}` }),
+    crlDistributionPoint(`${crlUrl}/${PUBLICATION_FILES.leafCrl}`),
+    ...more,
+  ]);
+}
+
+/** A non-CA certificate for signing: `purpose` after the key usage, `pointers` after the key identifiers. */
+async function issueUnderIssuer(input: Omit<EndEntityInput, 'crlUrl' | 'ocspUrl'>, purpose: Extension[], pointers: Extension[]): Promise<IssuedCertificate> {
+  const { notBefore, notAfter } = checkValidity(input);
   const spki = checkSubjectSpki(input.subjectPublicKeySpki);
   const issuer = checkIssuer(input.issuer, false, notAfter);
   return issue(issuer.key, {
@@ -431,12 +440,10 @@ async function issueEndEntity(input: EndEntityInput, eku: Extension, ...more: Ex
     extensions: [
       basicConstraints(false),
       keyUsage(KeyUsageFlags.digitalSignature),
-      eku,
+      ...purpose,
       subjectKeyId(input.subjectPublicKeySpki),
       authorityKeyId(issuer.parts),
-      authorityInfoAccess({ ocsp: ocspUrl, caIssuers: `${crlUrl}/${PUBLICATION_FILES.subCaCertificate}` }),
-      crlDistributionPoint(`${crlUrl}/${PUBLICATION_FILES.leafCrl}`),
-      ...more,
+      ...pointers,
     ],
   });
 }
@@ -457,24 +464,7 @@ export async function issueTimeStampingCertificate(input: EndEntityInput): Promi
  * (one signed by the CA itself fails its responder profile), and OpenSSL's `ocsp -issuer` accepts it.
  */
 export async function issueOcspResponderCertificate(input: Omit<EndEntityInput, 'crlUrl' | 'ocspUrl'>): Promise<IssuedCertificate> {
-  const { notBefore, notAfter } = checkValidity(input);
-  const spki = checkSubjectSpki(input.subjectPublicKeySpki);
-  const issuer = checkIssuer(input.issuer, false, notAfter);
-  return issue(issuer.key, {
-    issuerName: nameFromDer(issuer.parts.subjectNameDer),
-    subjectName: buildSubjectName(input.subject),
-    notBefore,
-    notAfter,
-    spki,
-    extensions: [
-      basicConstraints(false),
-      keyUsage(KeyUsageFlags.digitalSignature),
-      extendedKeyUsage([id_kp_OCSPSigning], true),
-      ocspNoCheck(),
-      subjectKeyId(input.subjectPublicKeySpki),
-      authorityKeyId(issuer.parts),
-    ],
-  });
+  return issueUnderIssuer(input, [extendedKeyUsage([id_kp_OCSPSigning], true), ocspNoCheck()], []);
 }
 
 /** A person's e-mail address as an rfc822Name: plain ASCII, one @ (IA5String; no internationalised mailbox). */
