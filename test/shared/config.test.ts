@@ -98,7 +98,7 @@ describe('configuration', () => {
       });
     const meant = start({ WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION: 'true' });
     const [first] = meant.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; variable?: string; msg: string });
-    expect(first).to.include({ level: 40, variable: 'WEBHOOK_ALLOW_PRIVATE' });
+    expect(first, meant.stdout).to.include({ level: 40, variable: 'WEBHOOK_ALLOW_PRIVATE' });
     expect(first!.msg).to.match(/plain http/);
     const refused = start({});
     expect(refused.status).to.equal(2);
