@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
 import type { RateLimiters } from '../rate-limit.js';
-import { describeManifest, discoverableManifest, findManifestMatches, findManifestMatchesByContent, manifestThumbnail } from '../services/manifest-repository.js';
+import { describeManifest, servedManifest, findManifestMatches, findManifestMatchesByContent, manifestThumbnail } from '../services/manifest-repository.js';
 import { ByBindingInput, ByBindingQuery, ByContentQuery, ManifestParams, MatchesQuery } from '../schemas/manifest-repository.js';
 import { parseBody, parseParams } from '../validation.js';
 
@@ -59,7 +59,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
   );
 
   router.get('/manifests/:manifestId', limits.publicApi, async (req, res) => {
-    const row = await discoverableManifest(ctx, manifestIdOf(req));
+    const row = await servedManifest(ctx, manifestIdOf(req));
     res.setHeader('Vary', 'Accept');
     res.setHeader('Cache-Control', 'public, max-age=300');
     if (req.accepts([MANIFEST_STORE_TYPE, 'application/json']) === 'application/json') {
