@@ -43,7 +43,7 @@ describe('c2pa: signing with a remote manifest', function () {
       sourcePath,
       outputPath,
       mimeType,
-      manifest: buildManifestDefinition({ title: path.basename(sourcePath), creator: 'Remote Desk' }, { sourceHasManifest: false, medium: { kind: formatFor(mimeType)!.kind } }),
+      manifest: buildManifestDefinition({ title: path.basename(sourcePath), creator: 'Remote Desk' }, { sourceHasManifest: false }),
       key: chain.keys.leaf,
       chainDer: [chain.der.leaf, chain.der.subCa],
       remoteManifest: target,

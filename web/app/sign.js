@@ -157,7 +157,16 @@ export function signPage(ctx) {
     h('label', {}, signAsMeBox, ' Sign as me'),
     h('p', { class: 'hint' }, 'Names you as the creator, with your identity certificate. Verifiers that do not trust this service’s identity CA show the file as less trusted.'),
   );
-  const form = h('form', { class: 'form sign-form', novalidate: true }, zone.el, fileError.el, chosen, template, title, creator, description, signAsMe, formError.el, h('div', { class: 'actions' }, submit));
+  // "Keep the manifest on this service": manifest_placement "remote", offered for the formats that can carry one
+  // (/app/formats.js says which). Unticked, the template's choice applies (else the manifest is embedded).
+  const remoteBox = h('input', { type: 'checkbox', name: 'remote_manifest' });
+  const remote = h(
+    'div',
+    { class: 'field', hidden: true },
+    h('label', {}, remoteBox, ' Keep the manifest on this service (remote manifest)'),
+    h('p', { class: 'hint' }, 'The file then carries only a link to its Content Credentials, which this service serves; verifiers fetch them from there.'),
+  );
+  const form = h('form', { class: 'form sign-form', novalidate: true }, zone.el, fileError.el, chosen, template, title, creator, description, signAsMe, remote, formError.el, h('div', { class: 'actions' }, submit));
   const formCard = h('section', { class: 'card', 'aria-label': 'File and details' }, form);
 
   const progressTitle = h('h2', { tabindex: '-1' }, 'Signing');
@@ -193,6 +202,8 @@ export function signPage(ctx) {
       h('button', { type: 'button', class: 'button button--link', onclick: () => reset(true) }, 'Remove'),
     );
     chosen.hidden = false;
+    remote.hidden = !format?.remoteManifest;
+    if (remote.hidden) remoteBox.checked = false;
     const titleInput = form.elements.title;
     if (!titleInput.value) titleInput.value = f.name.replace(/\.[^.]+$/, '').slice(0, 256);
     announce(`${f.name} selected.`);
@@ -204,6 +215,8 @@ export function signPage(ctx) {
     previewUrl = null;
     chosen.hidden = true;
     chosen.replaceChildren();
+    remote.hidden = true;
+    remoteBox.checked = false;
     fileError.hide();
     if (focusZone) zone.input.focus();
   }
@@ -274,6 +287,7 @@ export function signPage(ctx) {
       const body = { upload_id: upload.upload_id, manifest };
       if (templateId) body.template_id = templateId;
       if (!signAsMe.hidden && signAsMeBox.checked) body.identity = { roles: ['cawg.creator'] };
+      if (!remote.hidden && remoteBox.checked) body.manifest_placement = 'remote';
       job = await api.post('/v1/media/sign', body, { signal: runSignal, headers: { 'Idempotency-Key': newIdempotencyKey() } });
       show(job);
       job = await followJob(job.job_id, {
