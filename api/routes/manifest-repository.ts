@@ -16,7 +16,7 @@ const manifestIdOf = (req: Request) => parseParams(ManifestParams, req.params).m
 /**
  * The manifest repository, as the C2PA Soft Binding Resolution API (1.1) defines it, for the fingerprint algorithm
  * io.iscc.v0 (ISCC Image-Code): query by binding value or by content, fetch a manifest store by its id. Public (no
- * credentials, rate limited) and limited to discoverable files. Mount at /v1.
+ * credentials, rate limited) and limited to discoverable files and remote manifests (which their files name). Mount at /v1.
  */
 export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters): Router {
   const router = Router();

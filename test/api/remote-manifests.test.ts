@@ -23,7 +23,7 @@ import type { SignJobDeps } from '../../workers/sign-job/deps.js';
 import { tinyDocx, tinyPdf } from '../media/document-samples.js';
 import { makeSamples } from '../media/samples.js';
 import { openSigningCounter } from '../media/signing-desk.js';
-import { bearer, downloadFile, startTestApi, waitForJob, type Account, type TestApi } from '../support/api.js';
+import { bearer, bytesBody, downloadFile, startTestApi, waitForJob, type Account, type TestApi } from '../support/api.js';
 import { localHttpsServer, type LocalHttpsServer } from '../support/https-server.js';
 
 const photo = () => readFileSync(path.join(import.meta.dirname, '../fixtures/photo.jpg'));
@@ -52,16 +52,7 @@ async function signed(desk: Counter, bytes: Buffer, filename: string, body: Reco
 
 /** The signed file's download: its bytes and its Link header. */
 async function download(desk: Counter, job: { signed_file: { download_url: string } }) {
-  const res = await request(desk.api.app)
-    .get(new URL(job.signed_file.download_url).pathname)
-    .set(bearer(desk.acc.access))
-    .buffer(true)
-    .parse((r, cb) => {
-      const parts: Buffer[] = [];
-      r.on('data', (d: Buffer) => parts.push(d));
-      r.on('end', () => cb(null, Buffer.concat(parts)));
-    })
-    .expect(200);
+  const res = await request(desk.api.app).get(new URL(job.signed_file.download_url).pathname).set(bearer(desk.acc.access)).buffer(true).parse(bytesBody).expect(200);
   return { bytes: res.body as Buffer, link: res.headers.link as string | undefined };
 }
 
@@ -113,11 +104,7 @@ describe('api: remote manifests, signed, served and verified', function () {
     expect(alone).to.be.instanceOf(RemoteManifestError);
     expect((alone as RemoteManifestError).url).to.equal(manifestUrl);
 
-    const store = await request(desk.api.app).get(new URL(manifestUrl!).pathname).buffer(true).parse((r, cb) => {
-      const parts: Buffer[] = [];
-      r.on('data', (d: Buffer) => parts.push(d));
-      r.on('end', () => cb(null, Buffer.concat(parts)));
-    }).expect(200);
+    const store = await request(desk.api.app).get(new URL(manifestUrl!).pathname).buffer(true).parse(bytesBody).expect(200);
     expect(store.headers['content-type']).to.equal('application/c2pa');
     expect((store.body as Buffer).length).to.be.greaterThan(1000);
   });
