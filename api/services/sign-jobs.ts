@@ -10,6 +10,8 @@ import { actorOf } from '../audit-actor.js';
 import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
 import { mergeManifest } from '../../shared/c2pa/parse-manifest.js';
 import type { ManifestRequest } from '../../shared/domain/manifest-input.js';
+import type { ManifestPlacement } from '../../shared/domain/manifest-placement.js';
+import { assertRemoteManifestSupported } from '../../shared/c2pa/remote-manifest.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import { renditionPartCounts, renditionParts } from '../../shared/db/repositories/rendition-parts.js';
 import type { PageRequest } from '../../shared/db/page.js';
@@ -57,6 +59,8 @@ export interface SignatureRequest {
   manifest: ManifestRequest;
   discoverable: boolean | null;
   softBinding: boolean | null;
+  /** Where the manifest store goes; null: the template's choice, else embedded. */
+  manifestPlacement?: ManifestPlacement | null;
   /** Sign as the person too (CAWG identity), with these roles; null: the organisation alone. */
   identity?: { roles: string[] } | null;
   idempotencyKey?: string;
@@ -88,6 +92,7 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
       isDeepStrictEqual(existing.request_manifest ?? existing.manifest, request.manifest) &&
       existing.discoverable === (request.discoverable ?? existing.discoverable) &&
       existing.soft_binding === (requestedSoftBinding ?? existing.soft_binding) &&
+      existing.manifest_placement === (request.manifestPlacement ?? existing.manifest_placement) &&
       isDeepStrictEqual(existing.identity_roles ?? null, request.identity?.roles ?? null);
     if (existing && !sameRequest) {
       throw conflict('this Idempotency-Key was used with a different request', 'idempotency_conflict');
@@ -99,6 +104,9 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
   // Another organisation's template, or a deleted one, is not found.
   const template = templateId === null ? undefined : await liveTemplate(ctx.knex, principal.orgId, templateId);
   const manifest = mergeManifest(withDocumentTitle(request.manifest, upload), template?.manifest);
+  const manifestPlacement = request.manifestPlacement ?? template?.manifest_placement ?? 'embedded';
+  // A remote manifest the format cannot carry is refused now rather than as a failed job.
+  if (manifestPlacement === 'remote') assertRemoteManifestSupported(upload.mime_type);
   // A job that can only fail is not queued: without a certificate the organisation may sign with (or one the
   // worker may issue for it), the caller hears so at once.
   const signing = await orgSigningState(ctx.knex, principal.orgId);
@@ -123,6 +131,7 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
       soft_binding: fingerprinted ? (requestedSoftBinding ?? template?.soft_binding ?? null) : false,
       identity_user_id: person,
       identity_roles: request.identity ? request.identity.roles : null,
+      manifest_placement: manifestPlacement,
     }, trx);
       await recordAuditEvent(trx, { action: 'sign.requested', actor: actorOf(principal), orgId: principal.orgId, target: { type: 'sign_job', id: inserted.id }, details: { upload_id: upload.id, upload_sha256: upload.sha256, template_id: template?.id ?? null } });
       return inserted;
@@ -225,7 +234,7 @@ export interface OpenedSignedFile {
   mimeType: string;
   size: number;
   etag: string;
-  /** The `Link` header naming where the public repository serves the file's manifest store, when discoverable. */
+  /** The `Link` header naming where the public repository serves the file's manifest store, when it does (remote or discoverable). */
   manifestLink: string | undefined;
   stream: Readable;
 }

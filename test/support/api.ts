@@ -139,18 +139,16 @@ export async function addOrgUser(app: Express, admin: Account, role: string): Pr
   return { userId: res.body.user_id, access: login.body.access_token, email, orgId: res.body.org_id, role: res.body.role, created: res.body };
 }
 
+/** A supertest parser that keeps a response body as its bytes (a Buffer), whatever its type. */
+export function bytesBody(res: request.Response, done: (err: Error | null, body: Buffer) => void): void {
+  const parts: Buffer[] = [];
+  res.on('data', (d: Buffer) => parts.push(d));
+  res.on('end', () => done(null, Buffer.concat(parts)));
+}
+
 /** A file from the API (a signed file's download_url), as bytes, with the account's token. */
 export async function downloadFile(app: Express, acc: Pick<Account, 'access'>, url: string): Promise<Buffer> {
-  const res = await request(app)
-    .get(new URL(url).pathname)
-    .set(bearer(acc.access))
-    .buffer(true)
-    .parse((r, cb) => {
-      const parts: Buffer[] = [];
-      r.on('data', (d: Buffer) => parts.push(d));
-      r.on('end', () => cb(null, Buffer.concat(parts)));
-    })
-    .expect(200);
+  const res = await request(app).get(new URL(url).pathname).set(bearer(acc.access)).buffer(true).parse(bytesBody).expect(200);
   return res.body as Buffer;
 }
 

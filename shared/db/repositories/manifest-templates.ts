@@ -4,6 +4,7 @@
  */
 import { Model } from 'objection';
 import type { ManifestDefaults } from '../../domain/manifest-input.js';
+import type { ManifestPlacement } from '../../domain/manifest-placement.js';
 import type { Knex } from '../knex.js';
 import { applyPage, type PageRequest } from '../page.js';
 
@@ -19,6 +20,8 @@ export class ManifestTemplate extends Model {
   declare discoverable: boolean | null;
   /** Whether images signed with it get a soft binding (fingerprint); null follows the organisation. */
   declare soft_binding: boolean | null;
+  /** Where files signed with it keep their manifest (migration 023); null: embedded. */
+  declare manifest_placement: ManifestPlacement | null;
   declare created_by: string | null;
   declare updated_by: string | null;
   declare created_at: Date;
@@ -38,6 +41,7 @@ export class ManifestTemplate extends Model {
       manifest: this.manifest,
       discoverable: this.discoverable ?? null,
       soft_binding: this.soft_binding ?? null,
+      manifest_placement: this.manifest_placement ?? null,
       created_at: this.created_at.toISOString(),
       updated_at: this.updated_at.toISOString(),
     };
@@ -51,6 +55,7 @@ export interface ManifestTemplateView {
   manifest: ManifestDefaults;
   discoverable: boolean | null;
   soft_binding: boolean | null;
+  manifest_placement: ManifestPlacement | null;
   created_at: string;
   updated_at: string;
 }
@@ -68,6 +73,7 @@ export class ManifestTemplateVersion extends Model {
   declare manifest: ManifestDefaults;
   declare discoverable: boolean | null;
   declare soft_binding: boolean | null;
+  declare manifest_placement: ManifestPlacement | null;
   declare created_by: string | null;
   declare created_at: Date;
 
@@ -82,6 +88,7 @@ export interface TemplateContent {
   manifest: ManifestDefaults;
   discoverable: boolean | null;
   soft_binding: boolean | null;
+  manifest_placement: ManifestPlacement | null;
 }
 
 /** The organisation's template unless deleted; with `forUpdate`, locked for the rest of the transaction. */

@@ -3175,7 +3175,7 @@ export interface paths {
                 /** @description The signed file, in its own media type (Content-Type as stored). A signed fragmented MP4 rendition is an application/zip (streamed, its parts stored uncompressed, ZIP64 past 4 GiB) of its parts under their original names: the signed init segment (its manifest carries c2pa.hash.bmff.v3 with the Merkle tree), every signed segment (each with its merkle box) and the playlists unchanged */
                 200: {
                     headers: {
-                        /** @description When the signed file's manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
+                        /** @description When the signed file's manifest is remote (manifest_placement "remote") or discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
                         Link?: string;
                         [name: string]: unknown;
                     };
@@ -3549,7 +3549,7 @@ export interface paths {
                 /** @description The stored verdict */
                 200: {
                     headers: {
-                        /** @description When the signed file's manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
+                        /** @description When the signed file's manifest is remote (manifest_placement "remote") or discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
                         Link?: string;
                         [name: string]: unknown;
                     };
@@ -4360,7 +4360,7 @@ export interface paths {
         };
         /**
          * A signed file's C2PA manifest store (application/c2pa), or its JSON view with Accept: application/json
-         * @description Public for discoverable files; any other id is 404. The JSON view shows what the manifest says (title, creator, actions, assertions), its signer (with signer.trust_source, judged under the same trust as the public verify) and the signer's revocation status, its signature (trusted, valid or invalid; the hard binding cannot be checked without the original file, so it is left out), c2pa-rs's status codes, the SHA-256 of the signed file and its on-chain anchor.
+         * @description Public for discoverable files and for remote manifests (signed with manifest_placement "remote": the file names this URL, so it is served whatever the file's discoverability); any other id is 404. The JSON view shows what the manifest says (title, creator, actions, assertions), its signer (with signer.trust_source, judged under the same trust as the public verify) and the signer's revocation status, its signature (trusted, valid or invalid; the hard binding cannot be checked without the original file, so it is left out), c2pa-rs's status codes, the SHA-256 of the signed file and its on-chain anchor.
          */
         get: {
             parameters: {
@@ -5615,6 +5615,11 @@ export interface components {
             } | null;
             /** @description whether the file is signed with a soft binding (its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content): the request's or the template's choice, null following the organisation's setting (GET /org: soft_binding). Always false (none) for video, audio and documents (PDF, EPUB, Office, OpenDocument): ISCC image codes are of images, and a request or template asking for one there is ignored */
             soft_binding: boolean | null;
+            /**
+             * @description where the signed file keeps its manifest store: embedded in the file, or remote (in the public manifest repository, named by the file and by its download's Link header)
+             * @enum {string}
+             */
+            manifest_placement: "embedded" | "remote";
             attempts: number;
             /** Format: date-time */
             created_at: string;
@@ -5743,6 +5748,11 @@ export interface components {
             discoverable?: boolean | null;
             /** @description whether an image is signed with a soft binding (over the template choice): its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content; false skips the fingerprint. Video, audio and documents are signed without one whatever this says (the job answers soft_binding: false); null or absent follows the organisation (GET/PATCH /org) */
             soft_binding?: boolean | null;
+            /**
+             * @description where the signed file's manifest store goes (over the template choice): "embedded" in the file, or "remote": kept only in the public manifest repository, whose URL (GET /v1/manifests/{id}, on BASE_URL, served whatever the file's discoverability) the file carries as its XMP dcterms:provenance reference, and which its download names in a Link: <...>; rel="c2pa-manifest" header. Remote works for the formats c2pa-wasm signs itself (images, AVI, PDF); 422 remote_manifest_unsupported for video and audio signed streamed (MP4, M4V, MOV, M4A, WAV, MP3, FLAC, fragmented MP4 renditions) and ZIP containers (EPUB, Office, OpenDocument); null or absent: the template's choice, else embedded
+             * @enum {string|null}
+             */
+            manifest_placement?: "embedded" | "remote" | null;
             /**
              * Format: uuid
              * @description an upload of the organisation (POST /v1/media/upload)
@@ -6098,6 +6108,11 @@ export interface components {
             manifest: components["schemas"]["ManifestDefaults"];
             discoverable: boolean | null;
             soft_binding: boolean | null;
+            /**
+             * @description where files signed with it keep their manifest store; null: embedded
+             * @enum {string|null}
+             */
+            manifest_placement: "embedded" | "remote" | null;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -6127,6 +6142,11 @@ export interface components {
             discoverable?: boolean | null;
             /** @description whether images signed with it get a soft binding (ISCC fingerprint assertion and index row); null or absent follows the organisation (GET/PATCH /org) */
             soft_binding?: boolean | null;
+            /**
+             * @description where files signed with it keep their manifest store: "embedded" in the file, or "remote": kept in the public manifest repository (GET /v1/manifests/{id}) and named by the file (XMP dcterms:provenance) and by its download's Link header (a sign request may choose otherwise); null or absent: embedded
+             * @enum {string|null}
+             */
+            manifest_placement?: "embedded" | "remote" | null;
         };
         ManifestTemplateVersion: {
             /** Format: uuid */
