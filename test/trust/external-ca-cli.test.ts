@@ -11,6 +11,7 @@ import { initPki } from '../../shared/pki/init.js';
 import { orgSigningState } from '../../shared/pki/org-signing.js';
 import { makeOpensslCa, type OpensslCa } from '../support/openssl-ca.js';
 import { startTrust, type TrustFixture } from './support.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ORG = 'e7e7e7e7-0000-4000-8000-000000000001';
@@ -46,7 +47,7 @@ describe('trust: the pki CLI takes a certificate from an external CA', function 
 
   const pki = (...args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, ['--import', 'tsx', 'bin/pki.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) =>
+      execFile(process.execPath, [...nodeScriptArgs('bin/pki.ts'), ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) =>
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       ),
     );

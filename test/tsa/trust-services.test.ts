@@ -29,6 +29,7 @@ import { NoTsaCertificateError } from '../../shared/tsa/authority.js';
 import { requestTimestamp } from '../../shared/tsa/client.js';
 import { fixture } from '../c2pa/helpers.js';
 import { openssl, startTrust, writePems, type TrustFixture } from '../trust/support.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test-tsa');
@@ -159,7 +160,7 @@ describe('tsa: the service TSA in the trust-services role, on Postgres', functio
       PKI_COUNTRY: 'GB',
     };
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['--import', 'tsx', 'bin/pki.ts', 'rotate-tsa'], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) =>
+      execFile(process.execPath, [...nodeScriptArgs('bin/pki.ts'), 'rotate-tsa'], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) =>
         err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
       ),
     );
