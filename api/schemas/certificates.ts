@@ -105,12 +105,12 @@ export const RevocationInput = z
 
 export const ExternalRequestParams = z.object({ request_id: uuidField });
 
-const ExternalRequest = z
+export const ExternalRequest = z
   .object({
     request_id: uuid,
     status: z.enum(['creating_key', 'pending', 'accepted', 'failed']).openapi({ description: 'creating_key: the scheduler is making the key and CSR; pending: waiting for the CA chain; accepted: the certificate is stored' }),
-    subject: z.object({ CN: z.string(), O: z.string(), C: z.string(), OU: z.string().optional(), L: z.string().optional(), ST: z.string().optional() }),
-    csr_pem: z.string().nullable().openapi({ description: 'PKCS#10, signed by the new vault key; asks for keyUsage digitalSignature (critical), EKU id-kp-documentSigning and id-kp-emailProtection' }),
+    subject: z.object({ CN: z.string(), O: z.string(), C: z.string().optional().openapi({ description: "always for an organisation's request; for a person's, when PKI_COUNTRY is set" }), OU: z.string().optional(), L: z.string().optional(), ST: z.string().optional() }),
+    csr_pem: z.string().nullable().openapi({ description: "PKCS#10, signed by the new vault key; asks for keyUsage digitalSignature (critical), EKU id-kp-documentSigning and id-kp-emailProtection (a person's identity certificate: EKU id-kp-emailProtection and their e-mail address in subjectAltName)" }),
     created_at: dateTime,
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     certificate: z

@@ -19,6 +19,8 @@ export class ManifestTemplate extends Model {
   declare discoverable: boolean | null;
   /** Whether images signed with it get a soft binding (fingerprint); null follows the organisation. */
   declare soft_binding: boolean | null;
+  /** Sign as the person too (CAWG identity) when a request gives no identity; null: the organisation alone. */
+  declare identity: TemplateIdentity | null;
   declare created_by: string | null;
   declare updated_by: string | null;
   declare created_at: Date;
@@ -27,7 +29,7 @@ export class ManifestTemplate extends Model {
   declare deleted_at: Date | null;
 
   static override get jsonAttributes(): string[] {
-    return ['manifest'];
+    return ['manifest', 'identity'];
   }
 
   toPublic(): ManifestTemplateView {
@@ -38,6 +40,7 @@ export class ManifestTemplate extends Model {
       manifest: this.manifest,
       discoverable: this.discoverable ?? null,
       soft_binding: this.soft_binding ?? null,
+      identity: this.identity ?? null,
       created_at: this.created_at.toISOString(),
       updated_at: this.updated_at.toISOString(),
     };
@@ -51,8 +54,14 @@ export interface ManifestTemplateView {
   manifest: ManifestDefaults;
   discoverable: boolean | null;
   soft_binding: boolean | null;
+  identity: TemplateIdentity | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A template's CAWG identity setting: the roles a person signs with. */
+export interface TemplateIdentity {
+  roles: string[];
 }
 
 /** One saved version of a template, never changed: what jobs that used it were given. */
@@ -68,11 +77,12 @@ export class ManifestTemplateVersion extends Model {
   declare manifest: ManifestDefaults;
   declare discoverable: boolean | null;
   declare soft_binding: boolean | null;
+  declare identity: TemplateIdentity | null;
   declare created_by: string | null;
   declare created_at: Date;
 
   static override get jsonAttributes(): string[] {
-    return ['manifest'];
+    return ['manifest', 'identity'];
   }
 }
 
@@ -82,6 +92,7 @@ export interface TemplateContent {
   manifest: ManifestDefaults;
   discoverable: boolean | null;
   soft_binding: boolean | null;
+  identity: TemplateIdentity | null;
 }
 
 /** The organisation's template unless deleted; with `forUpdate`, locked for the rest of the transaction. */
