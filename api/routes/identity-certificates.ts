@@ -2,9 +2,9 @@ import { Router } from 'express';
 import { authenticate, requirePermission, requireUser } from '../auth/authenticate.js';
 import { principalOf } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
-import { ChainInput, ExternalRequestParams } from '../schemas/certificates.js';
+import { ChainInput, ExternalRequestParams, RevocationInput } from '../schemas/certificates.js';
 import { IdentityRevocationInput, IdentityUserParams } from '../schemas/identity-certificates.js';
-import { acceptChain, getExternalRequest, listExternalRequestViews, withdrawRequest } from '../services/external-certificates.js';
+import { acceptChain, getExternalRequest, listExternalRequestViews, recordRevocation, withdrawRequest } from '../services/external-certificates.js';
 import { issueMyIdentityCertificate, myIdentityCertificates, requestMyExternalIdentity, revokeUserIdentityCertificates } from '../services/identity-certificates.js';
 import { parseBody, parseParams } from '../validation.js';
 
@@ -60,6 +60,12 @@ export function identityCertificatesRouter(ctx: AppContext): Router {
   router.post(`${requests}/:request_id/withdraw`, auth, requireUser, async (req, res) => {
     const { request_id: id } = parseParams(ExternalRequestParams, req.params);
     res.json(await withdrawRequest(ctx.knex, me(req), id));
+  });
+
+  router.post(`${requests}/:request_id/revoked`, auth, requireUser, async (req, res) => {
+    const { request_id: id } = parseParams(ExternalRequestParams, req.params);
+    const { reason, revoked_at: revokedAt } = parseBody(RevocationInput, req.body);
+    res.json(await recordRevocation(ctx.knex, me(req), id, reason, revokedAt ? new Date(revokedAt) : undefined));
   });
 
   router.post('/org/users/:user_id/identity-certificate/revoke', auth, requirePermission('org:users'), async (req, res) => {

@@ -1,6 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { CRL_REASON_NAMES } from '../../shared/domain/crl-reasons.js';
-import { ChainInput, ExternalRequest, ExternalRequestParams } from './certificates.js';
+import { ChainInput, ExternalRequest, ExternalRequestParams, RevocationInput } from './certificates.js';
 import { dateTime, errorResponse, json, nameField, refusals, userOnly, uuid, uuidField } from './common.js';
 import { z } from './zod.js';
 
@@ -153,6 +153,21 @@ export const identityCertificatePaths: RouteConfig[] = [
       200: json(ExternalRequest, 'The withdrawn request'),
       ...refusals(400, 401, 403, 404),
       409: errorResponse('The request is accepted or failed already (request_not_pending)'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/auth/me/identity-certificate/requests/{request_id}/revoked',
+    tags,
+    summary: 'Record that the external CA revoked the identity certificate: the user stops signing as a person with it at once',
+    description:
+      "Revocation is the CA's; this records it here. Sign requests with identity are then 409 identity_certificate_missing (the service does not fall back to an older certificate) until a new chain is accepted or the service CA issues one (POST /auth/me/identity-certificate).",
+    security: userOnly,
+    request: { params: ExternalRequestParams, body: { required: true, content: { 'application/json': { schema: RevocationInput } } } },
+    responses: {
+      200: json(ExternalRequest, 'The request, its certificate marked revoked'),
+      ...refusals(400, 401, 403, 404),
+      409: errorResponse('No accepted certificate (not_accepted), or already recorded (already_revoked)'),
     },
   },
   {

@@ -67,6 +67,6 @@ export async function withdrawRequest(knex: Knex, owner: RequestOwner, requestId
   return externalRequestView(await withdrawExternalRequest(knex, owner, requestId));
 }
 
-export async function recordRevocation(knex: Knex, orgId: string, requestId: string, reason: string, revokedAt: Date | undefined): Promise<ExternalRequestView> {
-  return externalRequestView(await recordExternalRevocation(knex, orgId, requestId, reason, revokedAt));
+export async function recordRevocation(knex: Knex, owner: RequestOwner, requestId: string, reason: string, revokedAt: Date | undefined): Promise<ExternalRequestView> {
+  return externalRequestView(await recordExternalRevocation(knex, owner, requestId, reason, revokedAt));
 }

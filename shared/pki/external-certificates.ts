@@ -260,16 +260,16 @@ export async function withdrawExternalRequest(knex: Knex, owner: RequestOwner, r
   return (await findExternalRequest(knex, owner, requestId))!;
 }
 
-/** Records that the CA revoked an accepted certificate; the organisation stops signing with it at once. */
-export async function recordExternalRevocation(knex: Knex, orgId: string, requestId: string, reason: string, revokedAt = new Date()): Promise<ExternalCertificateRow> {
-  const request = await findExternalRequest(knex, orgId, requestId);
+/** Records that the CA revoked an accepted certificate; the owner stops signing with it at once. */
+export async function recordExternalRevocation(knex: Knex, owner: RequestOwner, requestId: string, reason: string, revokedAt = new Date()): Promise<ExternalCertificateRow> {
+  const request = await findExternalRequest(knex, owner, requestId);
   if (!request) throw new ServiceError('not_found', 'not_found', 'certificate request not found');
   if (request.status !== 'accepted') throw new ServiceError('conflict', 'not_accepted', 'the request has no accepted certificate to revoke');
   if (request.revoked_at) throw new ServiceError('conflict', 'already_revoked', `the certificate was recorded as revoked on ${request.revoked_at.toISOString()}`);
   return knex.transaction(async (trx) => {
-    if (!(await markExternalRevoked(trx, orgId, requestId, revokedAt, reason))) throw new ServiceError('conflict', 'already_revoked', 'the certificate was recorded as revoked meanwhile');
-    const revoked = (await findExternalRequest(trx, orgId, requestId))!;
-    await recordWebhookEvent(trx, { orgId, type: 'signing_certificate.revoked', data: externalRequestView(revoked) });
+    if (!(await markExternalRevoked(trx, owner, requestId, revokedAt, reason))) throw new ServiceError('conflict', 'already_revoked', 'the certificate was recorded as revoked meanwhile');
+    const revoked = (await findExternalRequest(trx, owner, requestId))!;
+    if (typeof owner === 'string') await recordWebhookEvent(trx, { orgId: owner, type: 'signing_certificate.revoked', data: externalRequestView(revoked) });
     return revoked;
   });
 }
