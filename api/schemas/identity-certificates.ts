@@ -1,6 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { CRL_REASON_NAMES } from '../../shared/domain/crl-reasons.js';
-import { ChainInput, ExternalRequest, ExternalRequestParams, RevocationInput } from './certificates.js';
+import { externalRequestPaths } from './certificates.js';
 import { dateTime, errorResponse, json, nameField, refusals, userOnly, uuid, uuidField } from './common.js';
 import { z } from './zod.js';
 
@@ -92,84 +92,29 @@ export const identityCertificatePaths: RouteConfig[] = [
       ...refusals(401, 403),
     },
   },
-  {
-    method: 'post',
-    path: '/auth/me/identity-certificate/requests',
-    tags,
-    summary: "Ask for an identity certificate from the organisation's external CA: a new vault key of the user's own and a PKCS#10 request (CSR) for it",
-    description:
-      "The same flow as the organisation's signing certificate (POST /org/signing-certificate/requests), for the signed-in user: the scheduler creates the key and the CSR, subject CN = the user's name, O = the organisation's name (C = PKI_COUNTRY when set), the user's e-mail address in subjectAltName, keyUsage digitalSignature (critical), EKU id-kp-emailProtection. Send csr_pem to the organisation's CA, then post the chain it issues to .../chain. A user's requests count against MAX_PENDING_CERTIFICATE_REQUESTS apart from the organisation's. 409 name_required when the user has no name (PATCH /auth/me).",
-    security: userOnly,
-    responses: {
-      201: json(ExternalRequest, 'The request with its CSR'),
-      ...refusals(401, 403),
-      409: errorResponse('The user has no name (name_required), or MAX_PENDING_CERTIFICATE_REQUESTS requests open (too_many_pending_requests): hand in a chain for one, or withdraw one'),
-      503: errorResponse('The scheduler has not made the key within 15 s (csr_pending: the request stands), or the key vault failed'),
+  ...externalRequestPaths('/auth/me/identity-certificate/requests', tags, {
+    create: {
+      summary: "Ask for an identity certificate from the organisation's external CA: a new vault key of the user's own and a PKCS#10 request (CSR) for it",
+      description:
+        "The same flow as the organisation's signing certificate (POST /org/signing-certificate/requests), for the signed-in user: the scheduler creates the key and the CSR, subject CN = the user's name, O = the organisation's name (C = PKI_COUNTRY when set), the user's e-mail address in subjectAltName, keyUsage digitalSignature (critical), EKU id-kp-emailProtection. Send csr_pem to the organisation's CA, then post the chain it issues to .../chain. A user's requests count against MAX_PENDING_CERTIFICATE_REQUESTS apart from the organisation's. 409 name_required when the user has no name (PATCH /auth/me).",
+      refusals409: 'The user has no name (name_required), or MAX_PENDING_CERTIFICATE_REQUESTS requests open (too_many_pending_requests): hand in a chain for one, or withdraw one',
     },
-  },
-  {
-    method: 'get',
-    path: '/auth/me/identity-certificate/requests',
-    tags,
-    summary: "The signed-in user's identity certificate requests to the organisation's external CA, pending and past (newest first)",
-    security: userOnly,
-    responses: { 200: json(z.object({ requests: z.array(ExternalRequest) }), 'The requests'), ...refusals(401, 403) },
-  },
-  {
-    method: 'get',
-    path: '/auth/me/identity-certificate/requests/{request_id}',
-    tags,
-    summary: "One of the signed-in user's identity certificate requests",
-    security: userOnly,
-    request: { params: ExternalRequestParams },
-    responses: { 200: json(ExternalRequest, 'The request'), ...refusals(401, 403, 404) },
-  },
-  {
-    method: 'post',
-    path: '/auth/me/identity-certificate/requests/{request_id}/chain',
-    tags,
-    summary: 'Hand over the chain the external CA issued for the request; once checked, the user signs as a person with it',
-    description:
-      "Checked before use: the leaf holds the request's vault key, every certificate is within its validity, the leaf meets the CAWG X.509 identity profile (the C2PA claim-signer profile with EKU emailProtection) and names the user's e-mail address in subjectAltName, and the chain verifies up to a CAWG trust anchor: the organisation's trust anchors (/org/trust-anchors) or CAWG_TRUST_ANCHORS_FILE. From then on \"identity\" on POST /v1/media/sign signs with it, until a newer certificate (from either CA) replaces it. The service's own OCSP responder and CRLs never answer for it: revocation is the CA's.",
-    security: userOnly,
-    request: { params: ExternalRequestParams, body: { required: true, content: { 'application/json': { schema: ChainInput } } } },
-    responses: {
-      200: json(ExternalRequest, 'The accepted request, with its certificate'),
-      ...refusals(400, 401, 403, 404),
-      409: errorResponse('The request is not waiting for a chain (request_not_pending)'),
-      422: errorResponse(
+    list: "The signed-in user's identity certificate requests to the organisation's external CA, pending and past (newest first)",
+    get: "One of the signed-in user's identity certificate requests",
+    chain: {
+      summary: 'Hand over the chain the external CA issued for the request; once checked, the user signs as a person with it',
+      description:
+        "Checked before use: the leaf holds the request's vault key, every certificate is within its validity, the leaf meets the CAWG X.509 identity profile (the C2PA claim-signer profile with EKU emailProtection) and names the user's e-mail address in subjectAltName, and the chain verifies up to a CAWG trust anchor: the organisation's trust anchors (/org/trust-anchors) or CAWG_TRUST_ANCHORS_FILE. From then on \"identity\" on POST /v1/media/sign signs with it, until a newer certificate (from either CA) replaces it. The service's own OCSP responder and CRLs never answer for it: revocation is the CA's.",
+      refused:
         "The chain is refused (422), the code naming the check: chain_invalid (not PEM certificates), chain_key_mismatch (the leaf does not hold this request's key), chain_expired (a certificate is outside its validity), chain_profile (the leaf does not meet the CAWG X.509 identity profile, or does not name the user's e-mail address), chain_untrusted (it does not verify up to the organisation's trust anchors or CAWG_TRUST_ANCHORS_FILE)",
-      ),
     },
-  },
-  {
-    method: 'post',
-    path: '/auth/me/identity-certificate/requests/{request_id}/withdraw',
-    tags,
-    summary: 'Withdraw an identity certificate request waiting for its key or chain: it then takes no chain, and no longer counts against MAX_PENDING_CERTIFICATE_REQUESTS',
-    security: userOnly,
-    request: { params: ExternalRequestParams },
-    responses: {
-      200: json(ExternalRequest, 'The withdrawn request'),
-      ...refusals(400, 401, 403, 404),
-      409: errorResponse('The request is accepted or failed already (request_not_pending)'),
+    withdraw: { summary: 'Withdraw an identity certificate request waiting for its key or chain: it then takes no chain, and no longer counts against MAX_PENDING_CERTIFICATE_REQUESTS' },
+    revoked: {
+      summary: 'Record that the external CA revoked the identity certificate: the user stops signing as a person with it at once',
+      description:
+        "Revocation is the CA's; this records it here. Sign requests with identity are then 409 identity_certificate_missing (the service does not fall back to an older certificate) until a new chain is accepted or the service CA issues one (POST /auth/me/identity-certificate).",
     },
-  },
-  {
-    method: 'post',
-    path: '/auth/me/identity-certificate/requests/{request_id}/revoked',
-    tags,
-    summary: 'Record that the external CA revoked the identity certificate: the user stops signing as a person with it at once',
-    description:
-      "Revocation is the CA's; this records it here. Sign requests with identity are then 409 identity_certificate_missing (the service does not fall back to an older certificate) until a new chain is accepted or the service CA issues one (POST /auth/me/identity-certificate).",
-    security: userOnly,
-    request: { params: ExternalRequestParams, body: { required: true, content: { 'application/json': { schema: RevocationInput } } } },
-    responses: {
-      200: json(ExternalRequest, 'The request, its certificate marked revoked'),
-      ...refusals(400, 401, 403, 404),
-      409: errorResponse('No accepted certificate (not_accepted), or already recorded (already_revoked)'),
-    },
-  },
+  }),
   {
     method: 'post',
     path: '/org/users/{user_id}/identity-certificate/revoke',

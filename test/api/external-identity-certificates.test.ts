@@ -9,7 +9,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import request from 'supertest';
 import { startTsaService, type TsaService } from '../../ocsp/tsa-service.js';
@@ -18,13 +17,12 @@ import { createLogger } from '../../shared/logger.js';
 import { initPki, type InitPkiResult } from '../../shared/pki/init.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { LocalJobEvents } from '../../shared/queue/job-events.js';
-import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
 import { httpTimestamper } from '../../shared/tsa/client.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob } from '../../workers/sign-job.js';
 import { signJobDeps } from '../../workers/sign-job/deps.js';
 import { openssl } from '../pki/helpers.js';
-import { addOrgUser, bearer, downloadFile, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { addOrgUser, bearer, clearSignQueue, downloadFile, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 import { makeOpensslCa, type OpensslCa } from '../support/openssl-ca.js';
 
 const JPEG = readFileSync(new URL('../fixtures/small.jpg', import.meta.url));
@@ -55,9 +53,7 @@ describe("identity certificates from the organisation's external CA", function (
     await request(api.app).post('/org/webhooks').set(bearer(jane.access)).send({ url: 'http://127.0.0.1:9/hooks', events: ['signing_certificate.rotated', 'signing_certificate.revoked'] }).expect(201);
   });
   after(async () => {
-    const queue = new Queue(SIGN_QUEUE_NAME, { connection: { url: api.config.redisUrl }, prefix: api.config.queuePrefix });
-    await queue.obliterate({ force: true });
-    await queue.close();
+    await clearSignQueue(api.config);
     await tsa?.close();
     await api?.close();
     ca?.cleanup();

@@ -4,7 +4,6 @@
  * identity CA as a CAWG anchor) and the conformance rubrics; the refusals; a departure leaves earlier files Trusted.
  */
 import { readFileSync } from 'node:fs';
-import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import request from 'supertest';
 import { startTsaService, type TsaService } from '../../ocsp/tsa-service.js';
@@ -15,14 +14,13 @@ import { createLogger } from '../../shared/logger.js';
 import { initPki, type InitPkiResult } from '../../shared/pki/init.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { LocalJobEvents } from '../../shared/queue/job-events.js';
-import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
 import { httpTimestamper } from '../../shared/tsa/client.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob } from '../../workers/sign-job.js';
 import { signJobDeps } from '../../workers/sign-job/deps.js';
 import { loadRubric, unmet } from '../support/asset-rubric.js';
 import { until } from '../support/until.js';
-import { addOrgUser, bearer, downloadFile, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { addOrgUser, bearer, clearSignQueue, downloadFile, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 
 const JPEG = readFileSync(new URL('../fixtures/small.jpg', import.meta.url));
 const rubric = (name: string) => loadRubric(new URL(`../fixtures/asset-rubrics/${name}`, import.meta.url).pathname);
@@ -48,9 +46,7 @@ describe('signing as a person (CAWG identity assertion)', function () {
     await request(api.app).post('/auth/me/identity-certificate').set(bearer(a.access)).expect(201);
   });
   after(async () => {
-    const queue = new Queue(SIGN_QUEUE_NAME, { connection: { url: api.config.redisUrl }, prefix: api.config.queuePrefix });
-    await queue.obliterate({ force: true });
-    await queue.close();
+    await clearSignQueue(api.config);
     await tsa?.close();
     await api?.close();
   });

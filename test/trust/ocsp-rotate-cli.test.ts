@@ -3,49 +3,30 @@
  * delegated OCSP responder certificate now. Issued while the scheduler runs, the request stands while it does not,
  * and every step is an audit event.
  */
-import { execFile } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { startIssuanceJob, type IssuanceJob } from '../../scheduler/issuance-job.js';
 import { createLogger } from '../../shared/logger.js';
 import { initPki } from '../../shared/pki/init.js';
 import { ensureOcspResponder } from '../../shared/pki/ocsp-responder.js';
 import { until } from '../support/until.js';
-import { startTrust, type TrustFixture } from './support.js';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+import { pkiCli, startTrust, type TrustFixture } from './support.js';
 
 describe('trust: the pki CLI asks the scheduler for a new OCSP responder certificate', function () {
   this.timeout(120_000);
   let t: TrustFixture;
   let issuer: IssuanceJob | undefined;
-  let env: Record<string, string>;
+  let pki: ReturnType<typeof pkiCli>;
 
   before(async () => {
     t = await startTrust();
     await initPki(t.deps);
-    env = {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      DATABASE_URL: t.db.url,
-      DATA_DIR: t.config.dataDir,
-      JWT_SECRET: 'test-secret-for-rotate-ocsp',
-      OCSP_URL: 'http://ocsp.trust.test',
-      CRL_URL: 'http://crl.trust.test',
-    };
+    pki = pkiCli(t);
   });
   after(async () => {
     await issuer?.stop();
     await t?.close();
   });
 
-  const pki = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, ['--import', 'tsx', 'bin/pki.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      ),
-    );
   const responders = async () => (await t.db.knex('certificates').where({ role: 'ocsp' }).orderBy('created_at').select('serial')).map((r: { serial: string }) => r.serial);
   const audit = async (action: string) => (await t.db.knex('audit_events').where({ action }).orderBy('leaf_index').select('actor', 'details', 'outcome')) as { actor: Record<string, string>; details: Record<string, unknown>; outcome: string }[];
 
