@@ -4,11 +4,12 @@ import { MANIFEST_PLACEMENTS } from '../../shared/domain/manifest-placement.js';
 import { refuse } from '../validation.js';
 import { dateTime, errors, json, manifestPlacementChoice, nameField, nextCursor, noContent, orgChoice, pageQuery, userOnly, userOrApiKey, uuid, uuidField, refusals } from './common.js';
 import { ManifestDefaults, manifestDefaultsField } from './manifest.js';
+import { IdentityRequest } from './sign-jobs.js';
 import { z } from './zod.js';
 
 const TEMPLATE_NAME_MAX = 100;
 
-const BODY_FIELDS = ['name', 'manifest', 'discoverable', 'soft_binding', 'manifest_placement'];
+const BODY_FIELDS = ['name', 'manifest', 'discoverable', 'soft_binding', 'manifest_placement', 'identity'];
 
 /** A create or update body: `{ name, manifest }`, the manifest checked by the sign request's own field rules. */
 export const ManifestTemplateInput = z.preprocess(
@@ -33,6 +34,13 @@ export const ManifestTemplateInput = z.preprocess(
         'where files signed with it keep their manifest store: "embedded" in the file, or "remote": kept in the public manifest repository (GET /v1/manifests/{id}) and named by the file (XMP dcterms:provenance) and by its download\'s Link header (a sign request may choose otherwise)',
         'embedded',
       ),
+      identity: IdentityRequest.nullable()
+        .optional()
+        .transform((v) => v ?? null)
+        .openapi({
+          description:
+            "sign as the person too, with these CAWG roles, when a sign request with this template gives no identity of its own (the request's replaces it): the same rules as the sign request's identity (400 for a role outside the CAWG vocabulary; at signing, 422 no_identity for an API key bound to no user, 409 identity_certificate_missing, 422 identity_not_supported for video and audio signed streamed). null or absent: the organisation alone",
+        }),
     })
     .strict()
     .openapi('ManifestTemplateInput'),
@@ -47,6 +55,7 @@ const ManifestTemplate = z
     discoverable: z.boolean().nullable(),
     soft_binding: z.boolean().nullable(),
     manifest_placement: z.enum(MANIFEST_PLACEMENTS).nullable().openapi({ description: 'where files signed with it keep their manifest store; null: embedded' }),
+    identity: IdentityRequest.nullable().openapi({ description: "the CAWG identity a sign request with this template signs with when it gives none; null: the organisation alone" }),
     created_at: dateTime,
     updated_at: dateTime,
   })

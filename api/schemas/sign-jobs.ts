@@ -53,7 +53,7 @@ export const SignInput = z
       .transform((v) => v ?? null)
       .openapi({
         description:
-          "sign as the person too: a CAWG identity assertion (cawg.x509.cose) naming the signed-in user (or the user the API key is bound to), with these roles, signed with their identity certificate's key beside the organisation's claim signature. 422 no_identity for an API key bound to no user; 409 identity_certificate_missing without a valid identity certificate (POST /auth/me/identity-certificate); 422 identity_not_supported for video and audio signed streamed (MP4, M4V, MOV, M4A, WAV, MP3, FLAC). Validators that do not hold the service's identity CA as a CAWG trust anchor read the identity, and so the file, as not trusted.",
+          "sign as the person too: a CAWG identity assertion (cawg.x509.cose) naming the signed-in user (or the user the API key is bound to), with these roles, signed with their identity certificate's key beside the organisation's claim signature. Without it, the template's identity setting applies (null or absent: the organisation alone). 422 no_identity for an API key bound to no user; 409 identity_certificate_missing without a valid identity certificate (POST /auth/me/identity-certificate, or one from the organisation's external CA: /auth/me/identity-certificate/requests); 422 identity_not_supported for video and audio signed streamed (MP4, M4V, MOV, M4A, WAV, MP3, FLAC). Validators that do not hold the service's identity CA as a CAWG trust anchor read the identity, and so the file, as not trusted.",
       }),
   })
   .openapi('SignInput');

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Queue } from 'bullmq';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../api/app.js';
@@ -10,6 +11,7 @@ import { VerifyPool, verifyPoolOptions } from '../../api/media/verify-pool.js';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { BullMqSignQueue } from '../../shared/queue/bullmq-sign-queue.js';
+import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
 import { RedisJobEvents } from '../../shared/queue/job-events.js';
 import { createFileStore } from '../../shared/storage/index.js';
 import { createKeyVault, type KeyVault } from '../../shared/vault/index.js';
@@ -166,4 +168,11 @@ export async function waitForJob(app: Express, acc: Pick<Account, 'access'>, job
     if (!['queued', 'processing'].includes(res.body.status)) return res.body;
   }
   throw new Error(`job ${jobId} did not finish`);
+}
+
+/** Empties the test API's sign queue (jobs queued by a suite that runs them itself, not through a worker). */
+export async function clearSignQueue(config: Pick<Config, 'redisUrl' | 'queuePrefix'>): Promise<void> {
+  const queue = new Queue(SIGN_QUEUE_NAME, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
+  await queue.obliterate({ force: true });
+  await queue.close();
 }
