@@ -15,7 +15,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { ocspResponses } from '../shared/metrics/metrics.js';
-import { siblingModule } from '../shared/paths.js';
+import { childModule } from '../shared/paths.js';
 import { failureAnswer } from './answers.js';
 import type { AskedReply } from './front-cache.js';
 import type { OcspAnswerer } from './server.js';
@@ -67,8 +67,8 @@ export async function startOcspFronts(options: OcspFrontsOptions): Promise<OcspF
   cluster.schedulingPolicy = cluster.SCHED_NONE;
   // The fronts keep V8's default young generation whatever this process was given (npm start's
   // --max-semi-space-size=2, for its memory at rest): they allocate per request, and answer at OCSP's rate.
-  const execArgv = process.execArgv.filter((a) => !a.startsWith('--max-semi-space-size'));
-  cluster.setupPrimary({ exec: siblingModule(import.meta.url, 'front'), execArgv, serialization: 'advanced' });
+  const front = childModule(import.meta.url, 'front', process.execArgv.filter((a) => !a.startsWith('--max-semi-space-size')));
+  cluster.setupPrimary({ exec: front.modulePath, execArgv: front.execArgv, serialization: 'advanced' });
 
   const workers = new Set<Worker>();
   const respawns = new Set<NodeJS.Timeout>();

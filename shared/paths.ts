@@ -14,11 +14,27 @@ function projectRoot(): string {
 
 export const PROJECT_ROOT = projectRoot();
 
+/** Set by the test suite (test/support/suite-setup.ts) once it has built dist/: see childModule. */
+export const COMPILED_CHILDREN_VARIABLE = 'MSS_COMPILED_CHILDREN';
+
+/** What a process of our own is started with: the module, and node's options for it. */
+export interface ChildModule {
+  modulePath: string;
+  execArgv: string[];
+}
+
 /**
- * The path of a module beside `moduleUrl` (a caller's import.meta.url) started as a process of its own (fork,
- * cluster, BullMQ's sandboxes): `name`.ts under tsx, `name`.js beside the compiled caller in dist/.
+ * A module beside `moduleUrl` (a caller's import.meta.url) started as a process of its own (fork, cluster, BullMQ's
+ * sandboxes), with this process's node options: `name`.ts under tsx, `name`.js beside the compiled caller in dist/.
+ * With MSS_COMPILED_CHILDREN=1 (the test suite, which runs its own code under tsx but has built dist/ for the run) a
+ * TypeScript caller starts the compiled copy instead, without tsx's loader, which costs each child most of a second.
  */
-export function siblingModule(moduleUrl: string, name: string): string {
+export function childModule(moduleUrl: string, name: string, execArgv: string[] = process.execArgv): ChildModule {
   const here = fileURLToPath(moduleUrl);
-  return path.join(path.dirname(here), `${name}${path.extname(here)}`);
+  const modulePath = path.join(path.dirname(here), `${name}${path.extname(here)}`);
+  if (process.env[COMPILED_CHILDREN_VARIABLE] !== '1' || !modulePath.endsWith('.ts')) return { modulePath, execArgv };
+  return {
+    modulePath: path.join(PROJECT_ROOT, 'dist', path.relative(PROJECT_ROOT, modulePath)).replace(/\.ts$/, '.js'),
+    execArgv: execArgv.filter((arg, i) => arg !== '--import=tsx' && !(arg === 'tsx' && execArgv[i - 1] === '--import') && !(arg === '--import' && execArgv[i + 1] === 'tsx')),
+  };
 }

@@ -1,7 +1,7 @@
 import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
-import { siblingModule } from '../shared/paths.js';
+import { childModule } from '../shared/paths.js';
 import { createRedis } from '../shared/redis.js';
 import { SIGN_QUEUE_NAME, type SignProcessor } from '../shared/queue/types.js';
 import { startSandboxes } from './sandbox-pool.js';
@@ -11,7 +11,7 @@ import { logVideoThumbnails } from './video-thumbnails.js';
 /** How long SIGTERM waits for running jobs before releasing them to other workers. */
 export const DRAIN_TIMEOUT_MS = 20_000;
 
-const SANDBOX = siblingModule(import.meta.url, 'sign-sandbox');
+const SANDBOX = childModule(import.meta.url, 'sign-sandbox');
 
 export interface SignWorkerOptions {
   /**
@@ -41,7 +41,7 @@ export async function startBullMqSignWorker(config: Config, logger: Logger, opti
         const number = job.attemptsMade + 1;
         await inline(job.data.jobId, { number, final: number >= (job.opts.attempts ?? 1) });
       }
-    : SANDBOX;
+    : SANDBOX.modulePath;
   const worker = new Worker(SIGN_QUEUE_NAME, processor, {
     connection: createRedis(config.redisUrl),
     prefix: config.queuePrefix,
@@ -55,7 +55,7 @@ export async function startBullMqSignWorker(config: Config, logger: Logger, opti
     // GC in the sandbox's own thread: V8's helper threads (concurrent marking of a 35 MB heap after every few
     // multi-megabyte files) took CPU from the other sandboxes, a core's worth of work split over more threads
     // than cores. Pauses do not matter there: BullMQ's lock renewal runs in this process, not the child.
-    workerForkOptions: { execArgv: [...process.execArgv, '--single-threaded-gc'] },
+    workerForkOptions: { execArgv: [...SANDBOX.execArgv, '--single-threaded-gc'] },
   });
   worker.on('failed', (job, err) => {
     logger.warn({ jobId: job?.id, attemptsMade: job?.attemptsMade, err: err.message }, 'sign job attempt failed');
@@ -64,7 +64,7 @@ export async function startBullMqSignWorker(config: Config, logger: Logger, opti
     }
   });
   worker.on('error', (err) => logger.error({ err }, 'worker error'));
-  if (!inline) await startSandboxes(worker, SANDBOX, config.workerConcurrency, { wasmBytes: config.workerRecycleWasmBytes, idleMs: config.workerRecycleIdleMs }, logger);
+  if (!inline) await startSandboxes(worker, SANDBOX.modulePath, config.workerConcurrency, { wasmBytes: config.workerRecycleWasmBytes, idleMs: config.workerRecycleIdleMs }, logger);
   worker.run().catch((err: unknown) => logger.error({ err }, 'sign worker stopped'));
   // Awaited (tens of ms) so the probe's process is gone before the worker counts as started.
   await logVideoThumbnails(config.ffmpegPath, logger);

@@ -23,14 +23,14 @@ import type { Logger } from 'pino';
 import { C2paError } from '../../shared/c2pa/errors.js';
 import type { Config } from '../../shared/config.js';
 import { MediaRejectedError, type MediaRejection } from '../../shared/media/errors.js';
-import { siblingModule } from '../../shared/paths.js';
+import { childModule } from '../../shared/paths.js';
 import { reportVerifyPool, verifyPoolRejections, verifyPoolSeconds, verifyPoolWaitSeconds } from '../../shared/metrics/metrics.js';
 import { ApiError } from '../errors.js';
 import type { TaskError } from './verify-process.js';
 import type { SupervisorAnswer, SupervisorCancel, SupervisorLog, SupervisorMembers, SupervisorOptions, SupervisorTask, TaskFailure } from './verify-supervisor.js';
 import type { TaskInput, TaskKind, TaskResult } from './verify-tasks.js';
 
-const SUPERVISOR = siblingModule(import.meta.url, 'verify-supervisor');
+const SUPERVISOR = childModule(import.meta.url, 'verify-supervisor');
 
 /** A 256 MiB MP4 reads in about 2 s, a 200 MP image decodes in a few: a task this long is stuck. */
 export const VERIFY_TASK_TIMEOUT_MS = 180_000;
@@ -238,8 +238,7 @@ export class VerifyPool {
   #ensureSupervisor(): Supervisor {
     if (this.#supervisor) return this.#supervisor;
     const options: SupervisorOptions = { recycleBytes: this.#options.recycleBytes, timeoutMs: this.#options.timeoutMs, idleMs: IDLE_MS, niceness: MEMBER_NICENESS };
-    // The API's own loader flags (tsx), so the supervisor and its members run the same TypeScript.
-    const child = fork(SUPERVISOR, [JSON.stringify(options)], { execArgv: process.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const child = fork(SUPERVISOR.modulePath, [JSON.stringify(options)], { execArgv: SUPERVISOR.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
     // An idle pool never keeps the API process alive; the supervisor and its members leave when the API does.
     child.unref();
     child.channel?.unref();

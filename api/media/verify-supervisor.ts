@@ -15,7 +15,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { setPriority } from 'node:os';
-import { siblingModule } from '../../shared/paths.js';
+import { childModule } from '../../shared/paths.js';
 import type { TaskAnswer, TaskError, TaskMessage } from './verify-process.js';
 import type { TaskInput, TaskKind } from './verify-tasks.js';
 
@@ -56,7 +56,7 @@ export interface SupervisorLog {
   log: { level: 'info' | 'warn'; message: string; fields: Record<string, unknown> };
 }
 
-const MEMBER = siblingModule(import.meta.url, 'verify-process');
+const MEMBER = childModule(import.meta.url, 'verify-process');
 const options = JSON.parse(process.argv[2] ?? '{}') as SupervisorOptions;
 
 const send = (msg: SupervisorAnswer | SupervisorMembers | SupervisorLog | { ready: true }) => {
@@ -110,8 +110,7 @@ function kill(member: Member, failure: TaskFailure): void {
 }
 
 function start(): Member {
-  // This process's own loader flags (the API's tsx), so the member runs the same TypeScript.
-  const child = fork(MEMBER, [], { execArgv: process.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const child = fork(MEMBER.modulePath, [], { execArgv: MEMBER.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   try {
     if (child.pid !== undefined) setPriority(child.pid, options.niceness);
   } catch {

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import { siblingModule } from '../paths.js';
+import { childModule } from '../paths.js';
 
 /**
  * The embedded database's settings (PGlite: Postgres compiled to WASM, inside the `npm start` process). Postgres's
@@ -25,8 +25,8 @@ export function openPglite(dir: string): PGlite {
 export async function ensurePgliteDataDir(dir: string): Promise<void> {
   if (existsSync(path.join(dir, 'PG_VERSION'))) return;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // This process's own loader flags (tsx when the TypeScript runs), so the child runs the same code.
-  const child = fork(siblingModule(import.meta.url, 'pglite-init'), [dir], { execArgv: process.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const init = childModule(import.meta.url, 'pglite-init');
+  const child = fork(init.modulePath, [dir], { execArgv: init.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`the embedded database could not be created in ${dir} (exit code ${code})`);
 }

@@ -16,7 +16,7 @@ import { descendantPids } from '../support/descendants.js';
 
 /** Verification pool processes (members and supervisors) this test process started that are alive. */
 const poolProcesses = () => descendantPids('api/media/verify-');
-const poolMembers = () => descendantPids('api/media/verify-process.ts');
+const poolMembers = () => descendantPids('api/media/verify-process.');
 
 /** The API with its PKI (verification judges against the service's roots). */
 async function startApiWithPki(env: Record<string, string>): Promise<TestApi> {
@@ -194,7 +194,7 @@ describe('verification pool: a process that grew past VERIFY_RECYCLE_BYTES is re
       expect([res.status, res.body.validation_state]).to.deep.equal([200, 'none']);
       expect(api.verifyPool.pids()).to.deep.equal([]);
     }
-    for (let i = 0; i < 100 && poolMembers().length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (let i = 0; i < 500 && poolMembers().length > 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(poolMembers()).to.deep.equal([]);
   });
 });

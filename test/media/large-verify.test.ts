@@ -28,7 +28,7 @@ const ffmpeg = (args: string[]) => run('ffmpeg', ['-hide_banner', '-loglevel', '
 const LIMIT = 256 * 1024;
 
 /** Verification pool members this test process started (through the pool's supervisor) that are still running. */
-const verifyProcesses = () => descendantPids('api/media/verify-process.ts');
+const verifyProcesses = () => descendantPids('api/media/verify-process.');
 
 describe('media: verifying video and audio larger than MAX_UPLOAD_BYTES (read from disk in the verification pool)', function () {
   this.timeout(120_000);

@@ -2,7 +2,8 @@
  * Once per mocha run, in mocha's own process before any test file loads (.mocharc.json `require`: global fixtures):
  * - dist/ is built when it is missing or older than a source (`node bin/build.mjs --if-stale`, a second), so that the
  *   roles and CLIs the tests start run compiled (node-script.ts), as production runs them, without tsx's loader and
- *   esbuild process in every one of them;
+ *   esbuild process in every one of them; the processes the code under test forks itself (verification pools, sign
+ *   sandboxes, OCSP fronts) run compiled too (MSS_COMPILED_CHILDREN, shared/paths.ts);
  * - one migrated Postgres database is made for the run, and every test file's database is a copy of it
  *   (database.ts: CREATE DATABASE ... TEMPLATE), instead of running every migration again in each.
  * The template is dropped after the run; one left by a run that was killed is dropped by the next (its pid is gone).
@@ -13,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import knexFactory from 'knex';
 import { openDatabase } from '../../shared/db/index.js';
+import { COMPILED_CHILDREN_VARIABLE } from '../../shared/paths.js';
 import { ADMIN_URL, databaseUrl, TEMPLATE_DATABASE_VARIABLE } from './database.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -48,7 +50,8 @@ async function createTemplate(): Promise<string> {
 export async function mochaGlobalSetup(): Promise<void> {
   const built = spawnSync(process.execPath, [path.join(ROOT, 'bin/build.mjs'), '--if-stale'], { cwd: ROOT, stdio: 'inherit' });
   if (built.status !== 0) throw new Error('npm run build failed: the tests start the roles from dist/');
-  // Workers are started after this and inherit the variable.
+  // Workers are started after this and inherit the variables.
+  process.env[COMPILED_CHILDREN_VARIABLE] ??= '1';
   process.env[TEMPLATE_DATABASE_VARIABLE] = await createTemplate();
 }
 
