@@ -4,17 +4,13 @@
  * manifest store; so does the permalink of a public verification of its bytes (GET /v1/verify/{sha256}); a file whose manifest is not discoverable gets no Link, so nothing points at a 404.
  */
 import { createHash } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { processSignJob } from '../../workers/sign-job.js';
 import type { SignJobDeps } from '../../workers/sign-job/deps.js';
 import { tinyDocx } from '../media/document-samples.js';
-import { openSigningCounter } from '../media/signing-desk.js';
+import { withSigningCounter } from '../media/signing-desk.js';
 import { bearer, waitForJob, type Account, type TestApi } from '../support/api.js';
 
 const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
@@ -25,16 +21,7 @@ describe('api: a signed file download and its public permalink carry a c2pa-mani
   let acc: Account;
   let rootPem: string;
   let deps: SignJobDeps;
-  let work: string;
-
-  before(async () => {
-    work = await mkdtemp(path.join(tmpdir(), 'manifest-link-'));
-    ({ api, acc, rootPem, deps } = await openSigningCounter('Link Desk', work));
-  });
-  after(async () => {
-    await api?.close();
-    rmSync(work, { recursive: true, force: true });
-  });
+  withSigningCounter('Link Desk', (counter) => ({ api, acc, rootPem, deps } = counter));
 
   async function signedDownload(discoverable: boolean) {
     const up = await request(api.app).post('/v1/media/upload').set(bearer(acc.access)).attach('file', tinyDocx(discoverable ? 'Public' : 'Private'), 'minutes.docx').expect(201);

@@ -4,9 +4,8 @@
  * inflates past what it declares, or whose data fails its CRC-32, is refused and leaves nothing behind.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { expect } from 'chai';
@@ -21,7 +20,7 @@ import type { SignJobDeps } from '../../workers/sign-job/deps.js';
 import { downloadFile, submitSign, waitForJob, type Account, type TestApi } from '../support/api.js';
 import { writeZip } from '../support/zip-writer.js';
 import { epubEntries, tinyDocx, tinyOdf } from './document-samples.js';
-import { openSigningCounter } from './signing-desk.js';
+import { withSigningCounter } from './signing-desk.js';
 
 /** Info-ZIP's `zip -9` over the entries of `source` (a stored archive): the `mimetype` entry first and stored (`-0`), as EPUB and ODF tools write it. */
 function zipNine(source: Buffer, work: string, name: string): Buffer {
@@ -46,15 +45,7 @@ describe('media: documents with deflated ZIP entries signed as an all-stored cop
   let rootPem: string;
   let deps: SignJobDeps;
   let work: string;
-
-  before(async () => {
-    work = await mkdtemp(path.join(tmpdir(), 'compressed-documents-'));
-    ({ api, acc, rootPem, deps } = await openSigningCounter('Compressed Documents Desk', work));
-  });
-  after(async () => {
-    await api?.close();
-    rmSync(work, { recursive: true, force: true });
-  });
+  withSigningCounter('Compressed Documents Desk', (counter) => ({ api, acc, rootPem, deps, dir: work } = counter));
 
   const cases = [
     { label: 'DOCX', file: 'minutes.docx', mime: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', make: () => tinyDocx('Board minutes'), text: 'Minutes of the meeting' },

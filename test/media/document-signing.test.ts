@@ -2,9 +2,6 @@
  * What a document's manifest says when it is signed through the API and the worker: its title (the request's, else
  * the document's own, else the file name).
  */
-import { mkdtemp } from 'node:fs/promises';
-import { rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
@@ -15,7 +12,7 @@ import type { SignJobDeps } from '../../workers/sign-job/deps.js';
 import { bearer, downloadFile, waitForJob, type Account, type TestApi } from '../support/api.js';
 import { tinyDocx, tinyEpub, tinyPdf } from './document-samples.js';
 import { noisePng } from '../support/noise-png.js';
-import { openSigningCounter } from './signing-desk.js';
+import { withSigningCounter } from './signing-desk.js';
 
 describe('media: documents signed through the API', function () {
   this.timeout(120_000);
@@ -24,15 +21,7 @@ describe('media: documents signed through the API', function () {
   let rootPem: string;
   let deps: SignJobDeps;
   let work: string;
-
-  before(async () => {
-    work = await mkdtemp(path.join(tmpdir(), 'document-signing-'));
-    ({ api, acc, rootPem, deps } = await openSigningCounter('Document Desk', work));
-  });
-  after(async () => {
-    await api?.close();
-    rmSync(work, { recursive: true, force: true });
-  });
+  withSigningCounter('Document Desk', (counter) => ({ api, acc, rootPem, deps, dir: work } = counter));
 
   const upload = async (bytes: Buffer, filename: string) => (await request(api.app).post('/v1/media/upload').set(bearer(acc.access)).attach('file', bytes, filename).expect(201)).body;
   const sign = (body: Record<string, unknown>) => request(api.app).post('/v1/media/sign').set(bearer(acc.access)).send(body);

@@ -1,3 +1,6 @@
+import { rmSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createLogger } from '../../shared/logger.js';
 import { initPki } from '../../shared/pki/init.js';
@@ -34,4 +37,24 @@ export async function openSigningCounter(organisation: string, dir: string, env:
   const acc = await registerAccount(api.app, organisation);
   const deps = { ...signJobDeps({ config: api.config, knex: api.db.knex, vault, events: new LocalJobEvents(), logger: createLogger('silent', 'test') }), tempDir: path.join(dir, 'work') };
   return { api, acc, rootPem, deps };
+}
+
+/** What withSigningCounter hands its describe block: the counter and the temp folder it works in. */
+export type SigningCounter = Omit<SigningDesk, 'samples'>;
+
+/**
+ * openSigningCounter around a describe block: opened before its tests in a temp folder of its own (`dir`), handed to
+ * `opened`, then closed and the folder removed after them.
+ */
+export function withSigningCounter(organisation: string, opened: (counter: SigningCounter) => void, env: Record<string, string> = {}): void {
+  let counter: SigningCounter | undefined;
+  before(async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'signing-counter-'));
+    counter = { ...(await openSigningCounter(organisation, dir, env)), dir };
+    opened(counter);
+  });
+  after(async () => {
+    await counter?.api.close();
+    if (counter) rmSync(counter.dir, { recursive: true, force: true });
+  });
 }
