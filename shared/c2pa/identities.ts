@@ -38,7 +38,8 @@ interface IdentityData {
   credentialSubject?: { verifiedIdentities?: { name?: string; username?: string; type?: string }[] };
 }
 
-const isIdentityLabel = (label: string) => /^cawg\.identity(__\d+)?$/.test(label);
+/** A CAWG identity assertion's label: cawg.identity, or another instance (cawg.identity__1...). */
+export const isIdentityLabel = (label: string) => /^cawg\.identity(__\d+)?$/.test(label);
 const codesAt = (entries: StatusEntry[] | undefined, label: string) => [...new Set((entries ?? []).filter((e) => e.url?.endsWith(`/${label}`)).map((e) => e.code))];
 
 /** A failure that says only that no CAWG anchor vouches for the identity: untrusted, not invalid. */
