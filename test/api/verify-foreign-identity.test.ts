@@ -8,10 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
-import { identityAssertion } from '../../shared/c2pa/cawg-identity.js';
-import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
-import { signAsset } from '../../shared/c2pa/sign-asset.js';
-import { fixture } from '../c2pa/helpers.js';
+import { signedAsPerson } from '../c2pa/helpers.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { makeOpensslCa, opensslPerson, type OpensslCa, type OpensslPerson } from '../support/openssl-ca.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
@@ -29,14 +26,7 @@ describe('public verify: a foreign X.509 identity’s e-mail address and issuer'
     ca = makeOpensslCa('Newsroom');
     [api, agency] = await Promise.all([startTestApi(), makeOpensslChain({ cn: 'Agency' })]);
     person = await opensslPerson(ca, dir, { name: 'Jane Doe', organisation: 'Daily Planet', email: 'jane@planet.example' });
-    signed = await signAsset({
-      bytes: await fixture('photo.jpg'),
-      mimeType: 'image/jpeg',
-      manifest: buildManifestDefinition({ title: 'byline.jpg', creator: 'Jane Doe' }, { sourceHasManifest: false }),
-      key: agency.keys.leaf,
-      chainDer: [agency.der.leaf, agency.der.subCa],
-      identityAssertions: [identityAssertion({ key: person.key, chainDer: person.chainDer, roles: ['cawg.creator'] })],
-    });
+    signed = await signedAsPerson(agency, person);
   });
   after(async () => {
     await api?.close();

@@ -4,16 +4,13 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { Decoder, encode, Tag } from 'cbor-x';
 import fc from 'fast-check';
-import { identityAssertion } from '../../shared/c2pa/cawg-identity.js';
 import type { IdentityView } from '../../shared/c2pa/identities.js';
 import { withIdentityCertificates } from '../../shared/c2pa/identity-signature.js';
-import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
-import { signAsset } from '../../shared/c2pa/sign-asset.js';
 import { activeSignatureOf, type ActiveSignature } from '../../shared/c2pa/signature-cose.js';
 import { makeOpensslCa, opensslPerson, type OpensslCa } from '../support/openssl-ca.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
-import { fixture } from './helpers.js';
+import { signedAsPerson } from './helpers.js';
 
 const decoder = new Decoder({ mapsAsObjects: false });
 const decode = (bytes: Uint8Array): unknown => decoder.decode(bytes);
@@ -35,14 +32,7 @@ describe("c2pa: an X.509 identity's e-mail address and issuer, from its own sign
     ca = makeOpensslCa('Newsroom');
     org = await makeOpensslChain({ cn: 'Agency' });
     const person = await opensslPerson(ca, dir, { name: 'Jane Doe', organisation: 'Daily Planet', email: 'jane@planet.example' });
-    const signed = await signAsset({
-      bytes: await fixture('photo.jpg'),
-      mimeType: 'image/jpeg',
-      manifest: buildManifestDefinition({ title: 'byline.jpg', creator: 'Jane Doe' }, { sourceHasManifest: false }),
-      key: org.keys.leaf,
-      chainDer: [org.der.leaf, org.der.subCa],
-      identityAssertions: [identityAssertion({ key: person.key, chainDer: person.chainDer, roles: ['cawg.creator'] })],
-    });
+    const signed = await signedAsPerson(org, person);
     const report = await readAsset(signed, 'image/jpeg', { lists: [{ kind: 'manifest', anchorsPem: [org.pem.root] }] });
     identity = report.identities[0]!;
     signature = activeSignatureOf(signed, report.active_manifest)!;
