@@ -6,12 +6,15 @@
  *   name), the e-mail address and issuer likewise, and the trust source that vouches: `cawg_anchor` when its chain
  *   reaches CAWG_TRUST_ANCHORS_FILE, else `organisation_anchor` (signed in, the organisation's anchors);
  * - for another trusted one, `cawg_anchor` (CAWG_TRUST_ANCHORS_FILE or, signed in, the organisation's anchors).
+ * Any other identity keeps the e-mail address and issuer read from its own certificate in the file
+ * (shared/c2pa/identity-signature.ts), which for the service's own are the same.
  */
 import { X509Certificate } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { IdentityView } from '../../shared/c2pa/identities.js';
 import { findCertificateBySerial } from '../../shared/db/repositories/certificates.js';
 import { acceptedIdentitiesBySerial, type AcceptedExternalCertificate } from '../../shared/db/repositories/external-certificates.js';
+import { emailAddressesOf, readCertificate } from '../../shared/pki/certificate.js';
 import { externalChainDer } from '../../shared/pki/external-certificates.js';
 import { anchorReached } from '../../shared/trust/chain.js';
 import type { TrustStore } from '../../shared/trust/store.js';
@@ -19,13 +22,13 @@ import type { TrustStore } from '../../shared/trust/store.js';
 export type IdentityTrustSource = 'service_ca' | 'cawg_anchor' | 'organisation_anchor';
 export type JudgedIdentity = IdentityView & { trust_source: IdentityTrustSource | null };
 
-const emailOf = (der: Uint8Array) => /(?:^|, )email:([^,]+)/.exec(new X509Certificate(der).subjectAltName ?? '')?.[1] ?? null;
+const emailOf = (der: Uint8Array) => emailAddressesOf(readCertificate(der))[0] ?? null;
 
 /** An external identity certificate as verify shows it. */
 function externalIdentity(identity: IdentityView, store: TrustStore, c: AcceptedExternalCertificate): JudgedIdentity {
   const [leaf, ...rest] = externalChainDer(c).map((der) => new X509Certificate(der));
   const source = anchorReached(leaf!, rest, store.cawgAnchors) ? 'cawg_anchor' : 'organisation_anchor';
-  return { ...identity, email: emailOf(leaf!.raw), issuer: c.certificate_issuer, trust_source: identity.verdict === 'trusted' ? source : null };
+  return { ...identity, email: emailOf(new Uint8Array(leaf!.raw)), issuer: c.certificate_issuer, trust_source: identity.verdict === 'trusted' ? source : null };
 }
 
 export async function judgedIdentities(knex: Knex, store: TrustStore, identities: readonly IdentityView[] | undefined): Promise<JudgedIdentity[]> {

@@ -14,7 +14,9 @@ import { crJsonOfDataHashedFile, readDataHashedFile } from '../../shared/c2pa/da
 import { readRendition } from '../../shared/c2pa/bmff-rendition-read.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { checkedTimestamp } from '../../shared/c2pa/signature-timestamp.js';
-import { stapledOcspOfFile } from '../../shared/c2pa/stapled-ocsp.js';
+import { withIdentityCertificates } from '../../shared/c2pa/identity-signature.js';
+import { activeSignatureIn } from '../../shared/c2pa/signature-cose.js';
+import { stapledOcspOf } from '../../shared/c2pa/stapled-ocsp.js';
 import { FileBlob } from '../../shared/c2pa/wasm.js';
 import { MediaRejectedError } from '../../shared/media/errors.js';
 import { formatFor } from '../../shared/media/formats.js';
@@ -117,6 +119,17 @@ function fingerprintOf(filePath: string, mode: FingerprintMode): Promise<ImageCo
 }
 
 /**
+ * What the service reads from the active manifest's signatures itself, in the bytes that carry the manifest (or the
+ * path of a file too large to read whole), in one pass: the revocation evidence the claim signature carries (c2pa-rs
+ * judged it: report.status), and the e-mail address and issuer of each person's identity certificate.
+ */
+async function readSignatures(report: VerificationReport, file: Uint8Array | string): Promise<void> {
+  const signature = await activeSignatureIn(file, report.active_manifest);
+  report.ocsp = stapledOcspOf(signature, report.status);
+  report.identities = withIdentityCertificates(report.identities, signature);
+}
+
+/**
  * A file read from disk (not whole) that the service reads streamed, whatever its size, where c2pa-wasm would hold the
  * whole file in its WASM memory: its manifest store is read out of the file and its hard binding checked by streaming,
  * the BMFF hash of an MP4, M4V, MOV or M4A (shared/c2pa/bmff-read.ts), the data hash of a WAV, MP3 or FLAC
@@ -168,15 +181,14 @@ const tasks: { [K in TaskKind]: (input: TaskInput<K>) => Promise<TaskResult<K>> 
       // The token is found in the bytes that carry the manifest: the store itself when it is detached or was read out.
       report.timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, manifest?.bytes ?? store ?? bytes ?? filePath, anchors);
     }
-    // The revocation evidence the signature carries, read from the same bytes (c2pa-rs judged it: report.status).
-    if (report.active_manifest) report.ocsp = await stapledOcspOfFile(manifest?.bytes ?? store ?? bytes ?? filePath, report.active_manifest, report.status);
+    if (report.active_manifest) await readSignatures(report, manifest?.bytes ?? store ?? bytes ?? filePath);
     // Fingerprints are of images: one with a manifest is judged by it; one that cannot be decoded has none.
     const fingerprint = image && report.validation_state === 'none' ? ((await fingerprintOf(filePath, fingerprintMode).catch(() => undefined))?.iscc ?? null) : null;
     return { report, fingerprint, remote_url };
   },
   async verify_rendition({ initPath, mimeType, segmentPaths, trust, tsaAnchors }) {
     const { report, segments, store } = await readRendition(initPath, mimeType, segmentPaths, trust);
-    if (store && report.active_manifest) report.ocsp = await stapledOcspOfFile(store, report.active_manifest, report.status);
+    if (store && report.active_manifest) await readSignatures(report, store);
     if (report.timestamp && store) {
       const anchors = tsaAnchors.map(({ pem, source }) => ({ pem, source, certificate: parsedAnchor(pem) }));
       const timestamp = await checkedTimestamp(report.timestamp, report.active_manifest, store, anchors);

@@ -5,8 +5,8 @@
  *   its serial; c2pa-rs reports `cawg.identity.*` and `cawg.x509.*` codes for the assertion's URL;
  * - identity claims aggregation (`cawg.identity_claims_aggregation`, ICA): the credential's issuer (the aggregator)
  *   and the verified identities it attests; `cawg.ica.*` codes.
- * The e-mail address is not in c2pa-rs's report (the subjectAltName is not read out): the service adds it for
- * certificates it issued (api/services/verification.ts).
+ * The e-mail address and the issuer of an X.509 identity are not in c2pa-rs's report: the verification pool reads
+ * them from the certificate in the assertion's own signature (identity-signature.ts).
  */
 import type { ReaderJson, ReaderManifest, StatusEntry } from './reader-json.js';
 
@@ -18,10 +18,10 @@ export interface IdentityView {
   sig_type: string | null;
   name: string | null;
   organisation: string | null;
-  /** Filled by the service for identity certificates it issued; null otherwise. */
+  /** The certificate's subjectAltName e-mail address (X.509; identity-signature.ts); null otherwise. */
   email: string | null;
   roles: string[];
-  /** Who vouches: the issuing CA (X.509, for certificates the service issued), or the aggregator (ICA). */
+  /** Who vouches: the issuing CA's name (X.509; identity-signature.ts), or the aggregator (ICA). */
   issuer: string | null;
   /** The certificate's serial, lowercase hex (X.509). */
   serial: string | null;
@@ -38,7 +38,8 @@ interface IdentityData {
   credentialSubject?: { verifiedIdentities?: { name?: string; username?: string; type?: string }[] };
 }
 
-const isIdentityLabel = (label: string) => /^cawg\.identity(__\d+)?$/.test(label);
+/** A CAWG identity assertion's label: cawg.identity, or another instance (cawg.identity__1...). */
+export const isIdentityLabel = (label: string) => /^cawg\.identity(__\d+)?$/.test(label);
 const codesAt = (entries: StatusEntry[] | undefined, label: string) => [...new Set((entries ?? []).filter((e) => e.url?.endsWith(`/${label}`)).map((e) => e.code))];
 
 /** A failure that says only that no CAWG anchor vouches for the identity: untrusted, not invalid. */
@@ -64,7 +65,7 @@ function viewOf(label: string, data: IdentityData, json: ReaderJson): IdentityVi
   const roles = data.signer_payload?.role ?? [];
   if (data.signature_info) {
     // c2pa-rs's signature_info.issuer is the certificate subject's O (the person's organisation), not its issuer: the
-    // issuer is filled by the service for certificates it issued.
+    // issuer, like the e-mail address, is read from the certificate itself (identity-signature.ts).
     return { label, sig_type: sigType, name: data.signature_info.common_name ?? null, organisation: data.signature_info.issuer ?? null, email: null, roles, issuer: null, serial: hexSerial(data.signature_info.cert_serial_number), verdict: verdictOf(codes), codes };
   }
   const issuer = typeof data.issuer === 'string' ? data.issuer : (data.issuer?.name ?? data.issuer?.id ?? null);

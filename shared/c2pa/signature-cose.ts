@@ -1,22 +1,33 @@
 /**
  * The active manifest's claim signature (COSE_Sign1) found in a file's bytes: its headers, which c2pa-rs's reader does
  * not hand out, for what the service reads from them itself (the timestamp's certificates, signature-timestamp.ts;
- * the stapled OCSP answer, stapled-ocsp.ts). JPEG (APP11 JUMBF segments), GIF (sub-blocks), SVG (base64) and every
- * format that carries its store as one run of bytes are read.
+ * the stapled OCSP answer, stapled-ocsp.ts), and the manifest's CAWG identity assertions, whose own signatures carry
+ * the people's certificates (identity-signature.ts). JPEG (APP11 JUMBF segments), GIF (sub-blocks), SVG (base64) and
+ * every format that carries its store as one run of bytes are read.
  */
 import { open } from 'node:fs/promises';
 import { decode } from 'cbor-x';
+import { isIdentityLabel } from './identities.js';
 import { boxAt, superboxLabel, type Box } from './manifest-store-label.js';
 
-/** The active manifest's signature: its claim version and COSE headers. */
-export interface ActiveSignature {
-  /** 1 for a C2PA 1.x claim (c2pa.claim), 2 for c2pa.claim.v2. */
-  claimVersion: 1 | 2;
+/** A COSE_Sign1's headers. */
+export interface CoseHeaders {
   /** The unprotected header (text labels: sigTst, sigTst2, rVals, pad...). */
   unprotected: Record<string, unknown>;
   /** The certificate chain of the protected header (x5chain, label 33), leaf first; empty when absent. */
   x5chain: Uint8Array[];
 }
+
+/** The active manifest's signature: its claim version and COSE headers, and its identity assertions. */
+export interface ActiveSignature extends CoseHeaders {
+  /** 1 for a C2PA 1.x claim (c2pa.claim), 2 for c2pa.claim.v2. */
+  claimVersion: 1 | 2;
+  /** The CBOR of the manifest's CAWG identity assertions (cawg.identity, cawg.identity__1...) by label, undecoded. */
+  identityAssertions: Map<string, Uint8Array>;
+}
+
+/** More identity assertions than anyone signs with: the rest are not read (a hostile store may hold thousands). */
+const MAX_IDENTITY_ASSERTIONS = 16;
 
 /** The manifest store of a JPEG: its APP11 JUMBF segments ("JP", box instance, sequence number) joined. */
 function jpegManifestStore(bytes: Buffer): Buffer | undefined {
@@ -80,14 +91,37 @@ function storeSignature(store: Buffer, activeLabel: string | null): ActiveSignat
   const parts = children(store, active).filter((b) => b.type === 'jumb');
   const labels = parts.map((b) => superboxLabel(store, b));
   const claimVersion = labels.includes('c2pa.claim.v2') ? 2 : 1;
-  const signatureBox = parts[labels.indexOf('c2pa.signature')];
-  const cbor = signatureBox && children(store, signatureBox).find((b) => b.type === 'cbor');
-  if (!cbor) return undefined;
-  let cose: unknown = decode(store.subarray(cbor.payload, cbor.end));
+  const signature = cborContent(store, parts[labels.indexOf('c2pa.signature')]);
+  const headers = signature && coseHeadersOf(signature);
+  if (!headers) return undefined;
+  return { claimVersion, ...headers, identityAssertions: identityAssertionsIn(store, parts[labels.indexOf('c2pa.assertions')]) };
+}
+
+/** The payload of a superbox's `cbor` content box. */
+function cborContent(store: Buffer, superbox: Box | undefined): Buffer | undefined {
+  const cbor = superbox && children(store, superbox).find((b) => b.type === 'cbor');
+  return cbor && store.subarray(cbor.payload, cbor.end);
+}
+
+/** The identity assertions of an assertion store (c2pa.assertions), by label, the first MAX_IDENTITY_ASSERTIONS. */
+function identityAssertionsIn(store: Buffer, assertionStore: Box | undefined): Map<string, Uint8Array> {
+  const found = new Map<string, Uint8Array>();
+  for (const box of assertionStore ? children(store, assertionStore) : []) {
+    if (found.size >= MAX_IDENTITY_ASSERTIONS) break;
+    const label = box.type === 'jumb' ? superboxLabel(store, box) : undefined;
+    const cbor = label && isIdentityLabel(label) ? cborContent(store, box) : undefined;
+    if (label && cbor) found.set(label, cbor);
+  }
+  return found;
+}
+
+/** The headers of a COSE_Sign1 (tagged 18 or not); undefined when it is not one. Throws on bytes that are not CBOR. */
+export function coseHeadersOf(sign1: Uint8Array): CoseHeaders | undefined {
+  let cose: unknown = decode(sign1);
   if (cose && typeof cose === 'object' && 'value' in cose && !Array.isArray(cose)) cose = (cose as { value: unknown }).value; // tag 18
   if (!Array.isArray(cose)) return undefined;
   const unprotected = (cose[1] instanceof Map ? Object.fromEntries(cose[1]) : (cose[1] ?? {})) as Record<string, unknown>;
-  return { claimVersion, unprotected, x5chain: x5chainOf(cose[0]) };
+  return { unprotected, x5chain: x5chainOf(cose[0]) };
 }
 
 /** x5chain (label 33) of a protected header bstr: one certificate or an array of them. */
@@ -132,6 +166,15 @@ export function activeSignatureOf(file: Uint8Array, activeLabel: string | null):
     if (found) return found;
   }
   return undefined;
+}
+
+/** activeSignatureOf or, for the path of a file too large to read whole, activeSignatureOfFile; undefined when unreadable. */
+export async function activeSignatureIn(file: Uint8Array | string, activeLabel: string | null): Promise<ActiveSignature | undefined> {
+  try {
+    return typeof file === 'string' ? await activeSignatureOfFile(file, activeLabel) : activeSignatureOf(file, activeLabel);
+  } catch {
+    return undefined;
+  }
 }
 
 const CHUNK = 8 * 1024 * 1024;

@@ -7,7 +7,7 @@
 import type { CrlReason } from '../domain/crl-reasons.js';
 import { checkOcspAnswer, describeOcspAnswer, type OcspAnswerFacts, type OcspCertStatusName } from '../pki/ocsp-answer.js';
 import type { StatusLists } from './reader-json.js';
-import { activeSignatureOf, activeSignatureOfFile, type ActiveSignature } from './signature-cose.js';
+import { activeSignatureIn, type ActiveSignature } from './signature-cose.js';
 
 export interface StapledOcsp {
   status: OcspCertStatusName;
@@ -70,10 +70,5 @@ export function stapledOcspOf(signature: ActiveSignature | undefined, status: St
 
 /** stapledOcspOf for the active manifest `activeLabel` in `file` (its bytes, or the path of a file too large to read whole). */
 export async function stapledOcspOfFile(file: Uint8Array | string, activeLabel: string | null, status: StatusLists): Promise<StapledOcsp | null> {
-  try {
-    const signature = typeof file === 'string' ? await activeSignatureOfFile(file, activeLabel) : activeSignatureOf(file, activeLabel);
-    return stapledOcspOf(signature, status);
-  } catch {
-    return null;
-  }
+  return stapledOcspOf(await activeSignatureIn(file, activeLabel), status);
 }

@@ -467,10 +467,12 @@ export async function issueOcspResponderCertificate(input: Omit<EndEntityInput, 
   return issueUnderIssuer(input, [extendedKeyUsage([id_kp_OCSPSigning], true), ocspNoCheck()], []);
 }
 
-/** A person's e-mail address as an rfc822Name: plain ASCII, one @ (IA5String; no internationalised mailbox). */
+/** An e-mail address an rfc822Name holds as the service writes one: plain printable ASCII, one @ (no internationalised mailbox). */
+export const isPlainMailbox = (email: string) => /^[\x21-\x7e]+@[\x21-\x7e]+$/.test(email) && email.split('@').length === 2;
+
+/** A person's e-mail address as an rfc822Name (IA5String): a plain mailbox (isPlainMailbox). */
 export function rfc822Name(email: string): GeneralName {
-  // eslint-disable-next-line no-control-regex
-  if (!/^[\x21-\x7e]+@[\x21-\x7e]+$/.test(email) || email.split('@').length !== 2) throw new CertificateIssueError(`e-mail address "${email}" cannot be written as an rfc822Name`);
+  if (!isPlainMailbox(email)) throw new CertificateIssueError(`e-mail address "${email}" cannot be written as an rfc822Name`);
   return new GeneralName({ rfc822Name: email });
 }
 

@@ -15,11 +15,13 @@ import {
   KeyUsage,
   Name,
   RelativeDistinguishedName,
+  SubjectAlternativeName,
   SubjectKeyIdentifier,
   id_ce_authorityKeyIdentifier,
   id_ce_basicConstraints,
   id_ce_extKeyUsage,
   id_ce_keyUsage,
+  id_ce_subjectAltName,
   id_ce_subjectKeyIdentifier,
   type KeyUsageType,
 } from '@peculiar/asn1-x509';
@@ -320,6 +322,16 @@ export function readCertificate(der: Uint8Array): CertificateParts {
 /** The facts of a DER certificate. */
 export function parseCertificate(der: Uint8Array): CertificateFacts {
   return readCertificate(der).facts;
+}
+
+/** The e-mail addresses (rfc822Name) of a certificate's subjectAltName, in order; none without one or with one that does not parse. */
+export function emailAddressesOf(parts: CertificateParts): string[] {
+  try {
+    const names = extensionValue(parts.certificate, id_ce_subjectAltName, SubjectAlternativeName) ?? [];
+    return names.flatMap((name) => (name.rfc822Name === undefined ? [] : [name.rfc822Name]));
+  } catch {
+    return [];
+  }
 }
 
 /** The key identifier a child (certificate or CRL) should name in its authorityKeyIdentifier. */

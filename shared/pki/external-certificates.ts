@@ -48,7 +48,7 @@ import { anchorReached } from '../trust/chain.js';
 import type { Anchor } from '../trust/store.js';
 import type { KeyVault } from '../vault/types.js';
 import { c2paProfileProblems } from './c2pa-profile.js';
-import { readCertificate, type CertificateParts } from './certificate.js';
+import { emailAddressesOf, readCertificate, type CertificateParts } from './certificate.js';
 import { C2PA_ACCEPTED_EKUS } from './certificate-templates.js';
 import { externalRequestView } from './certificate-view.js';
 import { buildCsr } from './csr.js';
@@ -186,8 +186,7 @@ const personDetails = (owner: RequestOwner) => (typeof owner === 'string' ? {} :
 function identityProblems(leaf: CertificateParts, email: string | null): string[] {
   const problems: string[] = [];
   if (!leaf.facts.extendedKeyUsage.includes(C2PA_ACCEPTED_EKUS.emailProtection)) problems.push('extendedKeyUsage lacks emailProtection');
-  const san = new X509Certificate(Buffer.from(leaf.der)).subjectAltName ?? '';
-  const addresses = [...san.matchAll(/(?:^|, )email:([^,]+)/g)].map((m) => m[1]!.toLowerCase());
+  const addresses = emailAddressesOf(leaf).map((a) => a.toLowerCase());
   if (email && !addresses.includes(email.toLowerCase())) problems.push(`subjectAltName does not name ${email} (it names ${addresses.length ? addresses.join(', ') : 'no e-mail address'})`);
   return problems;
 }

@@ -3,12 +3,28 @@ import { createHash, randomUUID } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { identityAssertion } from '../../shared/c2pa/cawg-identity.js';
+import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
+import { signAsset } from '../../shared/c2pa/sign-asset.js';
 import type { Timestamper } from '../../shared/tsa/client.js';
+import type { OpensslPerson } from '../support/openssl-ca.js';
 import type { OpensslChain } from '../support/openssl-chain.js';
 
 const run = promisify(execFile);
 
 export const fixture = (name: string) => readFile(new URL(`../fixtures/${name}`, import.meta.url)).then((b) => new Uint8Array(b));
+
+/** photo.jpg signed by `claimSigner`'s leaf, naming `person` as its creator in a cawg.identity assertion (no timestamps). */
+export async function signedAsPerson(claimSigner: OpensslChain, person: OpensslPerson): Promise<Uint8Array> {
+  return signAsset({
+    bytes: await fixture('photo.jpg'),
+    mimeType: 'image/jpeg',
+    manifest: buildManifestDefinition({ title: 'byline.jpg', creator: 'Jane Doe' }, { sourceHasManifest: false }),
+    key: claimSigner.keys.leaf,
+    chainDer: [claimSigner.der.leaf, claimSigner.der.subCa],
+    identityAssertions: [identityAssertion({ key: person.key, chainDer: person.chainDer, roles: ['cawg.creator'] })],
+  });
+}
 
 /**
  * A real RFC 3161 TSA: `openssl ts -reply` with the chain's TSA certificate (EKU timeStamping, critical,

@@ -2,6 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pemToDer } from '../../shared/pki/pem.js';
+import { LocalKeyVault } from '../../shared/vault/local.js';
+import type { VaultKey } from '../../shared/vault/types.js';
 
 /**
  * A certificate authority run with `openssl ca` (root -> issuing intermediate, P-256, SHA-256), standing for an
@@ -113,4 +116,23 @@ export function makeOpensslCa(name = 'Outside'): OpensslCa {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** A person's identity certificate from `ca`, for a key of their own that the service has no record of. */
+export interface OpensslPerson {
+  key: VaultKey;
+  /** The person's certificate, then the CA's intermediate: what an identity assertion embeds. */
+  chainDer: Uint8Array[];
+}
+
+/**
+ * Issues a CAWG identity certificate (CN = name, O = organisation, the e-mail address in subjectAltName, EKU
+ * emailProtection) for a new P-384 key kept in `dataDir`'s vault.
+ */
+export async function opensslPerson(ca: OpensslCa, dataDir: string, person: { name: string; organisation: string; email: string }): Promise<OpensslPerson> {
+  const key = await new LocalKeyVault(dataDir).ensureKey('person');
+  const keyFile = path.join(dataDir, 'vault', 'person.pem');
+  const ext = [`subjectAltName=email:${person.email}`, 'extendedKeyUsage=emailProtection', 'keyUsage=critical,digitalSignature'].flatMap((e) => ['-addext', e]);
+  const csr = run(['req', '-new', '-key', keyFile, '-subj', `/O=${person.organisation}/CN=${person.name}`, ...ext], dataDir);
+  return { key, chainDer: [pemToDer(ca.issue(csr)), pemToDer(ca.intermediatePem)] };
 }

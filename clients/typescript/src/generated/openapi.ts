@@ -6530,11 +6530,11 @@ export interface components {
                 name: string | null;
                 /** @description the certificate's O */
                 organisation: string | null;
-                /** @description for identity certificates the service issued or accepted from an organisation's external CA: the e-mail address in subjectAltName (c2pa-rs does not report it) */
+                /** @description for an X.509 identity (cawg.x509.cose): the e-mail address in its certificate's subjectAltName, read by the service from the certificate in the identity assertion's own signature, whoever issued it (c2pa-rs does not report it); null for ICA, without one, or when that signature cannot be read */
                 email: string | null;
                 /** @description CAWG roles, e.g. cawg.creator */
                 roles: string[];
-                /** @description who vouches for the identity: the issuing CA's name for identity certificates the service issued or accepted from an organisation's external CA (c2pa-rs does not report the issuer), or the ICA credential's issuer; null otherwise */
+                /** @description who vouches for the identity: for an X.509 identity, its certificate's issuer name (RFC 4514, e.g. CN=Newsroom Issuing CA,O=Newsroom CA,C=GB), read as the e-mail address is, whoever issued it (c2pa-rs does not report the issuer); for ICA, the credential's issuer; null when neither can be read */
                 issuer: string | null;
                 serial: string | null;
                 /**
