@@ -9,7 +9,7 @@
  * nor starve cached answers. Not in the chain with `nonces: 'ignore'`.
  */
 import { unwrapOctetString } from '../shared/pki/ocsp-request.js';
-import { Limiter, RateLimit } from './limits.js';
+import { Limiter, RateLimit, type RateSnapshot } from './limits.js';
 import type { LiveSigner } from './live-signer.js';
 import { OcspRefusedError, positiveOption, type OcspIssuer, type OcspQuery, type OcspServed, type OcspSource } from './source.js';
 
@@ -48,9 +48,9 @@ export class NonceSource<I extends OcspIssuer> implements OcspSource<I> {
     return query.nonce ? this.echo(query, query.nonce) : this.next.answer(query);
   }
 
-  /** When the next nonce response can be signed within the rate (now, when it can). */
-  nextSignatureAt(): number {
-    return this.rate.nextTokenAt();
+  /** The rate's bucket now: what a copy elsewhere needs to tell when a nonce would be signed here. */
+  budget(): RateSnapshot {
+    return this.rate.snapshot();
   }
 
   private async echo(query: OcspQuery<I>, requestNonce: Uint8Array): Promise<OcspServed> {
