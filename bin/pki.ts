@@ -6,6 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig, type Config } from '../shared/config.js';
+import { ServiceError } from '../shared/errors.js';
 import type { Knex } from '../shared/db/index.js';
 import type { Certificate } from '../shared/db/repositories/certificates.js';
 import type { CrlOutcome } from '../shared/pki/crl-publisher.js';
@@ -28,6 +29,8 @@ commands:
   revoke-org <organisation-id> --reason <reason>
                                     revoke the organisation's current signing certificate (others are untouched)
   rotate-tsa                        issue a new time-stamping certificate (the TSA signs with it from now on)
+  rotate-ocsp [--wait <seconds>]    ask the scheduler for a new delegated OCSP responder certificate now (the
+                                    OCSP role signs with it at once) and wait for it (default 15 s)
   revoke <serial> --reason <reason> revoke a certificate; CRL reissued and OCSP responders told at once
                                     reasons: ${REASONS}
   publish-crls                      issue leaf.crl and sub-ca.crl now
@@ -77,6 +80,7 @@ type Command =
   | { name: 'init' | 'rotate-leaf' | 'rotate-tsa' | 'publish-crls' }
   | { name: 'list'; json: boolean; orgId?: string }
   | { name: 'rotate-org'; orgId: string }
+  | { name: 'rotate-ocsp'; waitSeconds: number }
   | { name: 'revoke'; serial: string; reason: CrlReason }
   | { name: 'revoke-org'; orgId: string; reason: CrlReason }
   | { name: 'external-request'; orgId: string; subject: RequestedSubject }
@@ -119,6 +123,12 @@ function parseCommand(command: string, args: string[]): Command {
       case 'list': {
         const { values } = parseArgs({ args, options: { json: { type: 'boolean' }, org: { type: 'string' } }, allowPositionals: false });
         return { name: 'list', json: values.json === true, orgId: values.org === undefined ? undefined : orgIdArgument(values.org, 'list --org') };
+      }
+      case 'rotate-ocsp': {
+        const { values } = parseArgs({ args, options: { wait: { type: 'string' } }, allowPositionals: false });
+        const waitSeconds = values.wait === undefined ? 15 : Number(values.wait);
+        if (!Number.isInteger(waitSeconds) || waitSeconds < 1 || waitSeconds > 300) throw new UsageError('--wait must be a whole number of seconds from 1 to 300');
+        return { name: 'rotate-ocsp', waitSeconds };
       }
       case 'rotate-org': {
         const { positionals } = parseArgs({ args, allowPositionals: true });
@@ -180,7 +190,7 @@ function parseCommand(command: string, args: string[]): Command {
 
 async function run(command: Command, config: Config, knex: Knex): Promise<void> {
   // Loaded only for a valid command line: the vault drivers (Azure SDK) take a while to import.
-  const [setup, listing, rotation, revocation, errors, orgSigning, publisher, events, files, vaults, external, externalRows, trust] = await Promise.all([
+  const [setup, listing, rotation, revocation, errors, orgSigning, publisher, events, files, vaults, external, externalRows, trust, requests, certificates] = await Promise.all([
     import('../shared/pki/init.js'),
     import('../shared/pki/certificate-listing.js'),
     import('../shared/pki/rotation.js'),
@@ -194,6 +204,8 @@ async function run(command: Command, config: Config, knex: Knex): Promise<void> 
     import('../shared/pki/external-certificates.js'),
     import('../shared/db/repositories/external-certificates.js'),
     import('../shared/trust/store.js'),
+    import('../shared/pki/certificate-requests.js'),
+    import('../shared/db/repositories/certificates.js'),
   ]);
   const deps = { knex, vault: vaults.createKeyVault(config), config };
   /** Runs `fn` with the notifier that tells running OCSP responders (Postgres NOTIFY). */
@@ -240,6 +252,13 @@ async function run(command: Command, config: Config, knex: Knex): Promise<void> 
       return withEvents(async (e) => out(describeCertificate(await rotation.rotateLeaf({ ...deps, events: e }), 'issued')));
     case 'rotate-tsa':
       return withEvents(async (e) => out(describeCertificate(await rotation.rotateTsa({ ...deps, events: e }), 'issued')));
+    case 'rotate-ocsp': {
+      // The scheduler issues it (the one door for CA keys), and tells the OCSP role.
+      const outcome = await requests.obtainOcspResponderRotation(knex, command.waitSeconds * 1000);
+      if (outcome.status === 'pending') throw new ServiceError('unavailable', 'issuance_pending', `request ${outcome.requestId} is not answered within ${command.waitSeconds} s: is the scheduler running? It stands, and the scheduler issues the certificate when it next runs`);
+      if (outcome.status === 'failed') throw new ServiceError('unavailable', outcome.code, `the scheduler could not issue it (${outcome.code}): ${outcome.message}`);
+      return out(describeCertificate((await certificates.findCertificateById(knex, outcome.certificateId))!, 'issued'));
+    }
     case 'revoke':
       return withEvents(async (e) => {
         const result = await revocation.revokeCertificate({ ...deps, events: e }, command.serial, command.reason);

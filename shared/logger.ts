@@ -71,7 +71,10 @@ export function createLogger(level: string, name: string, options: CreateLoggerO
     });
     return pino(pinoOptions, stream);
   }
-  return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
+  // Synchronous, as Node's own stdout is for files and pipes: lines leave in order and none is lost on exit. pino's
+  // default writes asynchronously, and a start failure's fatal line, written synchronously at exit, overtook the
+  // warning logged before it.
+  return pino(pinoOptions, options.destination ?? pino.destination({ dest: 1, sync: true }));
 }
 
 export type { Logger };

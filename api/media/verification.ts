@@ -131,7 +131,7 @@ export async function judgeSigner(
     if (!source) report = withSignerVouchedForTimestampsOnly(report);
   }
   const signer = report.signer && { ...report.signer, ...signerTrust(store, source) };
-  return { ...report, signer, revocation, identities: await judgedIdentities(knex, report.identities) };
+  return { ...report, signer, revocation, identities: await judgedIdentities(knex, store, report.identities) };
 }
 
 /**

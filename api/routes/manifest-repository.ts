@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';
 import { receiveAnyFile } from '../media/incoming-file.js';
 import type { RateLimiters } from '../rate-limit.js';
-import { describeManifest, discoverableManifest, findManifestMatches, findManifestMatchesByContent, manifestThumbnail } from '../services/manifest-repository.js';
+import { describeManifest, servedManifest, findManifestMatches, findManifestMatchesByContent, manifestThumbnail } from '../services/manifest-repository.js';
 import { ByBindingInput, ByBindingQuery, ByContentQuery, ManifestParams, MatchesQuery } from '../schemas/manifest-repository.js';
 import { parseBody, parseParams } from '../validation.js';
 
@@ -16,7 +16,7 @@ const manifestIdOf = (req: Request) => parseParams(ManifestParams, req.params).m
 /**
  * The manifest repository, as the C2PA Soft Binding Resolution API (1.1) defines it, for the fingerprint algorithm
  * io.iscc.v0 (ISCC Image-Code): query by binding value or by content, fetch a manifest store by its id. Public (no
- * credentials, rate limited) and limited to discoverable files. Mount at /v1.
+ * credentials, rate limited) and limited to discoverable files and remote manifests (which their files name). Mount at /v1.
  */
 export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters): Router {
   const router = Router();
@@ -59,7 +59,7 @@ export function manifestRepositoryRouter(ctx: AppContext, limits: RateLimiters):
   );
 
   router.get('/manifests/:manifestId', limits.publicApi, async (req, res) => {
-    const row = await discoverableManifest(ctx, manifestIdOf(req));
+    const row = await servedManifest(ctx, manifestIdOf(req));
     res.setHeader('Vary', 'Accept');
     res.setHeader('Cache-Control', 'public, max-age=300');
     if (req.accepts([MANIFEST_STORE_TYPE, 'application/json']) === 'application/json') {

@@ -22,7 +22,16 @@ export function signJobsRouter(ctx: AppContext): Router {
     const { job, created } = await requestSignature(
       ctx,
       principal,
-      { uploadId: body.upload_id, templateId, manifest: requested, discoverable: requestedDiscoverable, softBinding: requestedSoftBinding, identity: body.identity, idempotencyKey },
+      {
+        uploadId: body.upload_id,
+        templateId,
+        manifest: requested,
+        discoverable: requestedDiscoverable,
+        softBinding: requestedSoftBinding,
+        manifestPlacement: body.manifest_placement,
+        identity: body.identity,
+        idempotencyKey,
+      },
       req.log,
     );
     if (created) res.location(`/v1/media/jobs/${job.job_id}`);

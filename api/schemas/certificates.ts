@@ -105,12 +105,12 @@ export const RevocationInput = z
 
 export const ExternalRequestParams = z.object({ request_id: uuidField });
 
-const ExternalRequest = z
+export const ExternalRequest = z
   .object({
     request_id: uuid,
     status: z.enum(['creating_key', 'pending', 'accepted', 'failed']).openapi({ description: 'creating_key: the scheduler is making the key and CSR; pending: waiting for the CA chain; accepted: the certificate is stored' }),
-    subject: z.object({ CN: z.string(), O: z.string(), C: z.string(), OU: z.string().optional(), L: z.string().optional(), ST: z.string().optional() }),
-    csr_pem: z.string().nullable().openapi({ description: 'PKCS#10, signed by the new vault key; asks for keyUsage digitalSignature (critical), EKU id-kp-documentSigning and id-kp-emailProtection' }),
+    subject: z.object({ CN: z.string(), O: z.string(), C: z.string().optional().openapi({ description: "always for an organisation's request; for a person's, when PKI_COUNTRY is set" }), OU: z.string().optional(), L: z.string().optional(), ST: z.string().optional() }),
+    csr_pem: z.string().nullable().openapi({ description: "PKCS#10, signed by the new vault key; asks for keyUsage digitalSignature (critical), EKU id-kp-documentSigning and id-kp-emailProtection (a person's identity certificate: EKU id-kp-emailProtection and their e-mail address in subjectAltName)" }),
     created_at: dateTime,
     error: z.object({ code: z.string(), message: z.string() }).nullable(),
     certificate: z
@@ -130,91 +130,112 @@ const ExternalRequest = z
   })
   .openapi('ExternalCertificateRequest');
 
-const requestsTags = ['Organisation'];
-const chainRefused = errorResponse(
-  'The chain is refused (422), the code naming the check: chain_invalid (not PEM certificates), chain_key_mismatch (the leaf does not hold this request\'s key), chain_expired (a certificate is outside its validity), chain_profile (the leaf does not meet the C2PA claim-signer profile: keyUsage, EKU, ...), chain_untrusted (it does not verify up to the C2PA Trust List or an anchor in TRUST_ANCHORS_FILE)',
-);
+/** What differs between an owner's request routes (an organisation's signing certificate, a person's identity one). */
+export interface ExternalRequestWords {
+  create: { summary: string; description: string; body?: z.ZodType; refusals409: string };
+  list: string;
+  get: string;
+  chain: { summary: string; description: string; refused: string };
+  withdraw: { summary: string; description?: string };
+  revoked: { summary: string; description: string };
+}
 
-const externalPaths: RouteConfig[] = [
-  {
-    method: 'post',
-    path: '/org/signing-certificate/requests',
-    tags: requestsTags,
+/** The routes of certificate requests to an external CA under `base`: create, list, one, chain, withdraw, revoked. */
+export function externalRequestPaths(base: string, tags: string[], words: ExternalRequestWords): RouteConfig[] {
+  const one = `${base}/{request_id}`;
+  const params = ExternalRequestParams;
+  const body = (schema: z.ZodType) => ({ required: true, content: { 'application/json': { schema } } });
+  return [
+    {
+      method: 'post',
+      path: base,
+      tags,
+      summary: words.create.summary,
+      description: words.create.description,
+      security: userOnly,
+      ...(words.create.body ? { request: { body: body(words.create.body) } } : {}),
+      responses: {
+        201: json(ExternalRequest, 'The request with its CSR'),
+        ...(words.create.body ? refusals(400, 401, 403) : refusals(401, 403)),
+        409: errorResponse(words.create.refusals409),
+        503: errorResponse('The scheduler has not made the key within 15 s (csr_pending: the request stands), or the key vault failed'),
+      },
+    },
+    { method: 'get', path: base, tags, summary: words.list, security: userOnly, responses: { 200: json(z.object({ requests: z.array(ExternalRequest) }), 'The requests'), ...refusals(401, 403) } },
+    { method: 'get', path: one, tags, summary: words.get, security: userOnly, request: { params }, responses: { 200: json(ExternalRequest, 'The request'), ...refusals(401, 403, 404) } },
+    {
+      method: 'post',
+      path: `${one}/chain`,
+      tags,
+      summary: words.chain.summary,
+      description: words.chain.description,
+      security: userOnly,
+      request: { params, body: body(ChainInput) },
+      responses: {
+        200: json(ExternalRequest, 'The accepted request, with its certificate'),
+        ...refusals(400, 401, 403, 404),
+        409: errorResponse('The request is not waiting for a chain (request_not_pending)'),
+        422: errorResponse(words.chain.refused),
+      },
+    },
+    {
+      method: 'post',
+      path: `${one}/withdraw`,
+      tags,
+      summary: words.withdraw.summary,
+      ...(words.withdraw.description ? { description: words.withdraw.description } : {}),
+      security: userOnly,
+      request: { params },
+      responses: {
+        200: json(ExternalRequest, 'The withdrawn request'),
+        ...refusals(400, 401, 403, 404),
+        409: errorResponse('The request is accepted or failed already (request_not_pending)'),
+      },
+    },
+    {
+      method: 'post',
+      path: `${one}/revoked`,
+      tags,
+      summary: words.revoked.summary,
+      description: words.revoked.description,
+      security: userOnly,
+      request: { params, body: body(RevocationInput) },
+      responses: {
+        200: json(ExternalRequest, 'The request, its certificate marked revoked'),
+        ...refusals(400, 401, 403, 404),
+        409: errorResponse('No accepted certificate (not_accepted), or already recorded (already_revoked)'),
+      },
+    },
+  ];
+}
+
+const externalPaths = externalRequestPaths('/org/signing-certificate/requests', ['Organisation'], {
+  create: {
     summary: 'Ask for a certificate from an external CA: a new vault key and a PKCS#10 request (CSR) for it',
     description:
       "The scheduler creates a new key in the key vault and the CSR, signed by that key, asking for the C2PA claim-signer extensions. Send csr_pem to the CA (one on the C2PA Trust List, for files every validator trusts), then post the chain it issues to .../chain.",
-    security: userOnly,
-    request: { body: { required: true, content: { 'application/json': { schema: ExternalRequestInput } } } },
-    responses: {
-      201: json(ExternalRequest, 'The request with its CSR'),
-      ...refusals(400, 401, 403),
-      409: errorResponse('The organisation has MAX_PENDING_CERTIFICATE_REQUESTS requests open, their key being made or waiting for a chain (too_many_pending_requests): hand in a chain for one, or withdraw one'),
-      503: errorResponse('The scheduler has not made the key within 15 s (csr_pending: the request stands), or the key vault failed'),
-    },
+    body: ExternalRequestInput,
+    refusals409: 'The organisation has MAX_PENDING_CERTIFICATE_REQUESTS requests open, their key being made or waiting for a chain (too_many_pending_requests): hand in a chain for one, or withdraw one',
   },
-  {
-    method: 'get',
-    path: '/org/signing-certificate/requests',
-    tags: requestsTags,
-    summary: "The organisation's certificate requests to external CAs, pending and past (newest first)",
-    security: userOnly,
-    responses: { 200: json(z.object({ requests: z.array(ExternalRequest) }), 'The requests'), ...refusals(401, 403) },
-  },
-  {
-    method: 'get',
-    path: '/org/signing-certificate/requests/{request_id}',
-    tags: requestsTags,
-    summary: 'One certificate request',
-    security: userOnly,
-    request: { params: ExternalRequestParams },
-    responses: { 200: json(ExternalRequest, 'The request'), ...refusals(401, 403, 404) },
-  },
-  {
-    method: 'post',
-    path: '/org/signing-certificate/requests/{request_id}/chain',
-    tags: requestsTags,
-    summary: "Hand over the chain the CA issued for the request; once checked, the organisation signs with it",
+  list: "The organisation's certificate requests to external CAs, pending and past (newest first)",
+  get: 'One certificate request',
+  chain: {
+    summary: 'Hand over the chain the CA issued for the request; once checked, the organisation signs with it',
     description:
-      'Checked before use: the leaf holds the request\'s vault key, every certificate is within its validity, the leaf meets the C2PA claim-signer profile, and the chain verifies up to a trust anchor (the C2PA Trust List, or TRUST_ANCHORS_FILE). The previous certificates stay in the history; files signed with them keep them.',
-    security: userOnly,
-    request: { params: ExternalRequestParams, body: { required: true, content: { 'application/json': { schema: ChainInput } } } },
-    responses: {
-      200: json(ExternalRequest, 'The accepted request, with its certificate'),
-      ...refusals(400, 401, 403, 404),
-      409: errorResponse('The request is not waiting for a chain (request_not_pending)'),
-      422: chainRefused,
-    },
+      "Checked before use: the leaf holds the request's vault key, every certificate is within its validity, the leaf meets the C2PA claim-signer profile, and the chain verifies up to a trust anchor (the C2PA Trust List, or TRUST_ANCHORS_FILE). The previous certificates stay in the history; files signed with them keep them.",
+    refused:
+      "The chain is refused (422), the code naming the check: chain_invalid (not PEM certificates), chain_key_mismatch (the leaf does not hold this request's key), chain_expired (a certificate is outside its validity), chain_profile (the leaf does not meet the C2PA claim-signer profile: keyUsage, EKU, ...), chain_untrusted (it does not verify up to the C2PA Trust List or an anchor in TRUST_ANCHORS_FILE)",
   },
-  {
-    method: 'post',
-    path: '/org/signing-certificate/requests/{request_id}/withdraw',
-    tags: requestsTags,
+  withdraw: {
     summary: 'Withdraw a request waiting for its key or chain (one the CA will not answer): it then takes no chain, and no longer counts against MAX_PENDING_CERTIFICATE_REQUESTS',
-    description: "The request ends as failed with error code withdrawn and stays in the list. Its vault key stays (the API cannot delete keys); it never signs.",
-    security: userOnly,
-    request: { params: ExternalRequestParams },
-    responses: {
-      200: json(ExternalRequest, 'The withdrawn request'),
-      ...refusals(400, 401, 403, 404),
-      409: errorResponse('The request is accepted or failed already (request_not_pending)'),
-    },
+    description: 'The request ends as failed with error code withdrawn and stays in the list. Its vault key stays (the API cannot delete keys); it never signs.',
   },
-  {
-    method: 'post',
-    path: '/org/signing-certificate/requests/{request_id}/revoked',
-    tags: requestsTags,
+  revoked: {
     summary: 'Record that the external CA revoked the certificate: the organisation stops signing with it at once',
     description:
       "Revocation is the CA's; this records it here. Sign jobs then fail with no_signing_certificate (the service does not fall back to another certificate) until a new chain is accepted or an admin rotates to the service CA. The service's own OCSP responder and CRLs never answer for external certificates.",
-    security: userOnly,
-    request: { params: ExternalRequestParams, body: { required: true, content: { 'application/json': { schema: RevocationInput } } } },
-    responses: {
-      200: json(ExternalRequest, 'The request, its certificate marked revoked'),
-      ...refusals(400, 401, 403, 404),
-      409: errorResponse('No accepted certificate (not_accepted), or already recorded (already_revoked)'),
-    },
   },
-];
+});
 
 export const certificatesPaths: RouteConfig[] = [
   ...externalPaths,

@@ -1,4 +1,5 @@
 import type { ResponseConfig } from '@asteasolutions/zod-to-openapi';
+import { MANIFEST_PLACEMENTS } from '../../shared/domain/manifest-placement.js';
 import { PASSWORD_MAX_BYTES } from '../../shared/passwords.js';
 import { ROLES } from '../../shared/roles.js';
 import type { PageRequest } from '../../shared/db/page.js';
@@ -61,6 +62,19 @@ export const orgChoice = (description: string) =>
     .optional()
     .transform((choice) => choice ?? null)
     .openapi({ description: `${description}; null or absent follows the organisation (GET/PATCH /org)` });
+
+/** A request's or template's manifest placement: "embedded", "remote", or null/absent (the default: see `fallback`). */
+export const manifestPlacementChoice = (description: string, fallback: string) =>
+  z
+    .preprocess((value, ctx) => {
+      if (value === undefined || value === null) return null;
+      if (typeof value === 'string' && (MANIFEST_PLACEMENTS as readonly string[]).includes(value)) return value;
+      refuse(ctx, `must be one of ${MANIFEST_PLACEMENTS.join(', ')}, or null (${fallback})`);
+      return z.NEVER;
+    }, z.enum(MANIFEST_PLACEMENTS).nullable())
+    .optional()
+    .transform((choice) => choice ?? null)
+    .openapi({ description: `${description}; null or absent: ${fallback}` });
 
 const PAGE_LIMIT = `must be a whole number from 1 to ${MAX_PAGE_SIZE}`;
 
@@ -137,7 +151,7 @@ export const userOnly: Record<string, string[]>[] = [{ bearerAuth: [] }];
 export const c2paManifestLinkHeader = {
   schema: { type: 'string' as const },
   description:
-    'When the signed file\'s manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise.',
+    'When the signed file\'s manifest is remote (manifest_placement "remote") or discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise.',
 };
 
 export const userOrApiKey: Record<string, string[]>[] = [{ bearerAuth: [] }, { apiKeyAuth: [] }];

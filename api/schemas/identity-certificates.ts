@@ -1,5 +1,6 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { CRL_REASON_NAMES } from '../../shared/domain/crl-reasons.js';
+import { externalRequestPaths } from './certificates.js';
 import { dateTime, errorResponse, json, nameField, refusals, userOnly, uuid, uuidField } from './common.js';
 import { z } from './zod.js';
 
@@ -33,7 +34,7 @@ const IdentityCertificate = z
     revoked_at: dateTime.nullable(),
     revocation_reason: z.string().nullable(),
     certificate_pem: z.string(),
-    chain_pem: z.string().openapi({ description: 'the certificate, then the sub-CA that issued it' }),
+    chain_pem: z.string().openapi({ description: 'the certificate, then the sub-CA that issued it (an external CA: the intermediates it gave)' }),
     issued_by: z.string(),
   })
   .openapi('IdentityCertificate');
@@ -41,8 +42,8 @@ const IdentityCertificate = z
 const IdentityStatus = z
   .object({
     name: z.string().nullable(),
-    current: IdentityCertificate.nullable().openapi({ description: 'the certificate "sign as me" uses; null when none is valid' }),
-    certificates: z.array(IdentityCertificate).openapi({ description: 'every identity certificate of the user, newest first' }),
+    current: IdentityCertificate.nullable().openapi({ description: 'the certificate "sign as me" uses (the service CA\'s, or one accepted from the organisation\'s external CA when that is newer); null when none may sign' }),
+    certificates: z.array(IdentityCertificate).openapi({ description: "every identity certificate the service CA issued the user, newest first (those from an external CA: GET /auth/me/identity-certificate/requests)" }),
   })
   .openapi('IdentityCertificateStatus');
 
@@ -91,6 +92,29 @@ export const identityCertificatePaths: RouteConfig[] = [
       ...refusals(401, 403),
     },
   },
+  ...externalRequestPaths('/auth/me/identity-certificate/requests', tags, {
+    create: {
+      summary: "Ask for an identity certificate from the organisation's external CA: a new vault key of the user's own and a PKCS#10 request (CSR) for it",
+      description:
+        "The same flow as the organisation's signing certificate (POST /org/signing-certificate/requests), for the signed-in user: the scheduler creates the key and the CSR, subject CN = the user's name, O = the organisation's name (C = PKI_COUNTRY when set), the user's e-mail address in subjectAltName, keyUsage digitalSignature (critical), EKU id-kp-emailProtection. Send csr_pem to the organisation's CA, then post the chain it issues to .../chain. A user's requests count against MAX_PENDING_CERTIFICATE_REQUESTS apart from the organisation's. 409 name_required when the user has no name (PATCH /auth/me).",
+      refusals409: 'The user has no name (name_required), or MAX_PENDING_CERTIFICATE_REQUESTS requests open (too_many_pending_requests): hand in a chain for one, or withdraw one',
+    },
+    list: "The signed-in user's identity certificate requests to the organisation's external CA, pending and past (newest first)",
+    get: "One of the signed-in user's identity certificate requests",
+    chain: {
+      summary: 'Hand over the chain the external CA issued for the request; once checked, the user signs as a person with it',
+      description:
+        "Checked before use: the leaf holds the request's vault key, every certificate is within its validity, the leaf meets the CAWG X.509 identity profile (the C2PA claim-signer profile with EKU emailProtection) and names the user's e-mail address in subjectAltName, and the chain verifies up to a CAWG trust anchor: the organisation's trust anchors (/org/trust-anchors) or CAWG_TRUST_ANCHORS_FILE. From then on \"identity\" on POST /v1/media/sign signs with it, until a newer certificate (from either CA) replaces it. The service's own OCSP responder and CRLs never answer for it: revocation is the CA's.",
+      refused:
+        "The chain is refused (422), the code naming the check: chain_invalid (not PEM certificates), chain_key_mismatch (the leaf does not hold this request's key), chain_expired (a certificate is outside its validity), chain_profile (the leaf does not meet the CAWG X.509 identity profile, or does not name the user's e-mail address), chain_untrusted (it does not verify up to the organisation's trust anchors or CAWG_TRUST_ANCHORS_FILE)",
+    },
+    withdraw: { summary: 'Withdraw an identity certificate request waiting for its key or chain: it then takes no chain, and no longer counts against MAX_PENDING_CERTIFICATE_REQUESTS' },
+    revoked: {
+      summary: 'Record that the external CA revoked the identity certificate: the user stops signing as a person with it at once',
+      description:
+        "Revocation is the CA's; this records it here. Sign requests with identity are then 409 identity_certificate_missing (the service does not fall back to an older certificate) until a new chain is accepted or the service CA issues one (POST /auth/me/identity-certificate).",
+    },
+  }),
   {
     method: 'post',
     path: '/org/users/{user_id}/identity-certificate/revoke',

@@ -123,7 +123,7 @@ export const manifestRepositoryPaths: RouteConfig[] = [
     tags,
     summary: `A signed file's C2PA manifest store (${MANIFEST_STORE_TYPE}), or its JSON view with Accept: application/json`,
     description:
-      "Public for discoverable files; any other id is 404. The JSON view shows what the manifest says (title, creator, actions, assertions), its signer (with signer.trust_source, judged under the same trust as the public verify) and the signer's revocation status, its signature (trusted, valid or invalid; the hard binding cannot be checked without the original file, so it is left out), c2pa-rs's status codes, the SHA-256 of the signed file and its on-chain anchor.",
+      "Public for discoverable files and for remote manifests (signed with manifest_placement \"remote\": the file names this URL, so it is served whatever the file's discoverability); any other id is 404. The JSON view shows what the manifest says (title, creator, actions, assertions), its signer (with signer.trust_source, judged under the same trust as the public verify) and the signer's revocation status, its signature (trusted, valid or invalid; the hard binding cannot be checked without the original file, so it is left out), c2pa-rs's status codes, the SHA-256 of the signed file and its on-chain anchor.",
     request: { params: ManifestParams, query: ManifestQuery },
     responses: {
       200: {

@@ -1,13 +1,15 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { TEMPLATE_FIELDS } from '../../shared/c2pa/parse-manifest.js';
+import { MANIFEST_PLACEMENTS } from '../../shared/domain/manifest-placement.js';
 import { refuse } from '../validation.js';
-import { dateTime, errors, json, nameField, nextCursor, noContent, orgChoice, pageQuery, userOnly, userOrApiKey, uuid, uuidField, refusals } from './common.js';
+import { dateTime, errors, json, manifestPlacementChoice, nameField, nextCursor, noContent, orgChoice, pageQuery, userOnly, userOrApiKey, uuid, uuidField, refusals } from './common.js';
 import { ManifestDefaults, manifestDefaultsField } from './manifest.js';
+import { IdentityRequest } from './sign-jobs.js';
 import { z } from './zod.js';
 
 const TEMPLATE_NAME_MAX = 100;
 
-const BODY_FIELDS = ['name', 'manifest', 'discoverable', 'soft_binding'];
+const BODY_FIELDS = ['name', 'manifest', 'discoverable', 'soft_binding', 'manifest_placement', 'identity'];
 
 /** A create or update body: `{ name, manifest }`, the manifest checked by the sign request's own field rules. */
 export const ManifestTemplateInput = z.preprocess(
@@ -28,6 +30,17 @@ export const ManifestTemplateInput = z.preprocess(
       manifest: manifestDefaultsField,
       discoverable: orgChoice('whether files signed with it are discoverable in the public manifest repository (lookup by content or binding, GET /v1/manifests/{id})'),
       soft_binding: orgChoice('whether images signed with it get a soft binding (ISCC fingerprint assertion and index row)'),
+      manifest_placement: manifestPlacementChoice(
+        'where files signed with it keep their manifest store: "embedded" in the file, or "remote": kept in the public manifest repository (GET /v1/manifests/{id}) and named by the file (XMP dcterms:provenance) and by its download\'s Link header (a sign request may choose otherwise)',
+        'embedded',
+      ),
+      identity: IdentityRequest.nullable()
+        .optional()
+        .transform((v) => v ?? null)
+        .openapi({
+          description:
+            "sign as the person too, with these CAWG roles, when a sign request with this template gives no identity of its own (the request's replaces it): the same rules as the sign request's identity (400 for a role outside the CAWG vocabulary; at signing, 422 no_identity for an API key bound to no user, 409 identity_certificate_missing, 422 identity_not_supported for video and audio signed streamed). null or absent: the organisation alone",
+        }),
     })
     .strict()
     .openapi('ManifestTemplateInput'),
@@ -41,6 +54,8 @@ const ManifestTemplate = z
     manifest: ManifestDefaults,
     discoverable: z.boolean().nullable(),
     soft_binding: z.boolean().nullable(),
+    manifest_placement: z.enum(MANIFEST_PLACEMENTS).nullable().openapi({ description: 'where files signed with it keep their manifest store; null: embedded' }),
+    identity: IdentityRequest.nullable().openapi({ description: "the CAWG identity a sign request with this template signs with when it gives none; null: the organisation alone" }),
     created_at: dateTime,
     updated_at: dateTime,
   })

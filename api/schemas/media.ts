@@ -1,5 +1,6 @@
 import type { ZodContentObject } from '@asteasolutions/zod-to-openapi';
 import type { MediaKind } from '../../shared/media/format-descriptor.js';
+import { remoteManifestRefusal } from '../../shared/c2pa/remote-manifest.js';
 import { MEDIA_FORMATS } from '../../shared/media/formats.js';
 import { z } from './zod.js';
 
@@ -7,7 +8,14 @@ import { z } from './zod.js';
  * The media formats of the contract, from the format registry (shared/media/formats.ts): the one place the API's
  * description reads them, so a format added there is in /openapi.json, /docs and the web app's pickers at once.
  */
-export const mediaFormats = MEDIA_FORMATS.map(({ mimeType, extensions, kind, label }) => ({ mimeType, extensions: [...extensions], kind, label }));
+export const mediaFormats = MEDIA_FORMATS.map(({ mimeType, extensions, kind, label }) => ({
+  mimeType,
+  extensions: [...extensions],
+  kind,
+  label,
+  // Whether a file of the format can be signed with manifest_placement "remote".
+  remoteManifest: remoteManifestRefusal(mimeType) === undefined,
+}));
 
 const typesOf = (kinds: readonly MediaKind[]) => mediaFormats.filter((f) => kinds.includes(f.kind)).map((f) => f.mimeType);
 

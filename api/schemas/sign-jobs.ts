@@ -1,8 +1,9 @@
 import type { RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { MANIFEST_PLACEMENTS } from '../../shared/domain/manifest-placement.js';
 import { JOB_STATUSES } from '../../shared/job-status.js';
 import { refuse } from '../validation.js';
 import { Anchor } from './anchors.js';
-import { c2paManifestLinkHeader, dateTime, errorResponse, errors, json, nextCursor, orgChoice, pageFields, toPageRequest, uri, userOrApiKey, uuid, uuidField, refusals } from './common.js';
+import { c2paManifestLinkHeader, dateTime, errorResponse, errors, json, manifestPlacementChoice, nextCursor, orgChoice, pageFields, toPageRequest, uri, userOrApiKey, uuid, uuidField, refusals } from './common.js';
 import { ManifestInput, manifestRequestField } from './manifest.js';
 import { MediaType, signedFileContent } from './media.js';
 import { CAWG_ROLES } from '../../shared/c2pa/cawg-identity.js';
@@ -32,6 +33,10 @@ export const SignInput = z
     soft_binding: orgChoice(
       'whether an image is signed with a soft binding (over the template choice): its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content; false skips the fingerprint. Video, audio and documents are signed without one whatever this says (the job answers soft_binding: false)',
     ),
+    manifest_placement: manifestPlacementChoice(
+      "where the signed file's manifest store goes (over the template choice): \"embedded\" in the file, or \"remote\": kept only in the public manifest repository, whose URL (GET /v1/manifests/{id}, on BASE_URL, served whatever the file's discoverability) the file carries as its XMP dcterms:provenance reference, and which its download names in a Link: <...>; rel=\"c2pa-manifest\" header. Remote works for the formats c2pa-wasm signs itself (images, AVI, PDF); 422 remote_manifest_unsupported for video and audio signed streamed (MP4, M4V, MOV, M4A, WAV, MP3, FLAC, fragmented MP4 renditions) and ZIP containers (EPUB, Office, OpenDocument)",
+      "the template's choice, else embedded",
+    ),
     upload_id: z.preprocess((value, ctx) => {
       if (value === undefined || typeof value === 'string') return value;
       refuse(ctx, 'must be a string');
@@ -48,7 +53,7 @@ export const SignInput = z
       .transform((v) => v ?? null)
       .openapi({
         description:
-          "sign as the person too: a CAWG identity assertion (cawg.x509.cose) naming the signed-in user (or the user the API key is bound to), with these roles, signed with their identity certificate's key beside the organisation's claim signature. 422 no_identity for an API key bound to no user; 409 identity_certificate_missing without a valid identity certificate (POST /auth/me/identity-certificate); 422 identity_not_supported for video and audio signed streamed (MP4, M4V, MOV, M4A, WAV, MP3, FLAC). Validators that do not hold the service's identity CA as a CAWG trust anchor read the identity, and so the file, as not trusted.",
+          "sign as the person too: a CAWG identity assertion (cawg.x509.cose) naming the signed-in user (or the user the API key is bound to), with these roles, signed with their identity certificate's key beside the organisation's claim signature. Without it, the template's identity setting applies (null or absent: the organisation alone). 422 no_identity for an API key bound to no user; 409 identity_certificate_missing without a valid identity certificate (POST /auth/me/identity-certificate, or one from the organisation's external CA: /auth/me/identity-certificate/requests); 422 identity_not_supported for video and audio signed streamed (MP4, M4V, MOV, M4A, WAV, MP3, FLAC). Validators that do not hold the service's identity CA as a CAWG trust anchor read the identity, and so the file, as not trusted.",
       }),
   })
   .openapi('SignInput');
@@ -104,6 +109,9 @@ const Job = z
         description:
           "whether the file is signed with a soft binding (its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content): the request's or the template's choice, null following the organisation's setting (GET /org: soft_binding). Always false (none) for video, audio and documents (PDF, EPUB, Office, OpenDocument): ISCC image codes are of images, and a request or template asking for one there is ignored",
       }),
+    manifest_placement: z.enum(MANIFEST_PLACEMENTS).openapi({
+      description: 'where the signed file keeps its manifest store: embedded in the file, or remote (in the public manifest repository, named by the file and by its download\'s Link header)',
+    }),
     attempts: z.number().int(),
     created_at: dateTime,
     updated_at: dateTime,

@@ -119,13 +119,13 @@ const Verification = z
           sig_type: z.string().nullable().openapi({ description: 'cawg.x509.cose (an X.509 identity certificate) or cawg.identity_claims_aggregation (ICA)' }),
           name: z.string().nullable().openapi({ description: "the person: the certificate's CN, or the first identity an ICA credential attests" }),
           organisation: z.string().nullable().openapi({ description: "the certificate's O" }),
-          email: z.string().nullable().openapi({ description: 'for identity certificates the service issued: the e-mail address in subjectAltName (c2pa-rs does not report it)' }),
+          email: z.string().nullable().openapi({ description: "for identity certificates the service issued or accepted from an organisation's external CA: the e-mail address in subjectAltName (c2pa-rs does not report it)" }),
           roles: z.array(z.string()).openapi({ description: 'CAWG roles, e.g. cawg.creator' }),
-          issuer: z.string().nullable().openapi({ description: "who vouches for the identity: the issuing CA's name for identity certificates the service issued (c2pa-rs does not report the issuer), or the ICA credential's issuer; null otherwise" }),
+          issuer: z.string().nullable().openapi({ description: "who vouches for the identity: the issuing CA's name for identity certificates the service issued or accepted from an organisation's external CA (c2pa-rs does not report the issuer), or the ICA credential's issuer; null otherwise" }),
           serial: z.string().nullable(),
           verdict: z.enum(['trusted', 'untrusted', 'invalid']).openapi({ description: 'from c2pa-rs: untrusted when only cawg.*.credential.untrusted fails (no CAWG anchor vouches), invalid on any other failure' }),
           codes: z.object({ success: z.array(z.string()), informational: z.array(z.string()), failure: z.array(z.string()) }).openapi({ description: "c2pa-rs's cawg.* codes for this assertion" }),
-          trust_source: z.enum(['service_ca', 'cawg_anchor']).nullable().openapi({ description: "service_ca: the service's identity CA issued it; cawg_anchor: CAWG_TRUST_ANCHORS_FILE or the organisation's anchors; null when untrusted" }),
+          trust_source: z.enum(['service_ca', 'cawg_anchor', 'organisation_anchor']).nullable().openapi({ description: "service_ca: the service's identity CA issued it; organisation_anchor: an organisation's external CA issued it and, signed in, the organisation's trust anchors vouch for it; cawg_anchor: CAWG_TRUST_ANCHORS_FILE (or, for identity certificates the service does not know, the organisation's anchors); null when untrusted" }),
         }),
       )
       .optional()

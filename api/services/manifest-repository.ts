@@ -5,7 +5,8 @@
 import { loadSharp } from '../../shared/media/sharp.js';
 import { anchorViewForHash } from '../../shared/anchoring/views.js';
 import { claimThumbnailOfStore } from '../../shared/c2pa/read-asset.js';
-import { discoverableManifestIdOf, findDiscoverableManifest, type DiscoverableManifest } from '../../shared/db/repositories/sign-jobs.js';
+import { findServedManifest, servedManifestIdOf, type ServedManifest } from '../../shared/db/repositories/sign-jobs.js';
+import { repositoryManifestUrl } from '../../shared/c2pa/remote-manifest.js';
 import { formatFor, identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
 import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
 import type { StagedFile } from '../../shared/storage/index.js';
@@ -38,28 +39,31 @@ export async function findManifestMatchesByContent(ctx: RepositoryContext, stage
   return findManifestMatches(ctx, decodeImageCode(iscc), limit);
 }
 
-/** A discoverable manifest store and its signed file; 404 for any other id (a non-discoverable one does not exist publicly). */
-export async function discoverableManifest(ctx: Pick<RepositoryContext, 'knex'>, manifestId: string): Promise<DiscoverableManifest> {
-  const row = await findDiscoverableManifest(manifestId, ctx.knex);
+/**
+ * A manifest store the repository serves and its signed file: a discoverable one, or a remote manifest (which its
+ * file names); 404 for any other id (a non-discoverable embedded one does not exist publicly).
+ */
+export async function servedManifest(ctx: Pick<RepositoryContext, 'knex'>, manifestId: string): Promise<ServedManifest> {
+  const row = await findServedManifest(manifestId, ctx.knex);
   if (!row) throw notFound('manifest');
   return row;
 }
 
 /**
  * The HTTP `Link` header value that tells a validator where a signed file's manifest store is (C2PA 2.2 §15.5.3.2):
- * the repository's GET /v1/manifests/{id}. Undefined when the file's manifest is not discoverable, as that URL would
- * answer 404.
+ * the repository's GET /v1/manifests/{id}. Always for a remote manifest; for an embedded one, undefined when it is not
+ * discoverable, as that URL would answer 404.
  */
 export async function c2paManifestLink(ctx: Pick<RepositoryContext, 'knex' | 'config'>, file: { id: string } | { sha256: string }): Promise<string | undefined> {
-  const manifestId = await discoverableManifestIdOf(file, ctx.knex);
-  return manifestId === undefined ? undefined : `<${ctx.config.baseUrl}/v1/manifests/${encodeURIComponent(manifestId)}>; rel="c2pa-manifest"`;
+  const manifestId = await servedManifestIdOf(file, ctx.knex);
+  return manifestId === undefined ? undefined : `<${repositoryManifestUrl(ctx.config.baseUrl, manifestId)}>; rel="c2pa-manifest"`;
 }
 
 /**
  * What a discoverable manifest says (read in the verification pool): its signer and the signer's revocation status,
  * its signature (the hard binding cannot be checked without the original file), the signed file's hash and anchor.
  */
-export async function describeManifest(ctx: RepositoryContext, row: DiscoverableManifest) {
+export async function describeManifest(ctx: RepositoryContext, row: ServedManifest) {
   const [described] = await describeStoredManifests(ctx, [new Uint8Array(row.store)]);
   const { report, signer, revocation } = described!;
   const kind = formatFor(row.mime_type)?.kind;
@@ -75,7 +79,7 @@ export async function describeManifest(ctx: RepositoryContext, row: Discoverable
     anchor: (await anchorViewForHash(ctx.knex, ctx.config.baseUrl, row.sha256)) ?? null,
     // Images are drawn from the signed file; video from the manifest's claim thumbnail, when it has one.
     thumbnail_url: kind === 'image' || (kind === 'video' && report.manifest?.thumbnail)
-      ? `${ctx.config.baseUrl}/v1/manifests/${encodeURIComponent(row.manifest_id)}/thumbnail`
+      ? `${repositoryManifestUrl(ctx.config.baseUrl, row.manifest_id)}/thumbnail`
       : null,
   };
 }
@@ -86,7 +90,7 @@ export async function describeManifest(ctx: RepositoryContext, row: Discoverable
  * picture. Audio has none (404).
  */
 export async function manifestThumbnail(ctx: RepositoryContext, manifestId: string): Promise<Buffer> {
-  const row = await discoverableManifest(ctx, manifestId);
+  const row = await servedManifest(ctx, manifestId);
   const kind = formatFor(row.mime_type)?.kind;
   let picture: Uint8Array;
   if (kind === 'image') picture = await ctx.files.read(row.storage_key);

@@ -10,6 +10,8 @@ import { actorOf } from '../audit-actor.js';
 import { anchorViewsForFiles } from '../../shared/anchoring/views.js';
 import { mergeManifest } from '../../shared/c2pa/parse-manifest.js';
 import type { ManifestRequest } from '../../shared/domain/manifest-input.js';
+import type { ManifestPlacement } from '../../shared/domain/manifest-placement.js';
+import { assertRemoteManifestSupported } from '../../shared/c2pa/remote-manifest.js';
 import { isUniqueViolation } from '../../shared/db/errors.js';
 import { renditionPartCounts, renditionParts } from '../../shared/db/repositories/rendition-parts.js';
 import type { PageRequest } from '../../shared/db/page.js';
@@ -29,7 +31,7 @@ import { formatFor } from '../../shared/media/formats.js';
 import { cleanTitle } from '../../shared/media/walks/document-title.js';
 import { PENDING_STATUSES, SIGNED_STATUSES, type JobStatus } from '../../shared/job-status.js';
 import { noCertificateError, orgSigningState } from '../../shared/pki/org-signing.js';
-import { currentUserIdentityCertificate } from '../../shared/db/repositories/identity-certificates.js';
+import { personCertificateInForce } from '../../shared/pki/person-signing-identity.js';
 import type { Principal } from '../auth/principal.js';
 import type { AppContext } from '../context.js';
 import { ApiError, conflict, notFound } from '../errors.js';
@@ -57,6 +59,8 @@ export interface SignatureRequest {
   manifest: ManifestRequest;
   discoverable: boolean | null;
   softBinding: boolean | null;
+  /** Where the manifest store goes; null: the template's choice, else embedded. */
+  manifestPlacement?: ManifestPlacement | null;
   /** Sign as the person too (CAWG identity), with these roles; null: the organisation alone. */
   identity?: { roles: string[] } | null;
   idempotencyKey?: string;
@@ -88,7 +92,9 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
       isDeepStrictEqual(existing.request_manifest ?? existing.manifest, request.manifest) &&
       existing.discoverable === (request.discoverable ?? existing.discoverable) &&
       existing.soft_binding === (requestedSoftBinding ?? existing.soft_binding) &&
-      isDeepStrictEqual(existing.identity_roles ?? null, request.identity?.roles ?? null);
+      existing.manifest_placement === (request.manifestPlacement ?? existing.manifest_placement) &&
+      // A request without identity signs with its template's, whatever that was then (as for soft_binding).
+      isDeepStrictEqual(existing.identity_roles ?? null, request.identity?.roles ?? (existing.template_id ? (existing.identity_roles ?? null) : null));
     if (existing && !sameRequest) {
       throw conflict('this Idempotency-Key was used with a different request', 'idempotency_conflict');
     }
@@ -99,13 +105,18 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
   // Another organisation's template, or a deleted one, is not found.
   const template = templateId === null ? undefined : await liveTemplate(ctx.knex, principal.orgId, templateId);
   const manifest = mergeManifest(withDocumentTitle(request.manifest, upload), template?.manifest);
+  const manifestPlacement = request.manifestPlacement ?? template?.manifest_placement ?? 'embedded';
+  // A remote manifest the format cannot carry is refused now rather than as a failed job.
+  if (manifestPlacement === 'remote') assertRemoteManifestSupported(upload.mime_type);
   // A job that can only fail is not queued: without a certificate the organisation may sign with (or one the
   // worker may issue for it), the caller hears so at once.
   const signing = await orgSigningState(ctx.knex, principal.orgId);
   if (signing.state === 'revoked' || signing.state === 'no_ca' || signing.state === 'external_unusable') {
     throw noCertificateError(signing);
   }
-  const person = request.identity ? await signingPerson(ctx, principal, upload.mime_type) : null;
+  // The request's identity, else the template's: the same checks either way.
+  const identity = request.identity ?? template?.identity ?? null;
+  const person = identity ? await signingPerson(ctx, principal, upload.mime_type, !request.identity) : null;
   let job: SignJob;
   try {
     job = await ctx.knex.transaction(async (trx) => {
@@ -122,7 +133,8 @@ export async function requestSignature(ctx: SignJobsContext, principal: Principa
       discoverable: request.discoverable ?? template?.discoverable ?? null,
       soft_binding: fingerprinted ? (requestedSoftBinding ?? template?.soft_binding ?? null) : false,
       identity_user_id: person,
-      identity_roles: request.identity ? request.identity.roles : null,
+      identity_roles: identity ? identity.roles : null,
+      manifest_placement: manifestPlacement,
     }, trx);
       await recordAuditEvent(trx, { action: 'sign.requested', actor: actorOf(principal), orgId: principal.orgId, target: { type: 'sign_job', id: inserted.id }, details: { upload_id: upload.id, upload_sha256: upload.sha256, template_id: template?.id ?? null } });
       return inserted;
@@ -161,15 +173,14 @@ function withDocumentTitle(manifest: ManifestRequest, upload: Pick<Upload, 'mime
  * The person a request to sign as a person names: the signed-in user, or the user the API key is bound to, who must
  * hold a valid identity certificate. Checked here so that a job that can only fail is not queued.
  */
-async function signingPerson(ctx: Pick<SignJobsContext, 'knex'>, principal: Principal, mimeType: string): Promise<string> {
+async function signingPerson(ctx: Pick<SignJobsContext, 'knex'>, principal: Principal, mimeType: string, fromTemplate: boolean): Promise<string> {
   const userId = principal.userId;
+  const without = fromTemplate ? 'with a template that has no identity setting' : 'without "identity"';
   if (!userId) {
-    throw new ApiError('unprocessable', 'no_identity', 'an API key has no person to sign as: an admin may create a key bound to a user (POST /org/api-keys with user_id), or sign without "identity"');
+    throw new ApiError('unprocessable', 'no_identity', `an API key has no person to sign as: an admin may create a key bound to a user (POST /org/api-keys with user_id), or sign ${without}`);
   }
-  if (formatFor(mimeType)?.streamed) throw new ApiError('unprocessable', 'identity_not_supported', `${mimeType} files are signed streamed, without identity assertions: sign without "identity"`);
-  if (!(await currentUserIdentityCertificate(ctx.knex, principal.orgId, userId))) {
-    throw new ApiError('conflict', 'identity_certificate_missing', 'the user has no valid identity certificate: issue one first (POST /auth/me/identity-certificate)');
-  }
+  if (formatFor(mimeType)?.streamed) throw new ApiError('unprocessable', 'identity_not_supported', `${mimeType} files are signed streamed, without identity assertions: sign ${without}`);
+  await personCertificateInForce(ctx.knex, principal.orgId, userId);
   return userId;
 }
 
@@ -225,7 +236,7 @@ export interface OpenedSignedFile {
   mimeType: string;
   size: number;
   etag: string;
-  /** The `Link` header naming where the public repository serves the file's manifest store, when discoverable. */
+  /** The `Link` header naming where the public repository serves the file's manifest store, when it does (remote or discoverable). */
   manifestLink: string | undefined;
   stream: Readable;
 }

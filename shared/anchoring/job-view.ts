@@ -15,6 +15,8 @@ export interface JobView {
    * following the organisation's setting; always false (none) for video, audio and documents.
    */
   soft_binding: boolean | null;
+  /** Embedded in the file, or remote: in the manifest repository, named by the file and its download's Link header. */
+  manifest_placement: SignJob['manifest_placement'];
   attempts: number;
   created_at: string;
   updated_at: string;
@@ -49,6 +51,7 @@ export function jobView(baseUrl: string, job: SignJob, file: SignedFile | undefi
     manifest: job.manifest,
     template: job.template_id && job.template_version !== null ? { id: job.template_id, version: job.template_version } : null,
     soft_binding: job.soft_binding,
+    manifest_placement: job.manifest_placement,
     attempts: job.attempts,
     created_at: job.created_at.toISOString(),
     updated_at: job.updated_at.toISOString(),

@@ -84,6 +84,8 @@ export interface ManifestDefinition {
   /** The claim thumbnail: signAsset makes the JPEG from the source and adds it as this resource. */
   thumbnail?: { format: 'image/jpeg'; identifier: string };
   assertions: AssertionDefinition[];
+  /** The active manifest's label, preset (urn:c2pa:<uuid>) when its URL must be known before signing (a remote manifest). */
+  label?: string;
 }
 
 /** Resource identifier of the claim thumbnail in the definition (c2pa-rs stores it as c2pa.thumbnail.claim). */

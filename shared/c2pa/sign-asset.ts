@@ -10,8 +10,10 @@ import { signDataHashedFile } from './data-hash-sign.js';
 import { coseSigner } from './cose-sign1.js';
 import { C2paError } from './errors.js';
 import { opensParentIngredient, PARENT_INGREDIENT_ID } from './manifest-definition.js';
+import { activeManifestLabel } from './manifest-store-label.js';
 import { assertSignableMedia, isSignableMimeType, MediaTypeMismatchError, UnsupportedMediaTypeError, type SignableMimeType } from './media-type.js';
 import { activeManifestTitle, hasManifest, sourceHasManifest } from './read-asset.js';
+import { assertRemoteManifestSupported } from './remote-manifest.js';
 import { signingSettings } from './settings.js';
 import { withClaimThumbnail, withSigningBuilder } from './sign-builder.js';
 import { SourceManifestConflictError, type SignedFile, type SignFileInput, type SignOptions } from './sign-options.js';
@@ -64,6 +66,7 @@ export interface SignedAsset {
 /** signAsset, also handing back the manifest store it embedded (for the manifest repository). */
 export async function signAssetWithManifest(input: SignAssetInput): Promise<SignedAsset> {
   const mimeType = assertSignableMedia(input.bytes, input.mimeType);
+  if (input.remoteManifest) assertRemoteManifestSupported(mimeType);
   if (signedStreamed(mimeType)) return signStreamedBytes(input, mimeType);
   if (!opensParentIngredient(input.manifest) && (await hasManifest(input.bytes, mimeType))) throw new SourceManifestConflictError();
   return signSource(input, mimeType, new BytesBlob(input.bytes, mimeType), { bytes: input.bytes });
@@ -86,6 +89,7 @@ export interface SignedBytes extends SignedAsset {
 export async function signBytes(input: SignBytesInput): Promise<SignedBytes> {
   if (input.bytes.byteLength > C2PA_WASM_WHOLE_READ_BYTES) throw new RangeError(`signBytes takes at most ${C2PA_WASM_WHOLE_READ_BYTES} bytes; sign larger files with signFile`);
   const mimeType = assertSignableMedia(input.bytes, input.mimeType);
+  if (input.remoteManifest) assertRemoteManifestSupported(mimeType);
   if (signedStreamed(mimeType)) return signStreamedBytes(input, mimeType);
   const signed = await signChecked(input, mimeType, new BytesBlob(input.bytes, mimeType), { bytes: input.bytes });
   return { ...signed, sha256: createHash('sha256').update(signed.asset).digest('hex') };
@@ -128,6 +132,8 @@ async function signStreamedBytes(input: SignBytesInput, mimeType: SignableMimeTy
  * `outputPath` and hashed, then dropped.
  */
 export async function signFile(input: SignFileInput): Promise<SignedFile> {
+  // The streamed writers and ZIP containers cannot keep the manifest out of the file (remote-manifest.ts).
+  if (input.remoteManifest) assertRemoteManifestSupported(input.mimeType);
   if (isSignableMimeType(input.mimeType) && signedStreamed(input.mimeType)) return signStreamedFile(input, await assertSignableFile(input.sourcePath, input.mimeType));
   const format = formatFor(input.mimeType);
   if (format?.container !== 'zip') return signWithWasm(input);
@@ -240,7 +246,7 @@ async function signSource(input: SignOptions, mimeType: SignableMimeType, source
   const { definition, thumbnail } = await withClaimThumbnail(input, input.manifest, mimeType, thumbnailSource);
   const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper, ocspResponse: input.ocspResponse });
   const settings = signingSettings({ trustAnchorsPem: input.trustAnchorsPem, verifyAfterSign: input.verifyAfterSign });
-  return withSigningBuilder({ definition, mimeType, thumbnail, settings, signer }, async (builder, capturingSigner) => {
+  return withSigningBuilder({ definition, mimeType, thumbnail, settings, signer, remoteManifest: input.remoteManifest }, async (builder, capturingSigner) => {
     if (opensParentIngredient(definition)) {
       // The parent keeps its own title (its active manifest's), not the title of the manifest being made.
       const parentTitle = await activeManifestTitle(source, mimeType);
@@ -248,6 +254,10 @@ async function signSource(input: SignOptions, mimeType: SignableMimeType, source
       await builder.addIngredientFromBlob(JSON.stringify(parent), mimeType, source);
     }
     const { asset, manifest } = (await builder.signAndGetManifestBytes(capturingSigner, [...(input.identityAssertions ?? [])], mimeType, source)) as { asset: Uint8Array; manifest: Uint8Array };
+    // The file names the store's URL by this label: a store under any other would never be found there.
+    if (input.remoteManifest && activeManifestLabel(manifest) !== input.remoteManifest.label) {
+      throw new C2paError(`c2pa-rs did not keep the preset manifest label ${input.remoteManifest.label}`);
+    }
     return { asset, manifestStore: manifest };
   });
 }

@@ -4,6 +4,7 @@ import type { C2paSignerDefinition } from './cose-sign1.js';
 import { C2paError, describeWasmError } from './errors.js';
 import type { ManifestDefinition } from './manifest-definition.js';
 import type { SignableMimeType } from './media-type.js';
+import type { RemoteManifestTarget } from './remote-manifest.js';
 import type { SignOptions } from './sign-options.js';
 import { claimThumbnailOf, type ThumbnailSource } from './thumbnail.js';
 import { BytesBlob, c2paWasm } from './wasm.js';
@@ -42,6 +43,8 @@ export interface BuilderSetup {
   /** c2pa-rs settings (signingSettings). */
   settings: string | undefined;
   signer: C2paSignerDefinition;
+  /** The store kept out of the file: labelled and referenced as the target says (c2pa-rs's no_embed and remote URL). */
+  remoteManifest?: RemoteManifestTarget;
 }
 
 /**
@@ -49,7 +52,8 @@ export interface BuilderSetup {
  * calls in one process are safe: each uses its own builder in the shared WASM instance, freed at the end.
  */
 export async function withSigningBuilder<T>(setup: BuilderSetup, use: (builder: Builder, signer: C2paSignerDefinition) => Promise<T>): Promise<T> {
-  const { definition, mimeType, thumbnail } = setup;
+  const { mimeType, thumbnail, remoteManifest } = setup;
+  const definition = remoteManifest ? { ...setup.definition, label: remoteManifest.label } : setup.definition;
   // c2pa-wasm flattens a rejected sign() into a string; keep the original (VaultUnavailableError, a timestamp
   // failure) so callers can tell a retryable vault outage from a bad file.
   let signFailure: unknown;
@@ -68,6 +72,10 @@ export async function withSigningBuilder<T>(setup: BuilderSetup, use: (builder: 
   try {
     builder = c2paWasm().WasmBuilder.fromJson(JSON.stringify({ ...definition, format: mimeType }), setup.settings);
     if (thumbnail && definition.thumbnail) builder.addResourceFromBlob(definition.thumbnail.identifier, new BytesBlob(thumbnail, 'image/jpeg'));
+    if (remoteManifest) {
+      builder.setNoEmbed(true);
+      builder.setRemoteUrl(remoteManifest.url);
+    }
     return await use(builder, signer);
   } catch (err) {
     if (signFailure !== undefined) throw signFailure;

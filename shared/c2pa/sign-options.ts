@@ -4,6 +4,7 @@ import type { IdentityAssertionDefinition } from './cawg-identity.js';
 import { C2paError } from './errors.js';
 import type { ManifestDefinition } from './manifest-definition.js';
 import type { SignableMimeType } from './media-type.js';
+import type { RemoteManifestTarget } from './remote-manifest.js';
 
 /** What signing needs besides the source: the same for a file in memory (signAsset) and one on disk (signFile). */
 export interface SignOptions {
@@ -47,6 +48,11 @@ export interface SignOptions {
    * the definition asks for one, instead of decoding the source again.
    */
   thumbnail?: Uint8Array;
+  /**
+   * Keep the manifest store out of the file (remote-manifest.ts): the file then carries the target's URL as its XMP
+   * dcterms:provenance reference, and the store, labelled with the target's label, is returned for the repository.
+   */
+  remoteManifest?: RemoteManifestTarget;
 }
 
 export interface SignFileInput extends Omit<SignOptions, 'manifest'> {

@@ -2,7 +2,8 @@
  * The one door to an organisation's signing certificate (requests are rows of certificate_requests). Roles
  * that must never sign with a CA key (web, worker) ask here; the scheduler, which holds the CA keys for the CRLs,
  * issues (scheduler/issuance-job.ts, through org-signing.ts). So the web and worker roles' vault identities need
- * only the organisations' own keys.
+ * only the organisations' own keys. People's identity certificates, their revocations and an operator's new OCSP
+ * responder certificate go through the same door.
  *
  * A request is a row: written by whoever asks (in the caller's transaction when there is one, so a registration or
  * rename and its request commit together), claimed by an issuer with FOR UPDATE SKIP LOCKED (several schedulers take
@@ -25,6 +26,7 @@ import type { Certificate, Db } from '../db/repositories/certificates.js';
 import { isCrlReason, type CrlReason } from '../domain/crl-reasons.js';
 import { ServiceError } from '../errors.js';
 import { issueUserIdentityCertificate, revokeIdentityCertificate } from './identity-certificates.js';
+import { ensureOcspResponder } from './ocsp-responder.js';
 import { ensureOrgCertificate, rotateOrgCertificate } from './org-signing.js';
 import type { PkiDeps } from './pki-deps.js';
 
@@ -64,6 +66,19 @@ export async function requestIdentityRevocation(db: Db, orgId: string, certifica
   const id = await insertCertificateRequest(db, orgId, 'revoke', { certificateId, reason });
   await recordAuditEvent(db, { action: 'certificate.requested', actor: { type: 'service', role: 'web' }, orgId, target: { type: 'certificate_request', id }, details: { kind: 'revoke', certificate_id: certificateId, reason } });
   return id;
+}
+
+/**
+ * An operator asks for a new delegated OCSP responder certificate now (`npm run pki -- rotate-ocsp`), and waits for
+ * the scheduler's answer, bounded: `pending` when it has not answered (the request stands).
+ */
+export async function obtainOcspResponderRotation(knex: Knex, timeoutMs: number): Promise<CertificateRequestOutcome & { requestId: string }> {
+  const id = await knex.transaction(async (trx) => {
+    const requestId = await insertCertificateRequest(trx, null, 'ocsp');
+    await recordAuditEvent(trx, { action: 'certificate.requested', actor: { type: 'operator', command: 'pki rotate-ocsp' }, orgId: null, target: { type: 'certificate_request', id: requestId }, details: { kind: 'ocsp' } });
+    return requestId;
+  });
+  return { ...(await awaitCertificateRequest(knex, id, timeoutMs)), requestId: id };
 }
 
 /** The request's answer once it has one, or `pending` after `timeoutMs`. */
@@ -110,8 +125,9 @@ export async function answerCertificateRequests(deps: PkiDeps, limit = ANSWER_BA
       const certificate = await answer(deps, request);
       await deps.knex.transaction(async (trx) => {
         await markCertificateRequestDone(trx, request.id, certificate.id);
-        // A revocation is recorded where it happens (revocation.ts); every other answer is an issued certificate.
-        if (request.kind !== 'revoke') {
+        // A revocation (revocation.ts) and an OCSP responder certificate (ocsp-responder.ts) are recorded where they
+        // happen; every other answer is an issued certificate.
+        if (request.kind !== 'revoke' && request.kind !== 'ocsp') {
           await recordAuditEvent(trx, { action: 'certificate.issued', actor: { type: 'service', role: 'scheduler' } as const, orgId: request.org_id, target: { type: 'certificate', id: certificate.serial }, details: { request_id: request.id, kind: request.kind, subject: certificate.subject, not_after: certificate.not_after } });
         }
       });
@@ -125,7 +141,9 @@ export async function answerCertificateRequests(deps: PkiDeps, limit = ANSWER_BA
 }
 
 /** What each kind of request asks of the issuer. */
-function answer(deps: PkiDeps, request: ClaimedCertificateRequest): Promise<Certificate> {
+async function answer(deps: PkiDeps, request: ClaimedCertificateRequest): Promise<Certificate> {
+  if (request.kind === 'ocsp') return (await ensureOcspResponder(deps, { renewWithinMs: Infinity })).certificate;
+  if (!request.org_id) throw new Error(`certificate request ${request.id} (${request.kind}) names no organisation`);
   switch (request.kind) {
     case 'rotate':
       return rotateOrgCertificate(deps, request.org_id);

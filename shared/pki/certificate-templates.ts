@@ -468,7 +468,7 @@ export async function issueOcspResponderCertificate(input: Omit<EndEntityInput, 
 }
 
 /** A person's e-mail address as an rfc822Name: plain ASCII, one @ (IA5String; no internationalised mailbox). */
-function rfc822Name(email: string): GeneralName {
+export function rfc822Name(email: string): GeneralName {
   // eslint-disable-next-line no-control-regex
   if (!/^[\x21-\x7e]+@[\x21-\x7e]+$/.test(email) || email.split('@').length !== 2) throw new CertificateIssueError(`e-mail address "${email}" cannot be written as an rfc822Name`);
   return new GeneralName({ rfc822Name: email });

@@ -4,7 +4,6 @@
  * identity CA as a CAWG anchor) and the conformance rubrics; the refusals; a departure leaves earlier files Trusted.
  */
 import { readFileSync } from 'node:fs';
-import { Queue } from 'bullmq';
 import { expect } from 'chai';
 import request from 'supertest';
 import { startTsaService, type TsaService } from '../../ocsp/tsa-service.js';
@@ -15,14 +14,13 @@ import { createLogger } from '../../shared/logger.js';
 import { initPki, type InitPkiResult } from '../../shared/pki/init.js';
 import { derToPem } from '../../shared/pki/pem.js';
 import { LocalJobEvents } from '../../shared/queue/job-events.js';
-import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
 import { httpTimestamper } from '../../shared/tsa/client.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { processSignJob } from '../../workers/sign-job.js';
 import { signJobDeps } from '../../workers/sign-job/deps.js';
 import { loadRubric, unmet } from '../support/asset-rubric.js';
 import { until } from '../support/until.js';
-import { addOrgUser, bearer, downloadFile, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { addOrgUser, bearer, clearSignQueue, downloadFile, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 
 const JPEG = readFileSync(new URL('../fixtures/small.jpg', import.meta.url));
 const rubric = (name: string) => loadRubric(new URL(`../fixtures/asset-rubrics/${name}`, import.meta.url).pathname);
@@ -48,9 +46,7 @@ describe('signing as a person (CAWG identity assertion)', function () {
     await request(api.app).post('/auth/me/identity-certificate').set(bearer(a.access)).expect(201);
   });
   after(async () => {
-    const queue = new Queue(SIGN_QUEUE_NAME, { connection: { url: api.config.redisUrl }, prefix: api.config.queuePrefix });
-    await queue.obliterate({ force: true });
-    await queue.close();
+    await clearSignQueue(api.config);
     await tsa?.close();
     await api?.close();
   });
@@ -139,6 +135,59 @@ describe('signing as a person (CAWG identity assertion)', function () {
     const { bytes } = await signed({ 'X-API-Key': created.key }, res.body.job_id);
     const report = await readAsset(bytes, 'image/jpeg', withCawgAnchor());
     expect(report.status.success).to.include('cawg.x509.credential.trusted');
+  });
+
+  let templateId: string;
+  const withTemplate = async (auth: Record<string, string>, extra: Record<string, unknown> = {}) =>
+    request(api.app).post('/v1/media/sign').set(auth).send({ upload_id: await upload(auth), manifest: { title: 'Desk photo' }, template_id: templateId, ...extra });
+
+  // A template's identity setting.
+  it('a template keeps its identity setting, checked as the request\'s is (roles from the CAWG vocabulary)', async () => {
+    for (const identity of [{ roles: ['author'] }, { roles: 'cawg.creator' }, { roles: [], extra: 1 }]) {
+      const res = await request(api.app).post('/v1/manifest-templates').set(bearer(a.access)).send({ name: 'Bad identity', manifest: { creator: 'Jane Doe' }, identity });
+      expect(res.status, JSON.stringify(identity)).to.equal(400);
+    }
+    const created = (await request(api.app).post('/v1/manifest-templates').set(bearer(a.access)).send({ name: 'Bylines', manifest: { creator: 'Jane Doe' }, identity: { roles: ['cawg.publisher'] } }).expect(201)).body;
+    expect(created.identity).to.deep.equal({ roles: ['cawg.publisher'] });
+    templateId = created.template_id;
+    expect((await request(api.app).get(`/v1/manifest-templates/${templateId}`).set(bearer(a.access)).expect(200)).body.identity).to.deep.equal({ roles: ['cawg.publisher'] });
+    const plain = (await request(api.app).post('/v1/manifest-templates').set(bearer(a.access)).send({ name: 'Plain', manifest: { creator: 'Desk' } }).expect(201)).body;
+    expect(plain.identity).to.equal(null);
+  });
+
+  it('a template\'s identity signs as the person when the request gives none; the request\'s own replaces it', async () => {
+    const fromTemplate = await withTemplate(bearer(a.access));
+    expect(fromTemplate.status, JSON.stringify(fromTemplate.body)).to.equal(202);
+    const { bytes } = await signed(bearer(a.access), fromTemplate.body.job_id);
+    const verified = (await request(api.app).post('/v1/media/verify').set(bearer(a.access)).attach('file', bytes, 'desk.jpg').expect(200)).body;
+    expect(verified.identities).to.have.length(1);
+    expect(verified.identities[0]).to.deep.include({ name: 'Jane Doe', verdict: 'trusted' });
+    expect(verified.identities[0].roles).to.deep.equal(['cawg.publisher']);
+
+    const own = await withTemplate(bearer(a.access), { identity: { roles: ['cawg.editor'] } });
+    expect(own.status).to.equal(202);
+    expect((await api.db.knex('sign_jobs').where({ id: own.body.job_id }).first('identity_roles')).identity_roles).to.deep.equal(['cawg.editor']);
+  });
+
+  it('a template\'s identity meets the same refusals: 422 no_identity for a key of no person, 409 identity_certificate_missing; a replayed request is the same job', async () => {
+    const key = (await request(api.app).post('/org/api-keys').set(bearer(a.access)).send({ name: 'template-cms' }).expect(201)).body.key;
+    const keyed = await withTemplate({ 'X-API-Key': key });
+    expect(keyed.status).to.equal(422);
+    expect(keyed.body.error.code).to.equal('no_identity');
+    expect(keyed.body.error.message).to.match(/template/);
+    const signer = await addOrgUser(api.app, a, 'signer');
+    const missing = await withTemplate(bearer(signer.access));
+    expect(missing.status).to.equal(409);
+    expect(missing.body.error.code).to.equal('identity_certificate_missing');
+
+    const auth = bearer(a.access);
+    const body = { upload_id: await upload(auth), manifest: { title: 'Replayed' }, template_id: templateId };
+    const first = await request(api.app).post('/v1/media/sign').set(auth).set('Idempotency-Key', 'template-identity-1').send(body).expect(202);
+    const again = await request(api.app).post('/v1/media/sign').set(auth).set('Idempotency-Key', 'template-identity-1').send(body);
+    expect(again.status, JSON.stringify(again.body)).to.be.oneOf([200, 202]);
+    expect(again.body.job_id).to.equal(first.body.job_id);
+    const other = await request(api.app).post('/v1/media/sign').set(auth).set('Idempotency-Key', 'template-identity-1').send({ ...body, identity: { roles: ['cawg.editor'] } });
+    expect(other.status).to.equal(409);
   });
 
   it("once the user is deleted their earlier file still reads Trusted (its signatures were made while the certificate was good)", async () => {

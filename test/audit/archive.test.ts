@@ -19,6 +19,7 @@ import { recordAuditEvent } from '../../shared/audit/record.js';
 import { loadConfig } from '../../shared/config.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ORG = randomUUID();
@@ -35,7 +36,7 @@ describe('npm run audit -- export --before (archiving)', function () {
 
   const audit = (...args: string[]) =>
     new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, ['--import', 'tsx', 'bin/audit.ts', ...args], { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
+      execFile(process.execPath, [...nodeScriptArgs('bin/audit.ts'), ...args], { cwd: ROOT, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) =>
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
       ),
     );

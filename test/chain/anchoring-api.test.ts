@@ -24,6 +24,7 @@ import { processSignJob } from '../../workers/sign-job.js';
 import type { SignJobDeps } from '../../workers/sign-job/deps.js';
 import { bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
 import { anchorJob, mine } from './support.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/${name}`, import.meta.url));
@@ -35,7 +36,7 @@ const binary = (res: request.Response, cb: (err: Error | null, body: Buffer) => 
 
 function verifyScript(args: string[]): Promise<{ code: number; out: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/verify-anchor.ts'), ...args], { cwd: ROOT }, (err, stdout, stderr) => {
+    execFile(process.execPath, [...nodeScriptArgs('bin/verify-anchor.ts'), ...args], { cwd: ROOT }, (err, stdout, stderr) => {
       resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, out: stdout + stderr });
     });
   });

@@ -23,9 +23,12 @@ export async function openSigningDesk(organisation: string): Promise<SigningDesk
   return { ...(await openSigningCounter(organisation, dir)), samples, dir };
 }
 
-/** The same without samples: the caller's `dir` holds the jobs' workspaces (`dir`/work) and is the caller's to remove. */
-export async function openSigningCounter(organisation: string, dir: string): Promise<Omit<SigningDesk, 'samples' | 'dir'>> {
-  const api = await startTestApi({ SIGN_WITHOUT_TIMESTAMP: 'true', SIGN_ATTEMPTS: '1' });
+/**
+ * The same without samples: the caller's `dir` holds the jobs' workspaces (`dir`/work) and is the caller's to remove;
+ * `env`: more settings for the API (e.g. its BASE_URL).
+ */
+export async function openSigningCounter(organisation: string, dir: string, env: Record<string, string> = {}): Promise<Omit<SigningDesk, 'samples' | 'dir'>> {
+  const api = await startTestApi({ SIGN_WITHOUT_TIMESTAMP: 'true', SIGN_ATTEMPTS: '1', ...env });
   const vault = createKeyVault(api.config);
   const rootPem = derToPem((await initPki({ knex: api.db.knex, vault, config: api.config })).root.der);
   const acc = await registerAccount(api.app, organisation);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ConfigError, loadConfig, startupWarnings } from '../../shared/config.js';
 import { RUN_MARK } from '../support/run-mark.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 
 // Every test's DATA_DIR lives under one directory, removed when the file's tests are done.
 const scratch = mkdtempSync(path.join(tmpdir(), 'cfg-'));
@@ -89,7 +90,7 @@ describe('configuration', () => {
 
   it('a role started with WEBHOOK_ALLOW_PRIVATE in production logs the warning first; without the second setting it does not start', () => {
     const start = (env: Record<string, string>) =>
-      spawnSync(process.execPath, ['--import', 'tsx', 'api/main.ts'], {
+      spawnSync(process.execPath, nodeScriptArgs('api/main.ts'), {
         cwd: path.resolve(import.meta.dirname, '../..'),
         // No DATABASE_URL: the role stops right after the configuration is read.
         env: { PATH: process.env.PATH ?? '', [RUN_MARK]: process.env[RUN_MARK] ?? '', NODE_ENV: 'production', DATA_DIR: dataDir(), JWT_SECRET: 'x'.repeat(40), WEBHOOK_ALLOW_PRIVATE: 'true', ...env },
@@ -98,7 +99,7 @@ describe('configuration', () => {
       });
     const meant = start({ WEBHOOK_ALLOW_PRIVATE_IN_PRODUCTION: 'true' });
     const [first] = meant.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { level: number; variable?: string; msg: string });
-    expect(first).to.include({ level: 40, variable: 'WEBHOOK_ALLOW_PRIVATE' });
+    expect(first, meant.stdout).to.include({ level: 40, variable: 'WEBHOOK_ALLOW_PRIVATE' });
     expect(first!.msg).to.match(/plain http/);
     const refused = start({});
     expect(refused.status).to.equal(2);

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Queue } from 'bullmq';
 import type { Express } from 'express';
 import request from 'supertest';
 import { createApp } from '../../api/app.js';
@@ -10,6 +11,7 @@ import { VerifyPool, verifyPoolOptions } from '../../api/media/verify-pool.js';
 import { loadConfig, type Config } from '../../shared/config.js';
 import { createLogger, type Logger } from '../../shared/logger.js';
 import { BullMqSignQueue } from '../../shared/queue/bullmq-sign-queue.js';
+import { SIGN_QUEUE_NAME } from '../../shared/queue/types.js';
 import { RedisJobEvents } from '../../shared/queue/job-events.js';
 import { createFileStore } from '../../shared/storage/index.js';
 import { createKeyVault, type KeyVault } from '../../shared/vault/index.js';
@@ -139,18 +141,16 @@ export async function addOrgUser(app: Express, admin: Account, role: string): Pr
   return { userId: res.body.user_id, access: login.body.access_token, email, orgId: res.body.org_id, role: res.body.role, created: res.body };
 }
 
+/** A supertest parser that keeps a response body as its bytes (a Buffer), whatever its type. */
+export function bytesBody(res: request.Response, done: (err: Error | null, body: Buffer) => void): void {
+  const parts: Buffer[] = [];
+  res.on('data', (d: Buffer) => parts.push(d));
+  res.on('end', () => done(null, Buffer.concat(parts)));
+}
+
 /** A file from the API (a signed file's download_url), as bytes, with the account's token. */
 export async function downloadFile(app: Express, acc: Pick<Account, 'access'>, url: string): Promise<Buffer> {
-  const res = await request(app)
-    .get(new URL(url).pathname)
-    .set(bearer(acc.access))
-    .buffer(true)
-    .parse((r, cb) => {
-      const parts: Buffer[] = [];
-      r.on('data', (d: Buffer) => parts.push(d));
-      r.on('end', () => cb(null, Buffer.concat(parts)));
-    })
-    .expect(200);
+  const res = await request(app).get(new URL(url).pathname).set(bearer(acc.access)).buffer(true).parse(bytesBody).expect(200);
   return res.body as Buffer;
 }
 
@@ -168,4 +168,11 @@ export async function waitForJob(app: Express, acc: Pick<Account, 'access'>, job
     if (!['queued', 'processing'].includes(res.body.status)) return res.body;
   }
   throw new Error(`job ${jobId} did not finish`);
+}
+
+/** Empties the test API's sign queue (jobs queued by a suite that runs them itself, not through a worker). */
+export async function clearSignQueue(config: Pick<Config, 'redisUrl' | 'queuePrefix'>): Promise<void> {
+  const queue = new Queue(SIGN_QUEUE_NAME, { connection: { url: config.redisUrl }, prefix: config.queuePrefix });
+  await queue.obliterate({ force: true });
+  await queue.close();
 }

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestApi } from './api.js';
+import { nodeScriptArgs } from './node-script.js';
 import { RUN_MARK } from './run-mark.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -64,13 +65,13 @@ export function procfileArgs(role: string): string[] {
 }
 
 /**
- * Starts a process role (e.g. workers/main.ts) as its own OS process, leader of its own process group, and waits for
- * `readyLine` in its log. The wait is generous: on a loaded machine a worker's two sandbox processes alone took over
+ * Starts a process role (e.g. workers/main.ts) as its own OS process, compiled when dist/ is current (node-script.ts),
+ * leader of its own process group, and waits for `readyLine` in its log. The wait is generous: on a loaded machine a worker's two sandbox processes alone took over
  * 30 s to load (16 s each). A role that is not ready in time, or exits first, is killed with its whole group (its
  * sandboxes, fronts or anything else it started) before the start fails, so no process outlives a failed start.
  */
 export function startRole(script: string, env: Record<string, string>, readyLine: RegExp, timeoutMs = 90_000): Promise<RoleProcess> {
-  return startNode(['--import', 'tsx', path.join(ROOT, script)], script, env, readyLine, timeoutMs);
+  return startNode(nodeScriptArgs(script), script, env, readyLine, timeoutMs);
 }
 
 /** startRole for a Procfile role as the Procfile runs it: compiled, from dist/ (`npm run build` first). */

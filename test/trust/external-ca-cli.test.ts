@@ -2,24 +2,21 @@
  * The operator's way to an external CA's certificate: `npm run pki -- external-request | external-chain |
  * external-list | external-revoked`, with OpenSSL's `openssl ca` as the CA and its root in TRUST_ANCHORS_FILE.
  */
-import { execFile } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { initPki } from '../../shared/pki/init.js';
 import { orgSigningState } from '../../shared/pki/org-signing.js';
 import { makeOpensslCa, type OpensslCa } from '../support/openssl-ca.js';
-import { startTrust, type TrustFixture } from './support.js';
+import { pkiCli, startTrust, type TrustFixture } from './support.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const ORG = 'e7e7e7e7-0000-4000-8000-000000000001';
 
 describe('trust: the pki CLI takes a certificate from an external CA', function () {
   this.timeout(120_000);
   let t: TrustFixture;
   let ca: OpensslCa;
-  let env: Record<string, string>;
+  let pki: ReturnType<typeof pkiCli>;
 
   before(async () => {
     t = await startTrust();
@@ -28,28 +25,12 @@ describe('trust: the pki CLI takes a certificate from an external CA', function 
     await t.db.knex('organisations').insert({ id: ORG, name: 'Cli Org' });
     const anchors = path.join(ca.dir, 'anchors.pem');
     writeFileSync(anchors, ca.rootPem);
-    env = {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      DATABASE_URL: t.db.url,
-      DATA_DIR: t.config.dataDir,
-      JWT_SECRET: 'test-secret-for-external-cli',
-      OCSP_URL: 'http://ocsp.trust.test',
-      CRL_URL: 'http://crl.trust.test',
-      TRUST_ANCHORS_FILE: anchors,
-    };
+    pki = pkiCli(t, { TRUST_ANCHORS_FILE: anchors });
   });
   after(async () => {
     await t?.close();
     ca?.cleanup();
   });
-
-  const pki = (...args: string[]) =>
-    new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, ['--import', 'tsx', 'bin/pki.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) =>
-        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      ),
-    );
 
   it('requests, accepts, lists and records the revocation; refuses a bad chain and a bad command line', async () => {
     expect((await pki('external-request', ORG, '--cn', 'Cli Signing')).code).to.equal(2);

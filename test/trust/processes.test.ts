@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { Certificate } from '../../shared/db/repositories/certificates.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { openssl, writePems } from './support.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -56,7 +57,7 @@ describe('trust: CLI, ocsp and scheduler processes', function () {
 
   function pki(...args: string[]): Promise<Run> {
     return new Promise((resolve) => {
-      execFile(process.execPath, ['--import', 'tsx', 'bin/pki.ts', ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
+      execFile(process.execPath, [...nodeScriptArgs('bin/pki.ts'), ...args], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) => {
         outputs.push(stdout, stderr);
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
       });
@@ -65,7 +66,7 @@ describe('trust: CLI, ocsp and scheduler processes', function () {
 
   /** Starts a role's main.ts and resolves with the first JSON log line whose msg matches. */
   async function startRole(file: string, msg: RegExp): Promise<{ child: ChildProcess; line: Record<string, unknown> }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', file], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, nodeScriptArgs(file), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let buffered = '';
     let stderr = '';

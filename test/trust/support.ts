@@ -1,5 +1,7 @@
+import { execFile } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { Config } from '../../shared/config.js';
 import type { Certificate } from '../../shared/db/repositories/certificates.js';
 import type { PkiDeps } from '../../shared/pki/pki-deps.js';
@@ -9,6 +11,7 @@ import { createKeyVault } from '../../shared/vault/index.js';
 import type { KeyVault, VaultKey } from '../../shared/vault/types.js';
 import { testConfig } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { nodeScriptArgs } from '../support/node-script.js';
 
 export { openssl } from '../pki/helpers.js';
 
@@ -83,4 +86,29 @@ export function failingVault(inner: KeyVault, failKey: string, error: () => Erro
     ensureKey: async (name) => wrap(await inner.ensureKey(name)),
     getKey: async (name) => wrap(await inner.getKey(name)),
   };
+}
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * `npm run pki -- <args>` as an operator runs it, against the fixture's database and data dir (`env` adds to the
+ * environment): its exit code and output.
+ */
+export function pkiCli(t: TrustFixture, env: Record<string, string> = {}): (...args: string[]) => Promise<{ code: number; stdout: string; stderr: string }> {
+  const environment = {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'test',
+    DATABASE_URL: t.db.url,
+    DATA_DIR: t.config.dataDir,
+    JWT_SECRET: 'test-secret-for-the-pki-cli',
+    OCSP_URL: 'http://ocsp.trust.test',
+    CRL_URL: 'http://crl.trust.test',
+    ...env,
+  };
+  return (...args) =>
+    new Promise((resolve) =>
+      execFile(process.execPath, [...nodeScriptArgs('bin/pki.ts'), ...args], { cwd: ROOT, env: environment, encoding: 'utf8' }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      ),
+    );
 }

@@ -4,11 +4,9 @@
  * certificate, refused once revoked, and back after `npm run pki -- rotate-tsa` (a notice over LISTEN/NOTIFY
  * from the CLI process). Judged by openssl and c2pa-rs.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { startOcspRole, type OcspRole } from '../../ocsp/role.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
@@ -28,9 +26,8 @@ import { samePublicKey } from '../../shared/pki/tbs-signer.js';
 import { NoTsaCertificateError } from '../../shared/tsa/authority.js';
 import { requestTimestamp } from '../../shared/tsa/client.js';
 import { fixture } from '../c2pa/helpers.js';
-import { openssl, startTrust, writePems, type TrustFixture } from '../trust/support.js';
+import { openssl, pkiCli, startTrust, writePems, type TrustFixture } from '../trust/support.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const logger = createLogger(process.env.TEST_LOG_LEVEL ?? 'silent', 'test-tsa');
 
 describe('tsa: the service TSA in the trust-services role, on Postgres', function () {
@@ -147,22 +144,9 @@ describe('tsa: the service TSA in the trust-services role, on Postgres', functio
   });
 
   it('`npm run pki -- rotate-tsa` issues a new TSA certificate; the running TSA signs with it', async function () {
-    const env = {
-      PATH: process.env.PATH ?? '',
-      NODE_ENV: 'test',
-      DATABASE_URL: t.db.url,
-      DATA_DIR: t.config.dataDir,
-      JWT_SECRET: 'test-secret-for-rotate-tsa',
-      OCSP_URL: 'http://ocsp.trust.test',
-      CRL_URL: 'http://crl.trust.test',
-      PKI_ORGANISATION: 'Trust Test Org',
-      PKI_COUNTRY: 'GB',
-    };
-    const out = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, ['--import', 'tsx', 'bin/pki.ts', 'rotate-tsa'], { cwd: ROOT, env, encoding: 'utf8' }, (err, stdout, stderr) =>
-        err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout),
-      ),
-    );
+    const rotation = await pkiCli(t, { PKI_ORGANISATION: 'Trust Test Org', PKI_COUNTRY: 'GB' })('rotate-tsa');
+    expect(rotation.code, rotation.stderr).to.equal(0);
+    const out = rotation.stdout;
     expect(out).to.match(/^tsa +[0-9a-f]{32} {2}issued {2}CN=Trust Test Org Time Stamping/m);
     const rotated = (await Certificate.query(t.db.knex).where({ role: 'tsa' }).whereNull('revoked_at').first())!;
     writeFileSync(f('tsa2.pem'), derToPem(rotated.der));

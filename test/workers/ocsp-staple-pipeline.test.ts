@@ -93,6 +93,9 @@ describe('signing pipeline: the OCSP answer stapled by the worker', function () 
       codes: ['signingCredential.ocsp.notRevoked'],
     });
     expect(Math.abs(Date.parse(verified.body.ocsp.produced_at) - Date.now())).to.be.lessThan(300_000);
+    // The web verdict says it in words (web/app/verdict-view.js, JavaScript without types: imported by URL).
+    const verdictWords: { stapledOcspWords(ocsp: unknown): string } = await import(new URL('../../web/app/verdict-view.js', import.meta.url).href);
+    expect(verdictWords.stapledOcspWords(verified.body.ocsp)).to.equal(`Revocation checked at signing: good, by ${api.config.pki.ocspCommonName}.`);
     // The public verify reads it the same way.
     const publicly = await request(api.app).post('/v1/verify').attach('file', signed, 'photo.jpg').expect(200);
     expect(publicly.body.ocsp).to.deep.include({ status: 'good', verified: true });

@@ -23,6 +23,12 @@ function softBindingNote(format) {
   return 'Soft binding: none (fingerprints are made of images only)';
 }
 
+/** A hidden checkbox field with its hint, shown when the option applies: [the field, its checkbox]. */
+function optionField(name, label, hint) {
+  const box = h('input', { type: 'checkbox', name });
+  return [h('div', { class: 'field', hidden: true }, h('label', {}, box, ` ${label}`), h('p', { class: 'hint' }, hint)), box];
+}
+
 function newIdempotencyKey() {
   if (crypto.randomUUID) return `web-${crypto.randomUUID()}`;
   const b = crypto.getRandomValues(new Uint8Array(16));
@@ -150,14 +156,15 @@ export function signPage(ctx) {
   // "Sign as me": offered when the user has an identity certificate (GET /auth/me/identity-certificate); adds a CAWG
   // identity assertion naming them as creator. Off by default: validators that do not trust the service's identity CA
   // then read the file as less trusted.
-  const signAsMeBox = h('input', { type: 'checkbox', name: 'sign_as_me' });
-  const signAsMe = h(
-    'div',
-    { class: 'field', hidden: true },
-    h('label', {}, signAsMeBox, ' Sign as me'),
-    h('p', { class: 'hint' }, 'Names you as the creator, with your identity certificate. Verifiers that do not trust this service’s identity CA show the file as less trusted.'),
+  const [signAsMe, signAsMeBox] = optionField('sign_as_me', 'Sign as me', 'Names you as the creator, with your identity certificate. Verifiers that do not trust this service’s identity CA show the file as less trusted.');
+  // "Keep the manifest on this service": manifest_placement "remote", offered for the formats that can carry one
+  // (/app/formats.js says which). Unticked, the template's choice applies (else the manifest is embedded).
+  const [remote, remoteBox] = optionField(
+    'remote_manifest',
+    'Keep the manifest on this service (remote manifest)',
+    'The file then carries only a link to its Content Credentials, which this service serves; verifiers fetch them from there.',
   );
-  const form = h('form', { class: 'form sign-form', novalidate: true }, zone.el, fileError.el, chosen, template, title, creator, description, signAsMe, formError.el, h('div', { class: 'actions' }, submit));
+  const form = h('form', { class: 'form sign-form', novalidate: true }, zone.el, fileError.el, chosen, template, title, creator, description, signAsMe, remote, formError.el, h('div', { class: 'actions' }, submit));
   const formCard = h('section', { class: 'card', 'aria-label': 'File and details' }, form);
 
   const progressTitle = h('h2', { tabindex: '-1' }, 'Signing');
@@ -193,6 +200,8 @@ export function signPage(ctx) {
       h('button', { type: 'button', class: 'button button--link', onclick: () => reset(true) }, 'Remove'),
     );
     chosen.hidden = false;
+    remote.hidden = !format?.remoteManifest;
+    if (remote.hidden) remoteBox.checked = false;
     const titleInput = form.elements.title;
     if (!titleInput.value) titleInput.value = f.name.replace(/\.[^.]+$/, '').slice(0, 256);
     announce(`${f.name} selected.`);
@@ -204,6 +213,8 @@ export function signPage(ctx) {
     previewUrl = null;
     chosen.hidden = true;
     chosen.replaceChildren();
+    remote.hidden = true;
+    remoteBox.checked = false;
     fileError.hide();
     if (focusZone) zone.input.focus();
   }
@@ -274,6 +285,7 @@ export function signPage(ctx) {
       const body = { upload_id: upload.upload_id, manifest };
       if (templateId) body.template_id = templateId;
       if (!signAsMe.hidden && signAsMeBox.checked) body.identity = { roles: ['cawg.creator'] };
+      if (!remote.hidden && remoteBox.checked) body.manifest_placement = 'remote';
       job = await api.post('/v1/media/sign', body, { signal: runSignal, headers: { 'Idempotency-Key': newIdempotencyKey() } });
       show(job);
       job = await followJob(job.job_id, {

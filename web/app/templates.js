@@ -260,7 +260,8 @@ export function templatesPage(ctx) {
       el('publisherName').focus();
       return;
     }
-    const payload = { name: nameValue, manifest: read() };
+    // A template's identity setting (set through the API) is kept: this form does not edit it.
+    const payload = { name: nameValue, manifest: read(), ...(editing?.identity ? { identity: editing.identity } : {}) };
     let saved = null;
     await whileBusy(submit, 'Saving…', async () => {
       try {

@@ -56,13 +56,27 @@ const roleWord = (role) => role.replace(/^cawg\./, '');
  * One person the file names (a CAWG identity assertion), in words: "Jane Doe (creator), identity verified by Daily
  * Planet Issuing CA", or why it is not verified.
  */
+/** A DN ("CN=Example Issuing CA,O=Example") is named by its CN. */
+const cnOf = (dn) => /(?:^|,)\s*CN=([^,]+)/.exec(dn)?.[1] ?? dn;
+
 export function identityWords(i) {
   const who = `${i.name ?? 'Someone'}${i.roles?.length ? ` (${i.roles.map(roleWord).join(', ')})` : ''}`;
-  // An issuer DN ("CN=Example Issuing CA,O=Example") is named by its CN.
-  const issuer = i.issuer ? (/(?:^|,)\s*CN=([^,]+)/.exec(i.issuer)?.[1] ?? i.issuer) : 'a trusted identity provider';
+  const issuer = i.issuer ? cnOf(i.issuer) : 'a trusted identity provider';
   if (i.verdict === 'trusted') return `${who}, identity verified by ${issuer}`;
   if (i.verdict === 'untrusted') return `${who}, identity not verified: no identity provider this service trusts vouches for it`;
   return `${who}, identity invalid (${(i.codes?.failure ?? []).join(', ')})`;
+}
+
+/**
+ * The OCSP answer stapled in the signature (the report's `ocsp`), in words: "Revocation checked at signing: good, by
+ * Example OCSP Responder". Undefined when the signature carries none.
+ */
+export function stapledOcspWords(ocsp) {
+  if (!ocsp) return undefined;
+  const revoked = ocsp.status === 'revoked';
+  const status = `${ocsp.status}${revoked && ocsp.revoked_at ? ` since ${formatDate(ocsp.revoked_at)}` : ''}${revoked && ocsp.revocation_reason ? ` (${ocsp.revocation_reason})` : ''}`;
+  const unchecked = ocsp.verified ? '' : '; the answer does not check against the file’s certificate chain';
+  return `Revocation checked at signing: ${status}, by ${cnOf(ocsp.responder)}${unchecked}.`;
 }
 
 /** c2pa-rs's codes for content that no longer matches its hard binding (byte ranges, ISO media boxes, other boxes). */
@@ -232,7 +246,7 @@ export function verdictView(report) {
   if (report.identities?.length) {
     parts.push(h('h3', {}, 'People'), h('ul', { class: 'plain identities' }, report.identities.map((i) => h('li', {}, `${identityWords(i)}${i.email ? ` — ${i.email}` : ''}`))));
   }
-  if (s || report.revocation) {
+  if (s || report.revocation || report.ocsp) {
     parts.push(
       h('h3', {}, 'Signer'),
       definitionList([
@@ -240,6 +254,7 @@ export function verdictView(report) {
         ['Issued by', s?.issuer ?? undefined],
         ['Serial number', s?.serial ? h('code', { class: 'hash' }, s.serial) : undefined],
         ['Revocation', revocationWords(report.revocation)],
+        ['At signing', stapledOcspWords(report.ocsp)],
       ]),
     );
   }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import { identityAssertion } from '../../shared/c2pa/cawg-identity.js';
 import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
+import { assertRemoteManifestSupported, newRemoteManifestTarget } from '../../shared/c2pa/remote-manifest.js';
 import type { ManifestInput } from '../../shared/domain/manifest-input.js';
 import { signBytes, signFile } from '../../shared/c2pa/sign-asset.js';
 import { signRendition } from '../../shared/c2pa/bmff-rendition-sign.js';
@@ -63,6 +64,8 @@ export interface SignedMedia {
  */
 export async function signMedia(deps: SignJobDeps, prepared: PreparedJob, content: ImageContent, workspace: JobWorkspace, log: Logger): Promise<SignedMedia> {
   const { job, upload, identity, bytes, sourcePath, medium } = prepared;
+  // Checked when the job was requested; again here, as a rendition's parts are signed past signFile's own check.
+  if (job.manifest_placement === 'remote') assertRemoteManifestSupported(upload.mime_type);
   const fingerprint: ImageCode | undefined = content.fingerprint;
   const signing = {
     mimeType: upload.mime_type,
@@ -83,6 +86,8 @@ export async function signMedia(deps: SignJobDeps, prepared: PreparedJob, conten
     identityAssertions: prepared.person ? [identityAssertion({ key: prepared.person.identity.key, chainDer: prepared.person.identity.chainDer, roles: prepared.person.roles, timestamper: deps.timestamper })] : [],
     ffmpegPath: deps.ffmpegPath,
     pdftoppmPath: deps.pdftoppmPath,
+    // A remote manifest's URL is chosen now, so the file can carry it; the store is kept under it on completion.
+    remoteManifest: job.manifest_placement === 'remote' ? newRemoteManifestTarget(deps.baseUrl) : undefined,
     onThumbnailError: (err: unknown) => log.warn({ err }, 'signing without the claim thumbnail the manifest asks for'),
   };
   if (bytes) {

@@ -1,6 +1,7 @@
 /**
- * The certificate_requests table: organisations' certificate requests, from asked (pending) through claimed by an
- * issuer (working) to answered (done with the certificate, or failed with an error code).
+ * The certificate_requests table: certificate requests (organisations', and an operator's for the OCSP responder's),
+ * from asked (pending) through claimed by an issuer (working) to answered (done with the certificate, or failed with
+ * an error code).
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
@@ -8,9 +9,10 @@ import type { Db } from './certificates.js';
 
 /**
  * ensure: a certificate only when the organisation has none it may sign with; rotate: always a new one, new key;
- * identity: a new identity certificate for a user; revoke: revoke an identity certificate (the CRL needs the CA key).
+ * identity: a new identity certificate for a user; revoke: revoke an identity certificate (the CRL needs the CA key);
+ * ocsp: a new delegated OCSP responder certificate now (an operator's; of no organisation).
  */
-export type CertificateRequestKind = 'ensure' | 'rotate' | 'identity' | 'revoke';
+export type CertificateRequestKind = 'ensure' | 'rotate' | 'identity' | 'revoke' | 'ocsp';
 
 export type CertificateRequestErrorCode = 'no_signing_certificate' | 'no_issuing_ca' | 'vault_unavailable' | 'not_found' | 'issuance_failed' | 'name_required';
 
@@ -23,7 +25,8 @@ export interface CertificateRequestAnswer {
 
 export interface ClaimedCertificateRequest {
   id: string;
-  org_id: string;
+  /** Null for kind ocsp only. */
+  org_id: string | null;
   kind: CertificateRequestKind;
   /** identity: the user the certificate is for. */
   user_id: string | null;
@@ -35,7 +38,7 @@ export interface ClaimedCertificateRequest {
 /** `subject`: the user (identity), or the certificate and reason (revoke). */
 export async function insertCertificateRequest(
   db: Db,
-  orgId: string,
+  orgId: string | null,
   kind: CertificateRequestKind,
   subject: { userId?: string; certificateId?: string; reason?: string } = {},
 ): Promise<string> {

@@ -1,7 +1,8 @@
 /**
- * The external_certificate_requests table: an organisation's requests for a certificate from an external CA, and the
- * certificate each one ended with (migrations/013_external_certificates.ts). Every query is scoped to an organisation
- * except the scheduler's, which creates the keys and CSRs of requests of every organisation.
+ * The external_certificate_requests table: requests for a certificate from an external CA, and the certificate each
+ * one ended with (migrations/013_external_certificates.ts, 024_identity_leftovers.ts): an organisation's, for its
+ * signing certificate, and its people's, for their identity certificates. Every query is scoped to an owner (see
+ * RequestOwner) except the scheduler's, which creates the keys and CSRs of every request.
  */
 import { randomUUID } from 'node:crypto';
 import type { Db } from './certificates.js';
@@ -10,13 +11,31 @@ import type { Db } from './certificates.js';
 export interface RequestedSubject {
   CN: string;
   O: string;
-  C: string;
+  /** Required of an organisation's request; a person's has it when PKI_COUNTRY is set. */
+  C?: string;
   OU?: string;
   L?: string;
   ST?: string;
 }
 
 export type ExternalRequestStatus = 'creating' | 'pending' | 'accepted' | 'failed';
+
+/** What a request is for: the organisation's signing certificate, or a person's identity certificate (CAWG). */
+export type ExternalRequestPurpose = 'signing' | 'identity';
+
+/**
+ * Whose requests: an organisation id alone means the organisation's own (its signing certificate); a person, that
+ * person's identity certificates. One never sees the other's.
+ */
+export type RequestOwner = string | { orgId: string; userId: string };
+
+export const ownerOrg = (owner: RequestOwner): string => (typeof owner === 'string' ? owner : owner.orgId);
+
+/** The rows of `owner`. */
+function owned(db: Db, owner: RequestOwner) {
+  const q = db('external_certificate_requests');
+  return typeof owner === 'string' ? q.where({ org_id: owner, purpose: 'signing' }) : q.where({ org_id: owner.orgId, purpose: 'identity', user_id: owner.userId });
+}
 
 export interface ExternalCertificateRow {
   id: string;
@@ -39,6 +58,11 @@ export interface ExternalCertificateRow {
   revoked_at: Date | null;
   revocation_reason: string | null;
   revocation_recorded_at: Date | null;
+  purpose: ExternalRequestPurpose;
+  /** identity: the person (null once they are deleted). */
+  user_id: string | null;
+  /** identity: the e-mail address asked for in the subjectAltName. */
+  email: string | null;
 }
 
 /** An accepted row: its certificate columns are set. */
@@ -55,33 +79,35 @@ export type AcceptedExternalCertificate = ExternalCertificateRow & {
 };
 
 
-export async function insertExternalRequest(db: Db, orgId: string, subject: RequestedSubject, keyNameOf: (id: string) => string): Promise<string> {
+/** `email`: a person's request, the address to ask for in the subjectAltName. */
+export async function insertExternalRequest(db: Db, owner: RequestOwner, subject: RequestedSubject, keyNameOf: (id: string) => string, email?: string): Promise<string> {
   const id = randomUUID();
-  await db('external_certificate_requests').insert({ id, org_id: orgId, subject: JSON.stringify(subject), key_name: keyNameOf(id) });
+  const person = typeof owner === 'string' ? { purpose: 'signing' } : { purpose: 'identity', user_id: owner.userId, email };
+  await db('external_certificate_requests').insert({ id, org_id: ownerOrg(owner), subject: JSON.stringify(subject), key_name: keyNameOf(id), ...person });
   return id;
 }
 
-export async function findExternalRequest(db: Db, orgId: string, id: string): Promise<ExternalCertificateRow | undefined> {
-  return (await db('external_certificate_requests').where({ org_id: orgId, id }).first()) as ExternalCertificateRow | undefined;
+export async function findExternalRequest(db: Db, owner: RequestOwner, id: string): Promise<ExternalCertificateRow | undefined> {
+  return (await owned(db, owner).where({ id }).first()) as ExternalCertificateRow | undefined;
 }
 
-/** An organisation's requests, newest first. */
-export async function listExternalRequests(db: Db, orgId: string, limit: number): Promise<ExternalCertificateRow[]> {
-  return (await db('external_certificate_requests').where({ org_id: orgId }).orderBy('created_at', 'desc').limit(limit)) as ExternalCertificateRow[];
+/** The owner's requests, newest first. */
+export async function listExternalRequests(db: Db, owner: RequestOwner, limit: number): Promise<ExternalCertificateRow[]> {
+  return (await owned(db, owner).orderBy('created_at', 'desc').limit(limit)) as ExternalCertificateRow[];
 }
 
-/** The organisation's requests still open: their key being made (creating) or waiting for the CA's chain (pending). */
-export async function countOpenExternalRequests(db: Db, orgId: string): Promise<number> {
-  const [row] = (await db('external_certificate_requests').where({ org_id: orgId }).whereIn('status', ['creating', 'pending']).count({ n: '*' })) as { n: string | number }[];
+/** The owner's requests still open: their key being made (creating) or waiting for the CA's chain (pending). */
+export async function countOpenExternalRequests(db: Db, owner: RequestOwner): Promise<number> {
+  const [row] = (await owned(db, owner).whereIn('status', ['creating', 'pending']).count({ n: '*' })) as { n: string | number }[];
   return Number(row!.n);
 }
 
-/** Ends an open request of the organisation as withdrawn (failed, code `withdrawn`); false when it was not open. */
-export async function markRequestWithdrawn(db: Db, orgId: string, id: string): Promise<boolean> {
-  const n = await db('external_certificate_requests')
-    .where({ org_id: orgId, id })
+/** Ends an open request of the owner as withdrawn (failed, code `withdrawn`); false when it was not open. */
+export async function markRequestWithdrawn(db: Db, owner: RequestOwner, id: string): Promise<boolean> {
+  const n = await owned(db, owner)
+    .where({ id })
     .whereIn('status', ['creating', 'pending'])
-    .update({ status: 'failed', error_code: 'withdrawn', error_message: 'withdrawn by an admin' });
+    .update({ status: 'failed', error_code: 'withdrawn', error_message: typeof owner === 'string' ? 'withdrawn by an admin' : 'withdrawn' });
   return n > 0;
 }
 
@@ -110,8 +136,8 @@ export interface AcceptedCertificateFields {
 }
 
 /** Stores the accepted chain on a pending request; false when the request is no longer pending. */
-export async function markRequestAccepted(db: Db, orgId: string, id: string, c: AcceptedCertificateFields): Promise<boolean> {
-  const n = await db('external_certificate_requests').where({ org_id: orgId, id, status: 'pending' }).update({
+export async function markRequestAccepted(db: Db, owner: RequestOwner, id: string, c: AcceptedCertificateFields): Promise<boolean> {
+  const n = await owned(db, owner).where({ id, status: 'pending' }).update({
     status: 'accepted',
     chain_pem: c.chainPem,
     serial: c.serial,
@@ -125,9 +151,18 @@ export async function markRequestAccepted(db: Db, orgId: string, id: string, c: 
   return n > 0;
 }
 
-/** The organisation's most recently accepted external certificate (revoked and expired ones included). */
-export async function newestAcceptedExternal(db: Db, orgId: string): Promise<AcceptedExternalCertificate | undefined> {
-  return (await db('external_certificate_requests').where({ org_id: orgId, status: 'accepted' }).orderBy('accepted_at', 'desc').first()) as AcceptedExternalCertificate | undefined;
+/** The owner's most recently accepted external certificate (revoked and expired ones included). */
+export async function newestAcceptedExternal(db: Db, owner: RequestOwner): Promise<AcceptedExternalCertificate | undefined> {
+  return (await owned(db, owner).where({ status: 'accepted' }).orderBy('accepted_at', 'desc').first()) as AcceptedExternalCertificate | undefined;
+}
+
+/**
+ * People's accepted external identity certificates with this serial (lowercase hex) and, in their subject, this CN:
+ * what a verified file's identity assertion may name (serials are unique per CA only, hence the name too).
+ */
+export async function acceptedIdentitiesBySerial(db: Db, serial: string, commonName: string): Promise<AcceptedExternalCertificate[]> {
+  const rows = (await db('external_certificate_requests').where({ purpose: 'identity', status: 'accepted' }).whereRaw('lower(serial) = ?', [serial.toLowerCase()])) as AcceptedExternalCertificate[];
+  return rows.filter((r) => r.certificate_subject.split(',').includes(`CN=${commonName}`));
 }
 
 /**
@@ -137,7 +172,7 @@ export async function newestAcceptedExternal(db: Db, orgId: string): Promise<Acc
  */
 export async function newestExternalExpiringBy(db: Db, now: Date, until: Date): Promise<AcceptedExternalCertificate[]> {
   const newest = db('external_certificate_requests')
-    .where({ status: 'accepted' })
+    .where({ status: 'accepted', purpose: 'signing' })
     .distinctOn('org_id')
     .orderBy([{ column: 'org_id' }, { column: 'accepted_at', order: 'desc' }])
     .select('id');
@@ -149,9 +184,9 @@ export async function newestExternalExpiringBy(db: Db, now: Date, until: Date): 
 }
 
 /** Records the CA's revocation of an accepted certificate (the first record stands); false when there is none to revoke. */
-export async function markExternalRevoked(db: Db, orgId: string, id: string, revokedAt: Date, reason: string): Promise<boolean> {
-  const n = await db('external_certificate_requests')
-    .where({ org_id: orgId, id, status: 'accepted' })
+export async function markExternalRevoked(db: Db, owner: RequestOwner, id: string, revokedAt: Date, reason: string): Promise<boolean> {
+  const n = await owned(db, owner)
+    .where({ id, status: 'accepted' })
     .whereNull('revoked_at')
     .update({ revoked_at: revokedAt, revocation_reason: reason, revocation_recorded_at: new Date() });
   return n > 0;

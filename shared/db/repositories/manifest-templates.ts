@@ -4,6 +4,7 @@
  */
 import { Model } from 'objection';
 import type { ManifestDefaults } from '../../domain/manifest-input.js';
+import type { ManifestPlacement } from '../../domain/manifest-placement.js';
 import type { Knex } from '../knex.js';
 import { applyPage, type PageRequest } from '../page.js';
 
@@ -19,6 +20,10 @@ export class ManifestTemplate extends Model {
   declare discoverable: boolean | null;
   /** Whether images signed with it get a soft binding (fingerprint); null follows the organisation. */
   declare soft_binding: boolean | null;
+  /** Where files signed with it keep their manifest (migration 023); null: embedded. */
+  declare manifest_placement: ManifestPlacement | null;
+  /** Sign as the person too (CAWG identity) when a request gives no identity; null: the organisation alone. */
+  declare identity: TemplateIdentity | null;
   declare created_by: string | null;
   declare updated_by: string | null;
   declare created_at: Date;
@@ -27,7 +32,7 @@ export class ManifestTemplate extends Model {
   declare deleted_at: Date | null;
 
   static override get jsonAttributes(): string[] {
-    return ['manifest'];
+    return ['manifest', 'identity'];
   }
 
   toPublic(): ManifestTemplateView {
@@ -38,6 +43,8 @@ export class ManifestTemplate extends Model {
       manifest: this.manifest,
       discoverable: this.discoverable ?? null,
       soft_binding: this.soft_binding ?? null,
+      manifest_placement: this.manifest_placement ?? null,
+      identity: this.identity ?? null,
       created_at: this.created_at.toISOString(),
       updated_at: this.updated_at.toISOString(),
     };
@@ -51,8 +58,15 @@ export interface ManifestTemplateView {
   manifest: ManifestDefaults;
   discoverable: boolean | null;
   soft_binding: boolean | null;
+  manifest_placement: ManifestPlacement | null;
+  identity: TemplateIdentity | null;
   created_at: string;
   updated_at: string;
+}
+
+/** A template's CAWG identity setting: the roles a person signs with. */
+export interface TemplateIdentity {
+  roles: string[];
 }
 
 /** One saved version of a template, never changed: what jobs that used it were given. */
@@ -68,11 +82,13 @@ export class ManifestTemplateVersion extends Model {
   declare manifest: ManifestDefaults;
   declare discoverable: boolean | null;
   declare soft_binding: boolean | null;
+  declare manifest_placement: ManifestPlacement | null;
+  declare identity: TemplateIdentity | null;
   declare created_by: string | null;
   declare created_at: Date;
 
   static override get jsonAttributes(): string[] {
-    return ['manifest'];
+    return ['manifest', 'identity'];
   }
 }
 
@@ -82,6 +98,8 @@ export interface TemplateContent {
   manifest: ManifestDefaults;
   discoverable: boolean | null;
   soft_binding: boolean | null;
+  manifest_placement: ManifestPlacement | null;
+  identity: TemplateIdentity | null;
 }
 
 /** The organisation's template unless deleted; with `forUpdate`, locked for the rest of the transaction. */

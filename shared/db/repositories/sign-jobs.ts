@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Model } from 'objection';
 import { PENDING_STATUSES, type JobStatus } from '../../job-status.js';
+import type { ManifestPlacement } from '../../domain/manifest-placement.js';
 import type { MediaMimeType } from '../../media/formats.js';
 import type { Knex } from '../knex.js';
 import { applyPage, type PageRequest } from '../page.js';
@@ -40,6 +41,8 @@ export class SignJob extends Model {
   declare discoverable: boolean | null;
   /** The request's or template's soft-binding choice; null follows the organisation's setting (migration 010). */
   declare soft_binding: boolean | null;
+  /** Embedded in the file, or remote: kept in the repository and named by the file (migration 023). */
+  declare manifest_placement: ManifestPlacement;
   /** The person the job signs as (a CAWG identity assertion), with their roles; null: the organisation alone. */
   declare identity_user_id: string | null;
   declare identity_roles: string[] | null;
@@ -79,7 +82,7 @@ export type NewSignJob = Pick<
   SignJob,
   'org_id' | 'upload_id' | 'user_id' | 'api_key_id' | 'idempotency_key' | 'manifest' | 'request_manifest' | 'template_id' | 'template_version' | 'discoverable' | 'soft_binding'
 > &
-  Partial<Pick<SignJob, 'identity_user_id' | 'identity_roles'>>;
+  Partial<Pick<SignJob, 'identity_user_id' | 'identity_roles' | 'manifest_placement'>>;
 
 /** Records a queued job; a second job with the organisation's idempotency key is a unique violation. */
 export async function insertSignJob(job: NewSignJob, db?: Knex): Promise<SignJob> {
@@ -229,7 +232,7 @@ export async function setManifestStoresDiscoverable(orgId: string, fileIds: Knex
   await db('manifest_stores').where({ org_id: orgId }).whereIn('signed_file_id', fileIds).update({ discoverable });
 }
 
-export interface DiscoverableManifest {
+export interface ServedManifest {
   manifest_id: string;
   store: Uint8Array;
   signed_file_id: string;
@@ -238,22 +241,30 @@ export interface DiscoverableManifest {
   mime_type: string;
 }
 
-/** A discoverable manifest store by its manifest id, with its signed file's hash, storage key and type. */
-export async function findDiscoverableManifest(manifestId: string, db: Knex = SignJob.knex()): Promise<DiscoverableManifest | undefined> {
-  return (await db('manifest_stores as m')
+/**
+ * The manifest stores the public repository serves by id: the discoverable ones, and every remote manifest (its file
+ * names that URL and carries no store of its own, so it is served whatever the file's discoverability).
+ */
+function servedStores(db: Knex): Knex.QueryBuilder {
+  return db('manifest_stores as m')
     .join('signed_files as f', 'f.id', 'm.signed_file_id')
-    .where({ 'm.manifest_id': manifestId, 'm.discoverable': true })
-    .first('m.manifest_id', 'm.store', 'm.signed_file_id', 'f.sha256', 'f.storage_key', 'f.mime_type')) as DiscoverableManifest | undefined;
+    .join('sign_jobs as j', 'j.id', 'f.job_id')
+    .where((q) => q.where('m.discoverable', true).orWhere('j.manifest_placement', 'remote'));
+}
+
+/** A manifest store the repository serves (servedStores), by its manifest id, with its signed file's hash, storage key and type. */
+export async function findServedManifest(manifestId: string, db: Knex = SignJob.knex()): Promise<ServedManifest | undefined> {
+  return (await servedStores(db)
+    .where({ 'm.manifest_id': manifestId })
+    .first('m.manifest_id', 'm.store', 'm.signed_file_id', 'f.sha256', 'f.storage_key', 'f.mime_type')) as ServedManifest | undefined;
 }
 
 /**
  * The id of a signed file's manifest store (by the file's id, or by its bytes' SHA-256: the earliest such file) when
- * it is discoverable, i.e. served by the public repository; else undefined.
+ * the public repository serves it (servedStores); else undefined.
  */
-export async function discoverableManifestIdOf(file: { id: string } | { sha256: string }, db: Knex = SignJob.knex()): Promise<string | undefined> {
-  const row = (await db('manifest_stores as m')
-    .join('signed_files as f', 'f.id', 'm.signed_file_id')
-    .where('m.discoverable', true)
+export async function servedManifestIdOf(file: { id: string } | { sha256: string }, db: Knex = SignJob.knex()): Promise<string | undefined> {
+  const row = (await servedStores(db)
     .where('id' in file ? { 'f.id': file.id } : { 'f.sha256': file.sha256 })
     .orderBy([{ column: 'f.created_at' }, { column: 'f.id' }])
     .first('m.manifest_id')) as { manifest_id: string } | undefined;

@@ -536,6 +536,458 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/me/identity-certificate/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The signed-in user's identity certificate requests to the organisation's external CA, pending and past (newest first) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The requests */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            requests: components["schemas"]["ExternalCertificateRequest"][];
+                        };
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Ask for an identity certificate from the organisation's external CA: a new vault key of the user's own and a PKCS#10 request (CSR) for it
+         * @description The same flow as the organisation's signing certificate (POST /org/signing-certificate/requests), for the signed-in user: the scheduler creates the key and the CSR, subject CN = the user's name, O = the organisation's name (C = PKI_COUNTRY when set), the user's e-mail address in subjectAltName, keyUsage digitalSignature (critical), EKU id-kp-emailProtection. Send csr_pem to the organisation's CA, then post the chain it issues to .../chain. A user's requests count against MAX_PENDING_CERTIFICATE_REQUESTS apart from the organisation's. 409 name_required when the user has no name (PATCH /auth/me).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The request with its CSR */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExternalCertificateRequest"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The user has no name (name_required), or MAX_PENDING_CERTIFICATE_REQUESTS requests open (too_many_pending_requests): hand in a chain for one, or withdraw one */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The scheduler has not made the key within 15 s (csr_pending: the request stands), or the key vault failed */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/me/identity-certificate/requests/{request_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the signed-in user's identity certificate requests */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    request_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The request */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExternalCertificateRequest"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/me/identity-certificate/requests/{request_id}/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand over the chain the external CA issued for the request; once checked, the user signs as a person with it
+         * @description Checked before use: the leaf holds the request's vault key, every certificate is within its validity, the leaf meets the CAWG X.509 identity profile (the C2PA claim-signer profile with EKU emailProtection) and names the user's e-mail address in subjectAltName, and the chain verifies up to a CAWG trust anchor: the organisation's trust anchors (/org/trust-anchors) or CAWG_TRUST_ANCHORS_FILE. From then on "identity" on POST /v1/media/sign signs with it, until a newer certificate (from either CA) replaces it. The service's own OCSP responder and CRLs never answer for it: revocation is the CA's.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    request_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ExternalCertificateChainInput"];
+                };
+            };
+            responses: {
+                /** @description The accepted request, with its certificate */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExternalCertificateRequest"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The request is not waiting for a chain (request_not_pending) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The chain is refused (422), the code naming the check: chain_invalid (not PEM certificates), chain_key_mismatch (the leaf does not hold this request's key), chain_expired (a certificate is outside its validity), chain_profile (the leaf does not meet the CAWG X.509 identity profile, or does not name the user's e-mail address), chain_untrusted (it does not verify up to the organisation's trust anchors or CAWG_TRUST_ANCHORS_FILE) */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/me/identity-certificate/requests/{request_id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw an identity certificate request waiting for its key or chain: it then takes no chain, and no longer counts against MAX_PENDING_CERTIFICATE_REQUESTS */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    request_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description The withdrawn request */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExternalCertificateRequest"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The request is accepted or failed already (request_not_pending) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/me/identity-certificate/requests/{request_id}/revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record that the external CA revoked the identity certificate: the user stops signing as a person with it at once
+         * @description Revocation is the CA's; this records it here. Sign requests with identity are then 409 identity_certificate_missing (the service does not fall back to an older certificate) until a new chain is accepted or the service CA issues one (POST /auth/me/identity-certificate).
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    request_id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["ExternalCertificateRevocationInput"];
+                };
+            };
+            responses: {
+                /** @description The request, its certificate marked revoked */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["ExternalCertificateRequest"];
+                    };
+                };
+                /** @description Invalid input (400): the message names the field */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Missing, invalid or expired credentials (401): codes unauthenticated, invalid_token, token_expired, invalid_api_key, invalid_credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description The caller may not do this (403) */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description Not found, or belongs to another organisation (404) */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+                /** @description No accepted certificate (not_accepted), or already recorded (already_revoked) */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Error"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/org/users/{user_id}/identity-certificate/revoke": {
         parameters: {
             query?: never;
@@ -3175,7 +3627,7 @@ export interface paths {
                 /** @description The signed file, in its own media type (Content-Type as stored). A signed fragmented MP4 rendition is an application/zip (streamed, its parts stored uncompressed, ZIP64 past 4 GiB) of its parts under their original names: the signed init segment (its manifest carries c2pa.hash.bmff.v3 with the Merkle tree), every signed segment (each with its merkle box) and the playlists unchanged */
                 200: {
                     headers: {
-                        /** @description When the signed file's manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
+                        /** @description When the signed file's manifest is remote (manifest_placement "remote") or discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
                         Link?: string;
                         [name: string]: unknown;
                     };
@@ -3549,7 +4001,7 @@ export interface paths {
                 /** @description The stored verdict */
                 200: {
                     headers: {
-                        /** @description When the signed file's manifest is discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
+                        /** @description When the signed file's manifest is remote (manifest_placement "remote") or discoverable: `<{BASE_URL}/v1/manifests/{manifest id}>; rel="c2pa-manifest"`, where the public manifest repository serves its manifest store (C2PA 2.2 §15.5.3.2, manifest discovery over HTTP). Absent otherwise. */
                         Link?: string;
                         [name: string]: unknown;
                     };
@@ -4360,7 +4812,7 @@ export interface paths {
         };
         /**
          * A signed file's C2PA manifest store (application/c2pa), or its JSON view with Accept: application/json
-         * @description Public for discoverable files; any other id is 404. The JSON view shows what the manifest says (title, creator, actions, assertions), its signer (with signer.trust_source, judged under the same trust as the public verify) and the signer's revocation status, its signature (trusted, valid or invalid; the hard binding cannot be checked without the original file, so it is left out), c2pa-rs's status codes, the SHA-256 of the signed file and its on-chain anchor.
+         * @description Public for discoverable files and for remote manifests (signed with manifest_placement "remote": the file names this URL, so it is served whatever the file's discoverability); any other id is 404. The JSON view shows what the manifest says (title, creator, actions, assertions), its signer (with signer.trust_source, judged under the same trust as the public verify) and the signer's revocation status, its signature (trusted, valid or invalid; the hard binding cannot be checked without the original file, so it is left out), c2pa-rs's status codes, the SHA-256 of the signed file and its on-chain anchor.
          */
         get: {
             parameters: {
@@ -5337,15 +5789,73 @@ export interface components {
             revoked_at: string | null;
             revocation_reason: string | null;
             certificate_pem: string;
-            /** @description the certificate, then the sub-CA that issued it */
+            /** @description the certificate, then the sub-CA that issued it (an external CA: the intermediates it gave) */
             chain_pem: string;
             issued_by: string;
         };
         IdentityCertificateStatus: {
             name: string | null;
             current: components["schemas"]["IdentityCertificate"] & unknown;
-            /** @description every identity certificate of the user, newest first */
+            /** @description every identity certificate the service CA issued the user, newest first (those from an external CA: GET /auth/me/identity-certificate/requests) */
             certificates: components["schemas"]["IdentityCertificate"][];
+        };
+        ExternalCertificateRequest: {
+            /** Format: uuid */
+            request_id: string;
+            /**
+             * @description creating_key: the scheduler is making the key and CSR; pending: waiting for the CA chain; accepted: the certificate is stored
+             * @enum {string}
+             */
+            status: "creating_key" | "pending" | "accepted" | "failed";
+            subject: {
+                CN: string;
+                O: string;
+                /** @description always for an organisation's request; for a person's, when PKI_COUNTRY is set */
+                C?: string;
+                OU?: string;
+                L?: string;
+                ST?: string;
+            };
+            /** @description PKCS#10, signed by the new vault key; asks for keyUsage digitalSignature (critical), EKU id-kp-documentSigning and id-kp-emailProtection (a person's identity certificate: EKU id-kp-emailProtection and their e-mail address in subjectAltName) */
+            csr_pem: string | null;
+            /** Format: date-time */
+            created_at: string;
+            error: {
+                code: string;
+                message: string;
+            } | null;
+            certificate: {
+                serial: string;
+                subject: string;
+                issuer: string;
+                /** Format: date-time */
+                not_before: string;
+                /** Format: date-time */
+                not_after: string;
+                fingerprint_sha256: string;
+                chain_pem: string;
+                /** Format: date-time */
+                accepted_at: string;
+                /** Format: date-time */
+                revoked_at: string | null;
+                revocation_reason: string | null;
+            } | null;
+        };
+        ExternalCertificateChainInput: {
+            /** @description PEM certificates: the leaf the CA issued for the request first, then the intermediates it gave */
+            chain_pem: string;
+        };
+        ExternalCertificateRevocationInput: {
+            /**
+             * @description the reason the CA gave (RFC 5280 CRLReason)
+             * @enum {string}
+             */
+            reason: "unspecified" | "keyCompromise" | "cACompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "removeFromCRL" | "privilegeWithdrawn" | "aACompromise";
+            /**
+             * Format: date-time
+             * @description when the CA revoked it (default: now)
+             */
+            revoked_at?: string;
         };
         OrgUser: {
             /** Format: uuid */
@@ -5615,6 +6125,11 @@ export interface components {
             } | null;
             /** @description whether the file is signed with a soft binding (its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content): the request's or the template's choice, null following the organisation's setting (GET /org: soft_binding). Always false (none) for video, audio and documents (PDF, EPUB, Office, OpenDocument): ISCC image codes are of images, and a request or template asking for one there is ignored */
             soft_binding: boolean | null;
+            /**
+             * @description where the signed file keeps its manifest store: embedded in the file, or remote (in the public manifest repository, named by the file and by its download's Link header)
+             * @enum {string}
+             */
+            manifest_placement: "embedded" | "remote";
             attempts: number;
             /** Format: date-time */
             created_at: string;
@@ -5744,6 +6259,11 @@ export interface components {
             /** @description whether an image is signed with a soft binding (over the template choice): its ISCC fingerprint as a c2pa.soft-binding assertion and in the index that finds copies by content; false skips the fingerprint. Video, audio and documents are signed without one whatever this says (the job answers soft_binding: false); null or absent follows the organisation (GET/PATCH /org) */
             soft_binding?: boolean | null;
             /**
+             * @description where the signed file's manifest store goes (over the template choice): "embedded" in the file, or "remote": kept only in the public manifest repository, whose URL (GET /v1/manifests/{id}, on BASE_URL, served whatever the file's discoverability) the file carries as its XMP dcterms:provenance reference, and which its download names in a Link: <...>; rel="c2pa-manifest" header. Remote works for the formats c2pa-wasm signs itself (images, AVI, PDF); 422 remote_manifest_unsupported for video and audio signed streamed (MP4, M4V, MOV, M4A, WAV, MP3, FLAC, fragmented MP4 renditions) and ZIP containers (EPUB, Office, OpenDocument); null or absent: the template's choice, else embedded
+             * @enum {string|null}
+             */
+            manifest_placement?: "embedded" | "remote" | null;
+            /**
              * Format: uuid
              * @description an upload of the organisation (POST /v1/media/upload)
              */
@@ -5754,7 +6274,7 @@ export interface components {
              * @description one of the organisation's manifest templates: its defaults apply under the manifest's fields
              */
             template_id?: string | null;
-            /** @description sign as the person too: a CAWG identity assertion (cawg.x509.cose) naming the signed-in user (or the user the API key is bound to), with these roles, signed with their identity certificate's key beside the organisation's claim signature. 422 no_identity for an API key bound to no user; 409 identity_certificate_missing without a valid identity certificate (POST /auth/me/identity-certificate); 422 identity_not_supported for video and audio signed streamed (MP4, M4V, MOV, M4A, WAV, MP3, FLAC). Validators that do not hold the service's identity CA as a CAWG trust anchor read the identity, and so the file, as not trusted. */
+            /** @description sign as the person too: a CAWG identity assertion (cawg.x509.cose) naming the signed-in user (or the user the API key is bound to), with these roles, signed with their identity certificate's key beside the organisation's claim signature. Without it, the template's identity setting applies (null or absent: the organisation alone). 422 no_identity for an API key bound to no user; 409 identity_certificate_missing without a valid identity certificate (POST /auth/me/identity-certificate, or one from the organisation's external CA: /auth/me/identity-certificate/requests); 422 identity_not_supported for video and audio signed streamed (MP4, M4V, MOV, M4A, WAV, MP3, FLAC). Validators that do not hold the service's identity CA as a CAWG trust anchor read the identity, and so the file, as not trusted. */
             identity?: {
                 /**
                  * @example [
@@ -6010,11 +6530,11 @@ export interface components {
                 name: string | null;
                 /** @description the certificate's O */
                 organisation: string | null;
-                /** @description for identity certificates the service issued: the e-mail address in subjectAltName (c2pa-rs does not report it) */
+                /** @description for identity certificates the service issued or accepted from an organisation's external CA: the e-mail address in subjectAltName (c2pa-rs does not report it) */
                 email: string | null;
                 /** @description CAWG roles, e.g. cawg.creator */
                 roles: string[];
-                /** @description who vouches for the identity: the issuing CA's name for identity certificates the service issued (c2pa-rs does not report the issuer), or the ICA credential's issuer; null otherwise */
+                /** @description who vouches for the identity: the issuing CA's name for identity certificates the service issued or accepted from an organisation's external CA (c2pa-rs does not report the issuer), or the ICA credential's issuer; null otherwise */
                 issuer: string | null;
                 serial: string | null;
                 /**
@@ -6029,10 +6549,10 @@ export interface components {
                     failure: string[];
                 };
                 /**
-                 * @description service_ca: the service's identity CA issued it; cawg_anchor: CAWG_TRUST_ANCHORS_FILE or the organisation's anchors; null when untrusted
+                 * @description service_ca: the service's identity CA issued it; organisation_anchor: an organisation's external CA issued it and, signed in, the organisation's trust anchors vouch for it; cawg_anchor: CAWG_TRUST_ANCHORS_FILE (or, for identity certificates the service does not know, the organisation's anchors); null when untrusted
                  * @enum {string|null}
                  */
-                trust_source: "service_ca" | "cawg_anchor" | null;
+                trust_source: "service_ca" | "cawg_anchor" | "organisation_anchor" | null;
             }[];
             revocation: {
                 /** @enum {string} */
@@ -6098,6 +6618,12 @@ export interface components {
             manifest: components["schemas"]["ManifestDefaults"];
             discoverable: boolean | null;
             soft_binding: boolean | null;
+            /**
+             * @description where files signed with it keep their manifest store; null: embedded
+             * @enum {string|null}
+             */
+            manifest_placement: "embedded" | "remote" | null;
+            identity: components["schemas"]["IdentityRequest"];
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -6119,6 +6645,15 @@ export interface components {
             /** @description embed a claim thumbnail (c2pa.thumbnail.claim): a JPEG at most 512 px on its long side made by the service, of an image, of a frame of a video (taken by ffmpeg where the worker has it), of a PDF's first page (rendered by pdftoppm where the worker has it) or of an EPUB's cover image. Costs CPU per file (about 25 ms for a 12 MP JPEG, 0.2-0.5 s for a 1080p video); images over 40 megapixels, audio, Office and OpenDocument files, EPUBs without a cover, video without ffmpeg and PDFs without pdftoppm are signed without one. */
             thumbnail?: boolean;
         };
+        /** @description the CAWG identity a sign request with this template signs with when it gives none; null: the organisation alone */
+        IdentityRequest: {
+            /**
+             * @example [
+             *       "cawg.creator"
+             *     ]
+             */
+            roles: ("cawg.creator" | "cawg.contributor" | "cawg.editor" | "cawg.producer" | "cawg.publisher" | "cawg.sponsor" | "cawg.translator")[];
+        } | null;
         ManifestTemplateInput: {
             /** @description unique among the organisation's templates */
             name: string;
@@ -6127,6 +6662,20 @@ export interface components {
             discoverable?: boolean | null;
             /** @description whether images signed with it get a soft binding (ISCC fingerprint assertion and index row); null or absent follows the organisation (GET/PATCH /org) */
             soft_binding?: boolean | null;
+            /**
+             * @description where files signed with it keep their manifest store: "embedded" in the file, or "remote": kept in the public manifest repository (GET /v1/manifests/{id}) and named by the file (XMP dcterms:provenance) and by its download's Link header (a sign request may choose otherwise); null or absent: embedded
+             * @enum {string|null}
+             */
+            manifest_placement?: "embedded" | "remote" | null;
+            /** @description sign as the person too, with these CAWG roles, when a sign request with this template gives no identity of its own (the request's replaces it): the same rules as the sign request's identity (400 for a role outside the CAWG vocabulary; at signing, 422 no_identity for an API key bound to no user, 409 identity_certificate_missing, 422 identity_not_supported for video and audio signed streamed). null or absent: the organisation alone */
+            identity?: {
+                /**
+                 * @example [
+                 *       "cawg.creator"
+                 *     ]
+                 */
+                roles: ("cawg.creator" | "cawg.contributor" | "cawg.editor" | "cawg.producer" | "cawg.publisher" | "cawg.sponsor" | "cawg.translator")[];
+            } | null;
         };
         ManifestTemplateVersion: {
             /** Format: uuid */
@@ -6150,47 +6699,6 @@ export interface components {
                 similarityScore?: number;
             }[];
         };
-        ExternalCertificateRequest: {
-            /** Format: uuid */
-            request_id: string;
-            /**
-             * @description creating_key: the scheduler is making the key and CSR; pending: waiting for the CA chain; accepted: the certificate is stored
-             * @enum {string}
-             */
-            status: "creating_key" | "pending" | "accepted" | "failed";
-            subject: {
-                CN: string;
-                O: string;
-                C: string;
-                OU?: string;
-                L?: string;
-                ST?: string;
-            };
-            /** @description PKCS#10, signed by the new vault key; asks for keyUsage digitalSignature (critical), EKU id-kp-documentSigning and id-kp-emailProtection */
-            csr_pem: string | null;
-            /** Format: date-time */
-            created_at: string;
-            error: {
-                code: string;
-                message: string;
-            } | null;
-            certificate: {
-                serial: string;
-                subject: string;
-                issuer: string;
-                /** Format: date-time */
-                not_before: string;
-                /** Format: date-time */
-                not_after: string;
-                fingerprint_sha256: string;
-                chain_pem: string;
-                /** Format: date-time */
-                accepted_at: string;
-                /** Format: date-time */
-                revoked_at: string | null;
-                revocation_reason: string | null;
-            } | null;
-        };
         ExternalCertificateRequestInput: {
             /** @description common name */
             CN: string;
@@ -6207,22 +6715,6 @@ export interface components {
             L?: string;
             /** @description state or province */
             ST?: string;
-        };
-        ExternalCertificateChainInput: {
-            /** @description PEM certificates: the leaf the CA issued for the request first, then the intermediates it gave */
-            chain_pem: string;
-        };
-        ExternalCertificateRevocationInput: {
-            /**
-             * @description the reason the CA gave (RFC 5280 CRLReason)
-             * @enum {string}
-             */
-            reason: "unspecified" | "keyCompromise" | "cACompromise" | "affiliationChanged" | "superseded" | "cessationOfOperation" | "certificateHold" | "removeFromCRL" | "privilegeWithdrawn" | "aACompromise";
-            /**
-             * Format: date-time
-             * @description when the CA revoked it (default: now)
-             */
-            revoked_at?: string;
         };
         SigningCertificate: {
             /**

@@ -1,0 +1,15 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ensurePgliteDataDir } from '../shared/db/pglite.js';
+import { createKnex } from '../shared/db/knex.js';
+import { migrateLatest } from '../shared/db/migrate.js';
+const dataDir = mkdtempSync(path.join(tmpdir(), 'pgp-'));
+let t = Date.now();
+await ensurePgliteDataDir(path.join(dataDir, 'pglite'));
+console.log('initdb', Date.now() - t); t = Date.now();
+const knex = createKnex({ databaseUrl: undefined, dataDir } as never);
+await knex.raw('select 1'); console.log('open', Date.now() - t); t = Date.now();
+await migrateLatest(knex); console.log('migrate', Date.now() - t); t = Date.now();
+await knex.destroy(); console.log('close', Date.now() - t, dataDir);
+process.exit(0);
