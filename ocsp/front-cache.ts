@@ -3,14 +3,17 @@
  * gave it, one per exact CertID set as in ocsp/memory-cache.ts, and the role's process for everything else.
  *
  *   undecodable request          malformedRequest, here (garbage never crosses to the role's process)
- *   request with a nonce         asked of the role's process (the nonce budget is kept there), except while its
- *                                last answer said the nonce rate is spent and a fresh copy is here: then the copy,
- *                                without the nonce, as the role's process answers then (a nonce of a length
- *                                RFC 8954 refuses is refused here as there)
+ *   request with a nonce         asked of the role's process (the nonce budget is kept there), except when a
+ *                                fresh copy is here and the nonce rate has no token: then the copy, without the
+ *                                nonce, as the role's process answers then (a nonce of a length RFC 8954 refuses
+ *                                is refused here as there). The front follows the rate in a copy of the role's
+ *                                token bucket, taken from each answer and refilled and spent here as there, so
+ *                                past the rate a flood of nonces costs no trip to the role.
  *   no nonce, fresh copy here    the copy (a hit)
  *   otherwise                    asked (concurrent asks for one CertID set share one); a signed answer without
- *                                a nonce is kept until it is `freshUntil` (the role's refresh point, so a
- *                                request after it reaches the role's cache and starts its re-signing)
+ *                                a nonce (a nonce request's answer past the budget too) is kept until it is
+ *                                `freshUntil` (the role's refresh point, so a request after it reaches the role's
+ *                                cache and starts its re-signing)
  *
  * Invalidation comes from the role's process, in order with its answers on one channel: an answer asked before
  * an invalidation that arrives after it is returned but not kept (it may predate a revocation).
@@ -18,6 +21,7 @@
 import type { Logger } from 'pino';
 import { decodeOcspRequest, type OcspRequestInfo } from '../shared/pki/ocsp-request.js';
 import { failureAnswer } from './answers.js';
+import { RateLimit, type RateSnapshot } from './limits.js';
 import { certIdsKey, invalidationSerial } from './memory-cache.js';
 import { checkNonceLength } from './nonce-source.js';
 import { SerialIndex } from './serial-index.js';
@@ -25,13 +29,13 @@ import type { OcspAnswerer } from './server.js';
 import type { OcspReply, OcspSignedAnswer } from './source.js';
 
 /**
- * The role's process's answer to a front: the reply, until when a signed answer may be served from a copy, and when
- * a nonce can next be signed within the nonce rate (OcspResponder.nextNonceSignatureAt).
+ * The role's process's answer to a front: the reply, until when a signed answer may be served from a copy, and the
+ * nonce rate's token bucket after it (OcspResponder.nonceBudget).
  */
 export interface AskedReply {
   reply: OcspReply;
   freshUntil: number;
-  nextNonceSignatureAt: number;
+  nonceBudget: RateSnapshot;
 }
 
 interface Copy {
@@ -47,8 +51,12 @@ export class FrontCache implements OcspAnswerer {
   private readonly asking = new Map<string, Promise<AskedReply>>();
   /** Invalidations received so far. */
   private epoch = 0;
-  /** From the role's last answer: before this, a request with a nonce would be answered without it there. */
-  private nextNonceSignatureAt = 0;
+  /**
+   * The role's nonce rate as its last answer left it, refilled and spent here as there (other fronts' nonces are not
+   * seen here until the next answer: then this front asks, and the role answers from its cache). Unknown before the
+   * first answer.
+   */
+  private nonceRate: RateLimit | undefined;
 
   constructor(
     private readonly ask: (requestDer: Uint8Array) => Promise<AskedReply>,
@@ -71,8 +79,10 @@ export class FrontCache implements OcspAnswerer {
     const copy = this.copies.get(key);
     const fresh = copy && now < copy.freshUntil ? copy : undefined;
     if (request.nonce) {
-      // A copy means the role accepted these CertIDs' issuer; what it checks next is the nonce's length, then its rate.
-      if (!fresh || now >= this.nextNonceSignatureAt) return (await this.asked(requestDer)).reply;
+      // Taken here as the role will take it; a copy means the role accepted these CertIDs' issuer, and what it
+      // checks next is the nonce's length, then its rate.
+      const signable = this.nonceRate?.take() ?? true;
+      if (signable || !fresh) return (await this.kept(key, request, this.asked(requestDer))).reply;
       try {
         checkNonceLength(request.nonce);
       } catch (err) {
@@ -82,30 +92,34 @@ export class FrontCache implements OcspAnswerer {
     }
     if (fresh) return { answer: fresh.answer, hit: true };
 
-    const epoch = this.epoch;
     let asked = this.asking.get(key);
     if (!asked) {
-      asked = this.asked(requestDer);
+      asked = this.kept(key, request, this.asked(requestDer));
       this.asking.set(key, asked);
       const mine = asked;
       const done = () => {
         if (this.asking.get(key) === mine) this.asking.delete(key);
       };
-      mine.then(({ reply, freshUntil }) => {
-        done();
-        const answer = reply.answer;
-        if (epoch === this.epoch && answer.responseStatus === 'successful' && !answer.nonceEchoed && freshUntil > (this.options.now ?? Date.now)()) {
-          this.put(key, request.certIds.map((c) => c.serialHex), answer, freshUntil);
-        }
-      }, done);
+      mine.then(done, done);
     }
     return (await asked).reply;
   }
 
-  /** Asks the role's process, noting when it can next sign a nonce. */
+  /** Asks the role's process, taking up its nonce rate as it stands after the answer. */
   private async asked(requestDer: Uint8Array): Promise<AskedReply> {
     const asked = await this.ask(requestDer);
-    this.nextNonceSignatureAt = asked.nextNonceSignatureAt;
+    this.nonceRate = RateLimit.resumed(asked.nonceBudget, this.options.now ?? Date.now);
+    return asked;
+  }
+
+  /** `asking`, keeping its answer as the copy for the request's CertIDs when it is a signed one without a nonce. */
+  private async kept(key: string, request: OcspRequestInfo, asking: Promise<AskedReply>): Promise<AskedReply> {
+    const epoch = this.epoch;
+    const asked = await asking;
+    const { answer } = asked.reply;
+    if (epoch === this.epoch && answer.responseStatus === 'successful' && !answer.nonceEchoed && asked.freshUntil > (this.options.now ?? Date.now)()) {
+      this.put(key, request.certIds.map((c) => c.serialHex), answer, asked.freshUntil);
+    }
     return asked;
   }
 

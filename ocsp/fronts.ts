@@ -18,6 +18,7 @@ import { ocspResponses } from '../shared/metrics/metrics.js';
 import { childModule } from '../shared/paths.js';
 import { failureAnswer } from './answers.js';
 import type { AskedReply } from './front-cache.js';
+import type { RateSnapshot } from './limits.js';
 import type { OcspAnswerer } from './server.js';
 import type { OcspAnswer } from './source.js';
 
@@ -56,8 +57,8 @@ export interface OcspFrontsOptions {
   answerer: OcspAnswerer;
   /** Until when a front may serve its copy of `answer` (0: not at all). */
   freshUntil: (answer: OcspAnswer) => number;
-  /** When a nonce can next be signed within the nonce rate (OcspResponder.nextNonceSignatureAt). */
-  nextNonceSignatureAt: () => number;
+  /** The nonce rate's token bucket now (OcspResponder.nonceBudget). */
+  nonceBudget: () => RateSnapshot;
   logger: Logger;
 }
 
@@ -84,7 +85,7 @@ export async function startOcspFronts(options: OcspFrontsOptions): Promise<OcspF
       .serve(message.der)
       .catch((err: unknown) => ({ answer: failureAnswer(err, logger), hit: false }))
       .then((reply) => {
-        const asked = { reply, freshUntil: options.freshUntil(reply.answer), nextNonceSignatureAt: options.nextNonceSignatureAt() };
+        const asked = { reply, freshUntil: options.freshUntil(reply.answer), nonceBudget: options.nonceBudget() };
         const answer: ToFront = { t: 'answer', id: message.id, asked };
         if (worker.isConnected()) worker.send(answer);
       });

@@ -1,5 +1,14 @@
 /** The two bounds the responder puts on vault work: a token bucket and a concurrency limit with a queue. */
 
+/** A token bucket's state at one moment, to rebuild it elsewhere (`RateLimit.resumed`). */
+export interface RateSnapshot {
+  /** Tokens per second (0: never a token). */
+  rate: number;
+  tokens: number;
+  /** When it held `tokens` (epoch milliseconds). */
+  at: number;
+}
+
 /** Token bucket: `take()` is true at most `rate` times per second on average, with bursts up to `rate`. */
 export class RateLimit {
   private tokens: number;
@@ -10,6 +19,14 @@ export class RateLimit {
     this.last = now();
   }
 
+  /** A bucket continuing from `snapshot` (another process's, on the same clock). */
+  static resumed(snapshot: RateSnapshot, now: () => number): RateLimit {
+    const bucket = new RateLimit(snapshot.rate, now);
+    bucket.tokens = snapshot.tokens;
+    bucket.last = snapshot.at;
+    return bucket;
+  }
+
   take(): boolean {
     this.refill();
     if (this.tokens < 1) return false;
@@ -17,15 +34,14 @@ export class RateLimit {
     return true;
   }
 
-  /** When `take()` can next be true (now, when a token is there). Others' takes can only move it later. */
-  nextTokenAt(): number {
+  snapshot(): RateSnapshot {
     this.refill();
-    return this.last + (this.tokens >= 1 ? 0 : ((1 - this.tokens) / this.rate) * 1000);
+    return { rate: this.rate, tokens: this.tokens, at: this.last };
   }
 
   private refill(): void {
     const t = this.now();
-    this.tokens = Math.min(this.rate, this.tokens + ((t - this.last) / 1000) * this.rate);
+    this.tokens = Math.min(this.rate, this.tokens + (Math.max(0, t - this.last) / 1000) * this.rate);
     this.last = t;
   }
 }

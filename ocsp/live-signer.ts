@@ -4,7 +4,7 @@
  * responderID byKey (spec rule 3); thisUpdate = producedAt = now (whole seconds),
  * nextUpdate = thisUpdate + `validitySeconds`. One vault signature per call.
  */
-import { buildOcspResponse } from '../shared/pki/ocsp-response.js';
+import { buildOcspResponse, type OcspCertStatus } from '../shared/pki/ocsp-response.js';
 import { certStatusLabel, signedAnswer } from './answers.js';
 import { positiveOption, type OcspIssuer, type OcspQuery, type OcspServed, type OcspSignedAnswer, type OcspSource, type OcspStatusLookup } from './source.js';
 
@@ -35,12 +35,14 @@ export class LiveSigner<I extends OcspIssuer> implements OcspSource<I> {
 
   /** A response without a nonce. (A query's nonce is echoed only through sign(), by the nonce source.) */
   async answer(query: OcspQuery<I>): Promise<OcspServed> {
-    return { answer: await this.sign(query, undefined), hit: false };
+    const statuses = await this.lookup(query);
+    return { answer: await this.sign(query, undefined, statuses), hit: false, statuses };
   }
 
-  async sign(query: OcspQuery<I>, nonce: Uint8Array | undefined): Promise<OcspSignedAnswer> {
+  /** A response echoing `nonce` if given, with `statuses` when the caller holds them current, else looked up. */
+  async sign(query: OcspQuery<I>, nonce: Uint8Array | undefined, statuses?: readonly OcspCertStatus[]): Promise<OcspSignedAnswer> {
+    statuses ??= await this.lookup(query);
     const { issuer, responderKeyHash } = query.issuer;
-    const statuses = await Promise.all(query.certIds.map((certId) => this.lookupStatus(issuer, certId.serialHex)));
     const now = Math.floor(this.now() / 1000) * 1000; // GeneralizedTime carries whole seconds
     const thisUpdate = new Date(now);
     const nextUpdate = new Date(now + this.validityMs);
@@ -55,5 +57,9 @@ export class LiveSigner<I extends OcspIssuer> implements OcspSource<I> {
       certs,
     });
     return signedAnswer({ der, producedAt: thisUpdate, thisUpdate, nextUpdate }, nonce !== undefined, certStatusLabel(statuses.map((s) => s.status)));
+  }
+
+  private lookup(query: OcspQuery<I>): Promise<OcspCertStatus[]> {
+    return Promise.all(query.certIds.map((certId) => this.lookupStatus(query.issuer.issuer, certId.serialHex)));
   }
 }

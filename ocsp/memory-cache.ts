@@ -11,6 +11,7 @@ import { normalizeSerialHex } from '../shared/pki/serial.js';
 import { Limiter } from './limits.js';
 import { SerialIndex } from './serial-index.js';
 import type { OcspCertId } from '../shared/pki/ocsp-request.js';
+import type { OcspCertStatus } from '../shared/pki/ocsp-response.js';
 import { OcspOverloadedError, positiveOption, type OcspIssuer, type OcspQuery, type OcspServed, type OcspSignedAnswer, type OcspSource } from './source.js';
 
 /** The cache key of a set of CertIDs: their exact DER, in request order. */
@@ -38,6 +39,8 @@ export interface MemoryCacheOptions {
 
 interface CacheEntry {
   answer: OcspSignedAnswer;
+  /** What `answer` was signed with, when this process looked it up (not for an answer from the shared store). */
+  statuses: readonly OcspCertStatus[] | undefined;
   serials: string[];
   refreshAt: number;
   expiresAt: number;
@@ -110,6 +113,15 @@ export class MemoryCache<I extends OcspIssuer> implements OcspSource<I> {
   }
 
   /**
+   * The statuses of the cached answer for `query`'s CertIDs while it is before its refresh point (as current as
+   * the answer this cache serves: a revocation drops it), when this process looked them up.
+   */
+  currentStatuses(query: OcspQuery<I>): readonly OcspCertStatus[] | undefined {
+    const entry = this.entries.get(certIdsKey(query.certIds));
+    return entry && this.now() < entry.refreshAt ? entry.statuses : undefined;
+  }
+
+  /**
    * Forgets cached and in-flight responses for a serial (any form normalizeSerialHex accepts), or all of them.
    * An answer whose fill started before the call is returned to its waiting requests but not cached.
    */
@@ -133,11 +145,11 @@ export class MemoryCache<I extends OcspIssuer> implements OcspSource<I> {
     const flight: InFlight = {
       serials,
       promise: run.then(
-        ({ answer }) => {
+        ({ answer, statuses }) => {
           // Skip storing when invalidate() ran meanwhile: the answer may predate a revocation.
           if (this.inFlight.get(key) === flight) {
             this.inFlight.delete(key);
-            this.put(key, serials, answer);
+            this.put(key, serials, answer, statuses);
           }
           return answer;
         },
@@ -151,7 +163,7 @@ export class MemoryCache<I extends OcspIssuer> implements OcspSource<I> {
     return flight.promise;
   }
 
-  private put(key: string, serials: string[], answer: OcspSignedAnswer): void {
+  private put(key: string, serials: string[], answer: OcspSignedAnswer, statuses: readonly OcspCertStatus[] | undefined): void {
     this.forget(key);
     while (this.entries.size >= this.maxCached) {
       const oldest = this.entries.entries().next().value;
@@ -168,6 +180,7 @@ export class MemoryCache<I extends OcspIssuer> implements OcspSource<I> {
     }
     this.entries.set(key, {
       answer,
+      statuses,
       serials,
       refreshAt: answer.thisUpdate.getTime() + this.refreshAfterMs,
       expiresAt: answer.nextUpdate.getTime(),

@@ -1,7 +1,9 @@
 /**
  * Nonces: RFC 5019 lets responders ignore them, but the service echoes a request nonce (RFC 8954 lengths: 0 or
  * more than 32 octets -> malformedRequest) in a freshly signed response. A nonce defeats any cache, so each
- * such request costs a status lookup and a vault signature; that work runs under its own budget: a rate
+ * such request costs a vault signature, and a status lookup unless the cache holds the statuses of an answer it
+ * would serve (before its refresh point; dropped on revocation as that answer is, so no older than the answer a
+ * request without a nonce gets); that work runs under its own budget: a rate
  * (default 50 per second, bursts as large) and a small concurrency and queue (for a slow vault). When the
  * budget is exhausted the request goes on to the next source (the cache) and is answered without a nonce
  * (RFC 5019 and RFC 8954 let a responder answer without one; a client that insists on a nonce treats that as a
@@ -9,8 +11,9 @@
  * nor starve cached answers. Not in the chain with `nonces: 'ignore'`.
  */
 import { unwrapOctetString } from '../shared/pki/ocsp-request.js';
-import { Limiter, RateLimit } from './limits.js';
+import { Limiter, RateLimit, type RateSnapshot } from './limits.js';
 import type { LiveSigner } from './live-signer.js';
+import type { MemoryCache } from './memory-cache.js';
 import { OcspRefusedError, positiveOption, type OcspIssuer, type OcspQuery, type OcspServed, type OcspSource } from './source.js';
 
 export interface NonceOptions {
@@ -39,7 +42,7 @@ export class NonceSource<I extends OcspIssuer> implements OcspSource<I> {
   private readonly rate: RateLimit;
   readonly counters = { nonceResponses: 0, nonceFallbacks: 0 };
 
-  constructor(options: NonceOptions, now: () => number, private readonly signer: LiveSigner<I>, private readonly next: OcspSource<I>) {
+  constructor(options: NonceOptions, now: () => number, private readonly signer: LiveSigner<I>, private readonly next: MemoryCache<I>) {
     this.signs = new Limiter(positiveOption('maxConcurrentNonceSignatures', options.maxConcurrentNonceSignatures, 4), options.maxQueuedNonceSignatures ?? 32);
     this.rate = new RateLimit(positiveOption('nonceSignaturesPerSecond', options.nonceSignaturesPerSecond, 50), now);
   }
@@ -48,15 +51,15 @@ export class NonceSource<I extends OcspIssuer> implements OcspSource<I> {
     return query.nonce ? this.echo(query, query.nonce) : this.next.answer(query);
   }
 
-  /** When the next nonce response can be signed within the rate (now, when it can). */
-  nextSignatureAt(): number {
-    return this.rate.nextTokenAt();
+  /** The rate's bucket now: what a copy elsewhere needs to tell when a nonce would be signed here. */
+  budget(): RateSnapshot {
+    return this.rate.snapshot();
   }
 
   private async echo(query: OcspQuery<I>, requestNonce: Uint8Array): Promise<OcspServed> {
     checkNonceLength(requestNonce);
     const nonce = requestNonce.slice();
-    const fresh = this.rate.take() ? this.signs.run(() => this.signer.sign(query, nonce)) : undefined;
+    const fresh = this.rate.take() ? this.signs.run(() => this.signer.sign(query, nonce, this.next.currentStatuses(query))) : undefined;
     if (fresh) {
       this.counters.nonceResponses++;
       return { answer: await fresh, hit: false };

@@ -16,6 +16,7 @@ import type { Logger } from 'pino';
 import { decodeOcspRequest, type OcspRequestInfo } from '../shared/pki/ocsp-request.js';
 import { failureAnswer } from './answers.js';
 import { IssuerFilter, type IssuerFilterOptions } from './issuer-filter.js';
+import type { RateSnapshot } from './limits.js';
 import { LiveSigner, type LiveSignerOptions } from './live-signer.js';
 import { MemoryCache, type MemoryCacheOptions } from './memory-cache.js';
 import { NonceSource, type NonceOptions } from './nonce-source.js';
@@ -104,11 +105,11 @@ export class OcspResponder<I extends OcspIssuer = OcspIssuer> {
   }
 
   /**
-   * When a request with a nonce can next get a freshly signed answer within the nonce rate (now, when it can); until
-   * then such a request is answered from the cache without its nonce. 0 with `nonces: 'ignore'`: nothing to wait for.
+   * The nonce rate's token bucket now: while it holds no whole token, a request with a nonce is answered from the
+   * cache without it. With `nonces: 'ignore'` a bucket that never fills.
    */
-  nextNonceSignatureAt(): number {
-    return this.nonces?.nextSignatureAt() ?? 0;
+  nonceBudget(): RateSnapshot {
+    return this.nonces?.budget() ?? { rate: 0, tokens: 0, at: 0 };
   }
 
   stats(): OcspResponderStats {

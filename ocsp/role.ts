@@ -41,6 +41,9 @@ export interface OcspRoleOptions {
  */
 export type OcspRole = (() => Promise<void>) & { ocspPort: number; crlPort: number; tsaPort: number; reloads(): Promise<void> };
 
+/** No responder yet: every answer is unauthorized, nothing is signed. */
+const NO_NONCE_BUDGET = { rate: 0, tokens: 0, at: 0 };
+
 /** Signed responses each front process keeps (the role's own cache keeps up to 100,000). */
 const FRONT_CACHED_RESPONSES = 100_000;
 
@@ -149,7 +152,7 @@ export async function startOcspRole(
           answer.responseStatus === 'successful' && responder
             ? Math.min(answer.thisUpdate.getTime() + responder.refreshAfterMs, answer.nextUpdate.getTime())
             : 0,
-        nextNonceSignatureAt: () => responder?.nextNonceSignatureAt() ?? 0,
+        nonceBudget: () => responder?.nonceBudget() ?? NO_NONCE_BUDGET,
         logger,
       });
       ocspPort = fronts.port;

@@ -72,6 +72,8 @@ export type OcspAnswer = OcspSignedAnswer | OcspErrorAnswer;
 export interface OcspServed {
   answer: OcspSignedAnswer;
   hit: boolean;
+  /** The statuses `answer` was signed with, one per CertID, when this process just looked them up. */
+  statuses?: readonly OcspCertStatus[];
 }
 
 /** What the edge gives back: any answer, errors included. */

@@ -103,6 +103,14 @@ export function verifyEs384Der(spki: Uint8Array, data: Uint8Array, derSignature:
   return verify('sha384', data, { key, dsaEncoding: 'der' }, derSignature);
 }
 
+/** verifyEs384Der in libuv's thread pool, off the caller's event loop. */
+function verifyEs384DerInPool(spki: Uint8Array, data: Uint8Array, derSignature: Uint8Array): Promise<boolean> {
+  const key = p384PublicKey(spki);
+  return new Promise((resolve, reject) => {
+    verify('sha384', data, { key, dsaEncoding: 'der' }, derSignature, (err, ok) => (err ? reject(err) : resolve(ok)));
+  });
+}
+
 /**
  * Signs the DER of a TBS structure (TBSCertificate, TBSCertList, ResponseData, ...) with the vault key:
  * ES384 in the vault (raw r||s), converted to DER ECDSA-Sig-Value.
@@ -125,7 +133,7 @@ export async function signTbs(
   p384PublicKey(key.publicKeySpki, `vault key "${key.name}"`);
   const raw = await key.signEs384(tbsDer);
   const signatureValue = ecdsaRawToDer(raw);
-  if (options.verify !== false && !verifyEs384Der(key.publicKeySpki, tbsDer, signatureValue)) {
+  if (options.verify !== false && !(await verifyEs384DerInPool(key.publicKeySpki, tbsDer, signatureValue))) {
     throw new SignatureCheckError(key.name);
   }
   return {

@@ -10,8 +10,12 @@ function keyFromPrivate(name: string, privateKey: KeyObject): VaultKey {
   return {
     name,
     publicKeySpki,
-    // ieee-p1363 is raw r||s, the same shape Azure Key Vault returns.
-    signEs384: async (data) => new Uint8Array(sign('sha384', data, { key: privateKey, dsaEncoding: 'ieee-p1363' })),
+    // ieee-p1363 is raw r||s, the same shape Azure Key Vault returns. Signed in libuv's thread pool: a P-384
+    // signature would otherwise hold the caller's event loop (the OCSP role's answers to its fronts, for one).
+    signEs384: (data) =>
+      new Promise((resolve, reject) => {
+        sign('sha384', data, { key: privateKey, dsaEncoding: 'ieee-p1363' }, (err, signature) => (err ? reject(err) : resolve(new Uint8Array(signature))));
+      }),
   };
 }
 

@@ -144,6 +144,31 @@ describe('OCSP responder core', function () {
     expect(hex((await responder.respond(request(leaf))).der)).to.equal(hex(cached.der)); // the cache is untouched
   });
 
+  it('signs a nonce response with the statuses of the cached answer while it is fresh, else looks them up', async function () {
+    const { responder, table, clock } = setup();
+    const certStatusOf = (answer: OcspAnswer) => parseOcspResponse(signed(answer).der).basic!.tbsResponseData.responses[0]!.certStatus;
+    const withNonce = (n: number) => responder.respond(request(leaf, { nonce: new Uint8Array(16).fill(n) }));
+    expect(certStatusOf(await withNonce(1)).good).to.equal(null); // nothing cached: looked up
+    expect(table.lookups).to.have.length(1);
+    signed(await responder.respond(request(leaf))); // cached, looked up
+    expect(certStatusOf(await withNonce(2)).good).to.equal(null);
+    expect(table.lookups).to.have.length(2);
+
+    // A revocation drops the cached answer: the nonce response looks the status up, and the next cached answer has it.
+    table.set('sub-ca', leaf, { status: 'revoked', revokedAt: new Date('2026-01-01T00:00:00Z') });
+    responder.invalidate(leaf);
+    expect(certStatusOf(await withNonce(3)).revoked).to.not.equal(undefined);
+    expect(table.lookups).to.have.length(3);
+    expect(certStatusOf(await responder.respond(request(leaf))).revoked).to.not.equal(undefined);
+    expect(certStatusOf(await withNonce(4)).revoked).to.not.equal(undefined);
+    expect(table.lookups).to.have.length(4);
+
+    // Past the refresh point the cached answer's statuses are not used.
+    clock.now += 12 * 3600_000 + 1000;
+    await withNonce(5);
+    expect(table.lookups).to.have.length(5);
+  });
+
   it("with nonces: 'ignore', answers nonce requests from the cache", async function () {
     const { responder, subCa } = setup({ nonces: 'ignore' });
     const a = signed(await responder.respond(request(leaf, { nonce: new Uint8Array(16).fill(1) })));
