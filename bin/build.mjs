@@ -8,10 +8,11 @@
  *   node bin/build.mjs             build dist/ afresh
  *   node bin/build.mjs --if-stale  only when dist/ is missing or older than a source file (npm start)
  *   node bin/build.mjs --watch     build, then again whenever a source file changes
+ * Each also makes the embedded database's empty cluster when it is missing (emptyDatabase below).
  */
 import { existsSync, readdirSync, renameSync, rmSync, statSync, watch, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIRS = ['api', 'workers', 'scheduler', 'ocsp', 'shared', 'migrations', 'bin'];
@@ -75,8 +76,21 @@ if (mode !== undefined && mode !== '--if-stale' && mode !== '--watch') {
   process.stderr.write('usage: node bin/build.mjs [--if-stale | --watch]\n');
   process.exit(2);
 }
+/**
+ * The embedded database's empty cluster (PGlite's initdb: seconds of WASM, the same for every DATA_DIR), made once
+ * per installed PGlite rather than at each new DATA_DIR's first start (shared/db/pglite.ts). Nothing when made.
+ */
+async function emptyDatabase() {
+  const started = Date.now();
+  const { ensurePgliteTemplate, pgliteTemplateDir } = await import(pathToFileURL(path.join(DIST, 'shared/db/pglite.js')).href);
+  if (existsSync(path.join(pgliteTemplateDir(), 'PG_VERSION'))) return;
+  const made = await ensurePgliteTemplate();
+  process.stderr.write(made ? `[build] empty embedded database made in ${Date.now() - started} ms\n` : '[build] no empty embedded database kept (node_modules/.cache not writable): each new DATA_DIR runs initdb\n');
+}
+
 const files = sources();
 if (mode !== '--if-stale' || stale(files)) await build(files);
+await emptyDatabase();
 
 if (mode === '--watch') {
   // A burst of saves is one build; a build that fails (a syntax error) is reported and the next save tries again.

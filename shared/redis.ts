@@ -31,6 +31,9 @@ export async function redisAnswers(url: string, timeoutMs = 1000): Promise<boole
 
 /** PING with a deadline, for health checks on an existing connection. */
 export async function pingWithin(redis: Redis, timeoutMs = 1000): Promise<boolean> {
+  // Down and waiting to retry (no Redis at all, with `npm start`'s in-process queue): a PING would only wait out the
+  // deadline, and every /health with it.
+  if (redis.status === 'reconnecting' || redis.status === 'close' || redis.status === 'end') return false;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<boolean>((resolve) => {
     timer = setTimeout(() => resolve(false), timeoutMs);

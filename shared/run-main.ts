@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import { ConfigError, loadConfig, startupWarnings, type Config } from './config.js';
 import { recordStartup } from './audit/startup.js';
 import { openDatabase } from './db/index.js';
+import { collectGarbageWhenIdle } from './idle-collector.js';
 import { createLogger, type Logger } from './logger.js';
 
 /** How long a process may take to shut down after SIGTERM before it exits anyway. */
@@ -26,6 +27,7 @@ export function runMain(role: string, start: (config: Config, logger: Logger) =>
   for (const { variable, message } of startupWarnings(config)) logger.warn({ variable }, message);
   start(config, logger).then(
     (stop) => {
+      collectGarbageWhenIdle();
       let stopping = false;
       const shutdown = (signal: string) => {
         if (stopping) return;

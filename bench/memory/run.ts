@@ -3,7 +3,8 @@
  *
  *  1. `npm run build` timed (dist/ rebuilt from scratch).
  *  2. The four Procfile roles, exactly as the Procfile runs them (node on dist/), one after the other on a migrated
- *     Postgres database with its PKI: the time from spawn to the first 200 from its /health (limit 3 s), then after
+ *     Postgres database with its PKI: the time from spawn to the first 200 from its /health (limit 3 s; asked from
+ *     the spawn on, the role's own log line saying it is ready timed apart), then after
  *     `--idle` seconds at rest each process's RSS (VmRSS) and V8 heap (limit 150 MiB for each role's own process;
  *     the worker's sandboxes, the OCSP fronts and the verification supervisors listed apart). Then `--images` signed
  *     images through the API and the workers, `--idle` seconds again, and the RSS once more (limit: 1.2 x at rest).
@@ -25,7 +26,7 @@ import { openDatabase } from '../../shared/db/index.js';
 import { initPki } from '../../shared/pki/init.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { freePort } from '../../test/support/private-redis.js';
-import { opsPortOf, startProcfileRole, type RoleProcess } from '../../test/support/processes.js';
+import { startProcfileRole, type RoleProcess } from '../../test/support/processes.js';
 import { photoLikeJpeg } from '../support/photo-jpeg.js';
 
 const { values } = parseArgs({ options: { idle: { type: 'string', default: '60' }, images: { type: 'string', default: '200' }, only: { type: 'string' } } });
@@ -207,21 +208,24 @@ async function roles(): Promise<void> {
   await initPki({ knex, vault: createKeyVault(config), config });
   await knex.destroy();
 
-  const started: { name: string; role: RoleProcess; seconds: number; ops: number }[] = [];
+  const started: { name: string; role: RoleProcess; seconds: number; readySeconds: number; readyMeans: string; ops: number }[] = [];
   try {
     // The TSA (ocsp) first, as the workers ask it; the scheduler without a chain leaves anchoring off (development).
-    const specs: [string, RegExp, string, Record<string, string>][] = [
-      ['ocsp', /OCSP responder, CRL host and TSA listening/, `http://127.0.0.1:${ocspPort}/health`, {}],
-      ['scheduler', /CRL publication scheduled/, '', { NODE_ENV: 'development' }],
-      ['web', /API listening/, `http://127.0.0.1:${port}/health`, {}],
-      ['worker', /sign worker started/, '', {}],
+    const specs: [string, RegExp, string, Record<string, string>, string][] = [
+      ['ocsp', /OCSP responder, CRL host and TSA listening/, `http://127.0.0.1:${ocspPort}/health`, {}, 'OCSP, CRL and TSA listening'],
+      ['scheduler', /CRL publication scheduled/, '', { NODE_ENV: 'development' }, 'its jobs scheduled'],
+      ['web', /API listening/, `http://127.0.0.1:${port}/health`, {}, 'API listening'],
+      ['worker', /sign worker started/, '', {}, 'sandboxes loaded, taking jobs'],
     ];
-    for (const [name, ready, healthUrl, extra] of specs) {
+    for (const [name, ready, healthUrl, extra, readyMeans] of specs) {
+      // A port known before the spawn: /health is asked from the start, not once the role says it is ready.
+      const ops = await freePort();
       const t0 = performance.now();
-      const role = await startProcfileRole(name, { ...env, ...extra }, ready);
-      const ops = opsPortOf(role);
-      await untilHealthy(healthUrl || `http://127.0.0.1:${ops}/health`);
-      started.push({ name, role, seconds: (performance.now() - t0) / 1000, ops });
+      const healthy = untilHealthy(healthUrl || `http://127.0.0.1:${ops}/health`).then(() => (performance.now() - t0) / 1000);
+      healthy.catch(() => undefined); // the start's own failure is the one reported
+      const role = await startProcfileRole(name, { ...env, ...extra, OPS_PORT: String(ops) }, ready);
+      const readySeconds = (performance.now() - t0) / 1000;
+      started.push({ name, role, seconds: await healthy, readySeconds, readyMeans, ops });
     }
     const measure = async () => {
       const all = processes();
@@ -242,13 +246,14 @@ async function roles(): Promise<void> {
 
     console.log(`Procfile roles (node dist/..., Postgres, Redis); ${IMAGES} images signed in ${signSeconds.toFixed(1)} s`);
     console.log('role       start to /health (limit 3 s)   at rest (limit 150 MiB)   after images, idle (limit 1.2x)');
-    for (const [i, { name, seconds }] of started.entries()) {
+    for (const [i, { name, seconds, readySeconds, readyMeans }] of started.entries()) {
       const r = rest[i]!;
       const a = after[i]!;
       console.log(
         `${name.padEnd(10)} ${seconds.toFixed(2).padStart(6)} s (${(seconds / ROLE_HEALTH_LIMIT_S).toFixed(2)})       ` +
           `${mib(r.rss).padStart(8)} (${(r.rss / MIB / ROLE_LIMIT_MIB).toFixed(2)})          ${mib(a.rss).padStart(8)} (${(a.rss / r.rss).toFixed(2)}x, ${(a.rss / r.rss / GROWTH_LIMIT).toFixed(2)})`,
       );
+      console.log(`           ready (its log line: ${readyMeans}) ${readySeconds.toFixed(2)} s after its start`);
       console.log(`           at rest: ${r.heap}; after: ${a.heap}`);
       const kids = (list: { kind: string; rss: number }[]) => list.map((c) => `${c.kind} ${mib(c.rss)}`).join(', ') || 'none';
       console.log(`           children at rest: ${kids(r.children)}; after: ${kids(a.children)}`);
