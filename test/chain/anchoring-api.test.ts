@@ -162,6 +162,8 @@ describe('chain: anchoring through the API', function () {
     const nonce = await p.getTransactionCount(wallet.address, 'latest');
     const raw = await wallet.signTransaction({ type: 2, chainId: BigInt(node.chainId), nonce, to: wallet.address, value: 0n, gasLimit: 30000n, data: '0x6d73736101' + 'ee'.repeat(32), maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n });
     const hash = (await p.send('eth_sendRawTransaction', [raw])) as string;
+    // Mined before the check: a transaction still pending would be a different failure (transaction_not_mined).
+    await p.waitForTransaction(hash, 1, 60_000);
     p.destroy();
     await api.db.knex('anchor_batches').where({ id: batch.id }).update({ tx_hash: hash });
     try {

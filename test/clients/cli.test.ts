@@ -211,8 +211,10 @@ describe('mss, the CLI (clients/typescript)', function () {
     const args = ['sign', 'pair', '--out', 'pair-signed', '--creator', 'Jane Doe'];
     const first = start(args);
     const lock = path.join(work, 'pair-signed', '.mss-sign.lock');
-    for (let i = 0; i < 600 && !existsSync(lock); i++) await new Promise((r) => setTimeout(r, 50));
-    expect(existsSync(lock), 'the first run holds the lock').to.equal(true);
+    // Held once it names its holder: the lock file is created first and written after.
+    const held = () => existsSync(lock) && readFileSync(lock, 'utf8').trim() !== '';
+    for (let i = 0; i < 600 && !held(); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(held(), 'the first run holds the lock').to.equal(true);
     // Held still while the second run tries: the first would otherwise finish two files first on a fast machine.
     first.child.kill('SIGSTOP');
     let second: Run;
