@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
+import { readAhead } from './file-handle-io.js';
 import { C2PA_RS_CONTAINERS, MAX_BMFF_DEPTH, maxBmffBoxes } from '../media/walks/bmff.js';
 
 /**
@@ -70,6 +71,15 @@ export class BmffFileReader {
     this.window = await this.read(position, Math.min(WINDOW, this.size - position));
     this.windowPos = position;
     return this.window.subarray(0, length);
+  }
+
+  /**
+   * The bytes in [from, to), in chunks read ahead (file-handle-io.ts readAhead): each valid only until the next is
+   * asked for. Reading past the end of the file is BmffMalformed, as `exact`.
+   */
+  chunks(from: number, to: number): AsyncGenerator<Buffer> {
+    if (to > this.size) throw new BmffMalformed('read past the end of the file');
+    return readAhead(this.handle, from, to, { ended: () => new BmffMalformed('the file ended early') });
   }
 
   /** Up to `length` bytes at `position` (fewer at the end of the file). */
