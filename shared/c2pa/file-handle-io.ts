@@ -1,15 +1,37 @@
 /** Positional reads and writes on a file handle that finish the whole range (a single call may do part of it). */
 import type { FileHandle } from 'node:fs/promises';
 
-/** `length` bytes of `source` from `position`; a source that ends first changed while it was being signed. */
-export async function readExactly(source: FileHandle, length: number, position: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(length);
+/**
+ * `length` bytes of `source` from `position`, in `into` when given (a buffer of at least that many bytes); a source
+ * that ends first changed while it was being signed.
+ */
+export async function readExactly(source: FileHandle, length: number, position: number, into?: Buffer): Promise<Buffer> {
+  const buffer = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
+  if (buffer.length < length) throw new RangeError(`a buffer of ${into!.length} bytes cannot hold ${length}`);
   for (let done = 0; done < length; ) {
     const { bytesRead } = await source.read(buffer, done, length - done, position + done);
     if (bytesRead === 0) throw new Error(`the source ended ${length - done} bytes early (changed while it was being signed)`);
     done += bytesRead;
   }
   return buffer;
+}
+
+/** Bytes a signing pass reads, hashes and writes at a time (bmff-write.ts, data-hash-write.ts). */
+export const COPY_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Buffers for a pass that reads the next chunk while this one is hashed and the one before is still being written
+ * (bmff-write.ts, data-hash-write.ts): three of `bytes`, taken in turn, so one comes round again only after two more
+ * were taken. Reused rather than allocated per chunk: a new buffer is new pages for the kernel to map.
+ */
+export function bufferRing(bytes: number): () => Buffer {
+  const ring = [Buffer.allocUnsafe(bytes), Buffer.allocUnsafe(bytes), Buffer.allocUnsafe(bytes)];
+  let turn = 0;
+  return () => {
+    const buffer = ring[turn]!;
+    turn = (turn + 1) % ring.length;
+    return buffer;
+  };
 }
 
 /** All of `chunk` written at `position`. */
