@@ -34,7 +34,7 @@ import type { BmffFileReader } from './bmff-walk.js';
 import { roomFor, writeBmffBody, writeManifestRoom } from './bmff-write.js';
 import { coseSigner } from './cose-sign1.js';
 import { C2paError } from './errors.js';
-import { sha256OfFile } from './file-sha256.js';
+import { startHashingThread } from './file-sha256.js';
 import { opensParentIngredient } from './manifest-definition.js';
 import type { SignableMimeType } from './media-type.js';
 import { activeManifestTitle, sourceHasManifest } from './read-asset.js';
@@ -114,6 +114,8 @@ async function writeHashed(source: Source, layout: BmffLayout, outputPath: strin
 export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeType, options: { binding?: BmffBinding; thumbnailPath?: string; thumbnailRoomBytes?: number } = {}): Promise<SignedFile> {
   const binding = options.binding ?? FILE_HASH;
   const handle = await open(input.sourcePath, 'r');
+  // For step 8, started now: it is ready when the file is written.
+  const hashing = startHashingThread();
   try {
     return await withBmffFile(input.sourcePath, async (file, top) => {
       // 2. stand in
@@ -152,7 +154,7 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
           // 7. embed
           await writeManifestRoom(input.outputPath, layout.room, store);
           // 8. check
-          const [sha256] = await Promise.all([sha256OfFile(input.outputPath), input.verifyAfterSign === false ? undefined : binding.check(input.outputPath, mimeType, checkAnchor(input))]);
+          const [[sha256]] = await Promise.all([hashing.sha256Of([input.outputPath]), input.verifyAfterSign === false ? undefined : binding.check(input.outputPath, mimeType, checkAnchor(input))]);
           return { size: layout.outputSize, sha256, manifestStore: store };
         } catch (err) {
           await rm(input.outputPath, { force: true });
@@ -164,6 +166,7 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
       }
     });
   } finally {
+    await hashing.close();
     await handle.close();
   }
 }

@@ -1,11 +1,12 @@
 import { Worker } from 'node:worker_threads';
 
 /**
- * The SHA-256 (hex) of a file, computed on a worker thread of its own: the caller's thread stays free for work of its
+ * The SHA-256 (hex) of files, computed on a worker thread of their own: the caller's thread stays free for work of its
  * own over the same file (signing checks the signed file's BMFF hash while its SHA-256 is computed), so on a machine
- * with a core to spare the two hashes take the time of one. The thread reads synchronously (it has nothing else to
- * do) into one buffer it reuses: no stream, and no new memory per read. Memory: that buffer. The worker's code is
- * plain JavaScript (eval), so it runs the same under tsx and node, and is started without the parent's loader flags.
+ * with a core to spare the two hashes take the time of one. The thread can be started before the files are written
+ * (startHashingThread): its start, an isolate of its own, then runs while they are. It reads synchronously (it has
+ * nothing else to do) into one buffer it reuses: no stream, and no new memory per read. Memory: that buffer. Its code
+ * is plain JavaScript (eval), so it runs the same under tsx and node, and is started without the parent's loader flags.
  */
 
 const READ_BYTES = 1024 * 1024;
@@ -25,32 +26,62 @@ const sha256Of = (filePath) => {
   }
   return hash.digest('hex');
 };
-try {
-  parentPort.postMessage({ sha256: workerData.filePaths.map(sha256Of) });
-} catch (err) {
-  parentPort.postMessage({ error: String((err && err.message) || err) });
-}
+parentPort.once('message', (filePaths) => {
+  try {
+    parentPort.postMessage({ sha256: filePaths.map(sha256Of) });
+  } catch (err) {
+    parentPort.postMessage({ error: String((err && err.message) || err) });
+  }
+});
 `;
+
+/** A hashing thread, started: it hashes the files it is given once, then ends. */
+export interface HashingThread {
+  /** The SHA-256 (hex) of each file, in order, one after the other. */
+  sha256Of(filePaths: readonly string[]): Promise<string[]>;
+  /** Ends the thread (unused, or whatever it is doing). */
+  close(): Promise<void>;
+}
+
+/** Starts a hashing thread; it waits, holding nothing open but itself, until it is given files or closed. */
+export function startHashingThread(): HashingThread {
+  const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { readBytes: READ_BYTES } });
+  // Waiting, it does not keep the process alive; asked, it does, until it answers.
+  worker.unref();
+  let named = 'the files';
+  const answer = new Promise<string[]>((resolve, reject) => {
+    worker.once('message', (message: { sha256?: string[]; error?: string }) => {
+      if (message.sha256) resolve(message.sha256);
+      else reject(new Error(`could not hash ${named}: ${message.error}`));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the hashing thread stopped (exit code ${code})`)));
+  });
+  // A failure before it is asked is reported when it is.
+  answer.catch(() => undefined);
+  let asked = false;
+  return {
+    async sha256Of(filePaths) {
+      if (asked) throw new Error('a hashing thread hashes once');
+      asked = true;
+      if (filePaths.length === 1) named = filePaths[0]!;
+      worker.ref();
+      worker.postMessage([...filePaths]);
+      try {
+        return await answer;
+      } finally {
+        void worker.terminate();
+      }
+    },
+    async close() {
+      await worker.terminate();
+    },
+  };
+}
 
 /** The SHA-256 (hex) of each file, in order, computed one after the other on one worker thread of their own. */
 export function sha256OfFiles(filePaths: readonly string[]): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { filePaths, readBytes: READ_BYTES } });
-    let settled = false;
-    worker.once('message', (message: { sha256?: string[]; error?: string }) => {
-      settled = true;
-      if (message.sha256) resolve(message.sha256);
-      else reject(new Error(`could not hash ${filePaths.length === 1 ? filePaths[0] : 'the files'}: ${message.error}`));
-      void worker.terminate();
-    });
-    worker.once('error', (err) => {
-      settled = true;
-      reject(err);
-    });
-    worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`the hashing thread stopped (exit code ${code})`));
-    });
-  });
+  return startHashingThread().sha256Of(filePaths);
 }
 
 export async function sha256OfFile(filePath: string): Promise<string> {

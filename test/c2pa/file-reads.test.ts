@@ -1,6 +1,7 @@
 /**
  * The reads every streamed check makes over a whole file: readAhead (a range in chunks, the next read under way while
- * one is used) and sha256OfFiles (on a thread of its own), against the same bytes hashed in memory.
+ * one is used) and sha256OfFiles (on a thread of its own, which can be started before the files exist), against the
+ * same bytes hashed in memory.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { readAhead } from '../../shared/c2pa/file-handle-io.js';
-import { sha256OfFile, sha256OfFiles } from '../../shared/c2pa/file-sha256.js';
+import { sha256OfFile, sha256OfFiles, startHashingThread } from '../../shared/c2pa/file-sha256.js';
 
 describe('c2pa: whole-file reads', function () {
   let dir: string;
@@ -68,5 +69,15 @@ describe('c2pa: whole-file reads', function () {
     expect(await sha256OfFile(filePath)).to.equal(sha(bytes));
     const missing = path.join(dir, 'missing');
     expect(String(await sha256OfFile(missing).catch((e: unknown) => e))).to.include(missing);
+  });
+
+  it('a hashing thread started before its file is written hashes it as written; one closed unused, or asked twice, ends', async () => {
+    const thread = startHashingThread();
+    const later = path.join(dir, 'later');
+    writeFileSync(later, bytes.subarray(0, 1000));
+    expect(await thread.sha256Of([later])).to.deep.equal([createHash('sha256').update(bytes.subarray(0, 1000)).digest('hex')]);
+    expect(String(await thread.sha256Of([later]).catch((e: unknown) => e))).to.match(/hashes once/);
+    await thread.close();
+    await startHashingThread().close();
   });
 });
