@@ -83,7 +83,3 @@ export function startHashingThread(): HashingThread {
 export function sha256OfFiles(filePaths: readonly string[]): Promise<string[]> {
   return startHashingThread().sha256Of(filePaths);
 }
-
-export async function sha256OfFile(filePath: string): Promise<string> {
-  return (await sha256OfFiles([filePath]))[0]!;
-}
