@@ -45,7 +45,8 @@ import { BytesBlob } from './wasm.js';
 
 /**
  * Room beyond the placeholder store's size. The store is the same size when signed for real (fixed-length hash, a
- * signature padded to its reserve, the same thumbnail and ingredient); this is a margin, left as a `free` box.
+ * signature padded to its reserve, the same ingredient), less what the thumbnail leaves of the room kept for it; this
+ * is a margin, left as a `free` box.
  */
 const ROOM_SLACK_BYTES = 1024;
 
