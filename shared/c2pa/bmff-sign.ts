@@ -5,10 +5,11 @@
  * 1. walk: the source's boxes as c2pa-rs walks them (bmff-walk.ts), its top level, C2PA and XMP boxes
  *    (bmff-c2pa-boxes.ts) and the offset fields c2pa-rs moves (bmff-offset-fields.ts);
  * 2. stand in: what c2pa-wasm is shown of the file (bmff-stand-in.ts): does it carry a manifest, which makes the
- *    definition `c2pa.opened` with the file as parent ingredient; the claim thumbnail (an ffmpeg frame) is started,
- *    and taken while steps 3 to 5 run;
- * 3. size: the stand-in signed once with a placeholder hash, signature and thumbnail (no vault call, a thumbnail the
- *    size of the room kept for one), which gives the manifest store's final size, and so the room to reserve for it;
+ *    definition `c2pa.opened` with the file as parent ingredient; the claim thumbnail (an ffmpeg frame) is started:
+ *    of a file of THUMBNAIL_ALONGSIDE_FROM_BYTES or more it is taken while steps 3 to 5 run, a smaller one waits for it;
+ * 3. size: the stand-in signed once with a placeholder hash, signature and thumbnail (no vault call; while the
+ *    thumbnail is being taken, one the size of the room kept for it), which gives the manifest store's final size, and
+ *    so the room to reserve for it;
  * 4. plan: the output's layout with that room (bmff-layout.ts);
  * 5. write and hash: the output written in one pass over the source, hashed as it is written (bmff-write.ts,
  *    bmff-stream-hash.ts); a thumbnail larger than its room (rare: a frame of noise) has the file planned and written
@@ -40,6 +41,7 @@ import type { SignableMimeType } from './media-type.js';
 import { activeManifestTitle, sourceHasManifest } from './read-asset.js';
 import { signingSettings } from './settings.js';
 import { withClaimThumbnail } from './sign-builder.js';
+import { thumbnailRunsFfmpeg } from './thumbnail.js';
 import { SourceManifestConflictError, type SignedFile, type SignFileInput } from './sign-options.js';
 import { BytesBlob } from './wasm.js';
 
@@ -86,6 +88,18 @@ const FILE_HASH: BmffBinding = { assertion: bmffHashAssertion, check: checkSigne
  */
 export const CLAIM_THUMBNAIL_ROOM_BYTES = 64 * 1024;
 
+/**
+ * From this size a video is written while its thumbnail is taken. A smaller one is written quickly enough to wait
+ * for the thumbnail, and gets a room of the thumbnail's own size.
+ */
+export const THUMBNAIL_ALONGSIDE_FROM_BYTES = 16 * 1024 * 1024;
+
+/** Where the thumbnail is taken while the file is written, and the room kept for it meanwhile (defaults above). */
+export interface ThumbnailRoom {
+  fromBytes?: number;
+  bytes?: number;
+}
+
 /** What steps 3 and 4 need besides the stand-in's signing: the source's boxes and the offset fields to move. */
 interface Source {
   handle: FileHandle;
@@ -110,9 +124,9 @@ async function writeHashed(source: Source, layout: BmffLayout, outputPath: strin
 /**
  * signFile for MP4, M4V, MOV and M4A (signFile hands them here, their type already checked). `binding`: how the file is
  * bound to its manifest; `thumbnailPath`: the file ffmpeg takes the claim thumbnail's frame from (default the source);
- * `thumbnailRoomBytes`: the room kept for the thumbnail while it is taken (CLAIM_THUMBNAIL_ROOM_BYTES).
+ * `thumbnailRoom`: from what size, and in how much room, the file is written while the thumbnail is taken.
  */
-export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeType, options: { binding?: BmffBinding; thumbnailPath?: string; thumbnailRoomBytes?: number } = {}): Promise<SignedFile> {
+export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeType, options: { binding?: BmffBinding; thumbnailPath?: string; thumbnailRoom?: ThumbnailRoom } = {}): Promise<SignedFile> {
   const binding = options.binding ?? FILE_HASH;
   const handle = await open(input.sourcePath, 'r');
   // For step 8, started now: it is ready when the file is written.
@@ -125,9 +139,11 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
       const requested = typeof input.manifest === 'function' ? input.manifest(carriesManifest) : input.manifest;
       if (!opensParentIngredient(requested) && carriesManifest) throw new SourceManifestConflictError();
       if (opensParentIngredient(requested) && !top.manifestBox) throw new BmffUnsignableError('its manifest is not embedded in it (a remote manifest cannot be its parent ingredient)');
-      // Taken while the file is planned, written and hashed (ffmpeg runs in a process of its own); it never rejects
-      // (a thumbnail that cannot be made is left out), and is waited for before this returns, whatever happens.
+      // It never rejects (a thumbnail that cannot be made is left out), and is waited for before this returns,
+      // whatever happens. Alongside: taken while the file is planned, written and hashed (ffmpeg runs in a process of
+      // its own); otherwise (a small file, or no frame to take) waited for now.
       const thumbnailing = withClaimThumbnail(input, requested, mimeType, { path: options.thumbnailPath ?? input.sourcePath });
+      const alongside = Boolean(requested.thumbnail) && input.thumbnail === undefined && thumbnailRunsFfmpeg(mimeType, input) && top.size >= (options.thumbnailRoom?.fromBytes ?? THUMBNAIL_ALONGSIDE_FROM_BYTES);
       try {
         const settings = signingSettings({ trustAnchorsPem: input.trustAnchorsPem, verifyAfterSign: false });
         const parent = opensParentIngredient(requested)
@@ -136,16 +152,17 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
         const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper, ocspResponse: input.ocspResponse });
         const base: StandInSigning = { definition: requested, mimeType, settings, signer, standIn: await standInOf(file, top, { manifest: false }), parent, hashAssertion: binding.assertion };
         const source: Source = { handle, file, top, fields: await offsetFields(file, top.tree) };
-        const roomed = requested.thumbnail ? (input.thumbnail ?? new Uint8Array(options.thumbnailRoomBytes ?? CLAIM_THUMBNAIL_ROOM_BYTES)) : undefined;
+        const taken = alongside ? undefined : await thumbnailing;
+        const room = alongside ? new Uint8Array(options.thumbnailRoom?.bytes ?? CLAIM_THUMBNAIL_ROOM_BYTES) : undefined;
 
-        // 3. size and 4. plan, for a thumbnail of the room kept for one
-        let layout = await sizedLayout(source, { ...base, thumbnail: roomed });
+        // 3. size and 4. plan, for the thumbnail taken or the room kept for one
+        let layout = await sizedLayout(source, taken ? { ...base, ...taken } : { ...base, thumbnail: room });
         try {
           // 5. write and hash
           let digest = await writeHashed(source, layout, input.outputPath);
-          const { definition, thumbnail } = await thumbnailing;
+          const { definition, thumbnail } = taken ?? (await thumbnailing);
           const signing: StandInSigning = { ...base, definition, thumbnail };
-          if (thumbnail && thumbnail.byteLength > (roomed?.byteLength ?? 0)) {
+          if (room && thumbnail && thumbnail.byteLength > room.byteLength) {
             // More than its room: sized, planned and written again for the thumbnail it is.
             layout = await sizedLayout(source, signing);
             digest = await writeHashed(source, layout, input.outputPath);
