@@ -1,6 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
-import { readAhead } from './file-handle-io.js';
 import { C2PA_RS_CONTAINERS, MAX_BMFF_DEPTH, maxBmffBoxes } from '../media/walks/bmff.js';
+import { readAhead } from './file-handle-io.js';
 
 /**
  * The box walk c2pa-rs makes of an ISO BMFF file (bmff_io.rs build_bmff_tree, with its tables of the boxes it descends
