@@ -44,8 +44,6 @@ export interface BmffHashOptions {
   claimAlg?: string;
 }
 
-const CHUNK = 1024 * 1024;
-
 /** A range of the file to leave out. */
 interface Range {
   start: number;
@@ -201,7 +199,7 @@ async function hashSpans(file: BmffFileReader, spans: readonly Span[], hash: Has
       hash.update(offset);
       continue;
     }
-    for (let at = from; at <= to; at += CHUNK) hash.update(await file.exact(at, Math.min(CHUNK, to - at + 1)));
+    for await (const chunk of file.chunks(from, to + 1)) hash.update(chunk);
   }
 }
 

@@ -5,13 +5,16 @@
  * 1. walk: the source's boxes as c2pa-rs walks them (bmff-walk.ts), its top level, C2PA and XMP boxes
  *    (bmff-c2pa-boxes.ts) and the offset fields c2pa-rs moves (bmff-offset-fields.ts);
  * 2. stand in: what c2pa-wasm is shown of the file (bmff-stand-in.ts): does it carry a manifest, which makes the
- *    definition `c2pa.opened` with the file as parent ingredient; the claim thumbnail (an ffmpeg frame);
- * 3. size: the stand-in signed once with a placeholder hash and signature (no vault call), which gives the manifest
- *    store's final size, and so the room to reserve for it;
+ *    definition `c2pa.opened` with the file as parent ingredient; the claim thumbnail (an ffmpeg frame) is started:
+ *    of a file of THUMBNAIL_ALONGSIDE_FROM_BYTES or more it is taken while steps 3 to 5 run, a smaller one waits for it;
+ * 3. size: the stand-in signed once with a placeholder hash, signature and thumbnail (no vault call; while the
+ *    thumbnail is being taken, one the size of the room kept for it), which gives the manifest store's final size, and
+ *    so the room to reserve for it;
  * 4. plan: the output's layout with that room (bmff-layout.ts);
  * 5. write and hash: the output written in one pass over the source, hashed as it is written (bmff-write.ts,
- *    bmff-stream-hash.ts);
- * 6. sign: the stand-in signed for real with that hash (vault, TSA);
+ *    bmff-stream-hash.ts); a thumbnail larger than its room (rare: a frame of noise) has the file planned and written
+ *    again for its size;
+ * 6. sign: the stand-in signed for real with that hash and the thumbnail (vault, TSA);
  * 7. embed: the manifest store written into its room;
  * 8. check: the manifest read back out of the written file and validated by c2pa-rs, its BMFF hash checked against the
  *    whole file by streaming (c2pa-wasm 0.13's verify_after_sign does not hash BMFF), while the file's SHA-256 is
@@ -21,28 +24,31 @@
  * source is read in place).
  */
 import { X509Certificate } from 'node:crypto';
-import { open, rm } from 'node:fs/promises';
-import { BmffUnsignableError, standInOf, withBmffFile } from './bmff-c2pa-boxes.js';
-import { planBmffLayout } from './bmff-layout.js';
-import { offsetFields } from './bmff-offset-fields.js';
+import { open, rm, type FileHandle } from 'node:fs/promises';
+import { BmffUnsignableError, standInOf, withBmffFile, type BmffTopLevel } from './bmff-c2pa-boxes.js';
+import { planBmffLayout, type BmffLayout } from './bmff-layout.js';
+import { offsetFields, type OffsetFields } from './bmff-offset-fields.js';
 import { readBmffFile } from './bmff-read.js';
 import { parentIngredientOf, placeholderSigner, signStandIn, type StandInSigning } from './bmff-stand-in.js';
 import { bmffHashAssertion, BmffStreamHash } from './bmff-stream-hash.js';
+import type { BmffFileReader } from './bmff-walk.js';
 import { roomFor, writeBmffBody, writeManifestRoom } from './bmff-write.js';
 import { coseSigner } from './cose-sign1.js';
 import { C2paError } from './errors.js';
-import { sha256OfFile } from './file-sha256.js';
+import { startHashingThread } from './file-sha256.js';
 import { opensParentIngredient } from './manifest-definition.js';
 import type { SignableMimeType } from './media-type.js';
 import { activeManifestTitle, sourceHasManifest } from './read-asset.js';
 import { signingSettings } from './settings.js';
 import { withClaimThumbnail } from './sign-builder.js';
+import { thumbnailRunsFfmpeg } from './thumbnail.js';
 import { SourceManifestConflictError, type SignedFile, type SignFileInput } from './sign-options.js';
 import { BytesBlob } from './wasm.js';
 
 /**
  * Room beyond the placeholder store's size. The store is the same size when signed for real (fixed-length hash, a
- * signature padded to its reserve, the same thumbnail and ingredient); this is a margin, left as a `free` box.
+ * signature padded to its reserve, the same ingredient), less what the thumbnail leaves of the room kept for it; this
+ * is a margin, left as a `free` box.
  */
 const ROOM_SLACK_BYTES = 1024;
 
@@ -76,12 +82,55 @@ export interface BmffBinding {
 const FILE_HASH: BmffBinding = { assertion: bmffHashAssertion, check: checkSigned };
 
 /**
- * signFile for MP4, M4V, MOV and M4A (signFile hands them here, their type already checked). `binding`: how the file is
- * bound to its manifest; `thumbnailPath`: the file ffmpeg takes the claim thumbnail's frame from (default the source).
+ * Room kept in the manifest for the claim thumbnail while ffmpeg takes it (steps 3 to 5 do not wait for it): enough
+ * for the 512-pixel JPEG of any frame but the noisiest. What the thumbnail leaves of it is part of the `free` box
+ * after the manifest.
  */
-export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeType, options: { binding?: BmffBinding; thumbnailPath?: string } = {}): Promise<SignedFile> {
+export const CLAIM_THUMBNAIL_ROOM_BYTES = 64 * 1024;
+
+/**
+ * From this size a video is written while its thumbnail is taken. A smaller one is written quickly enough to wait
+ * for the thumbnail, and gets a room of the thumbnail's own size.
+ */
+export const THUMBNAIL_ALONGSIDE_FROM_BYTES = 16 * 1024 * 1024;
+
+/** Where the thumbnail is taken while the file is written, and the room kept for it meanwhile (defaults above). */
+export interface ThumbnailRoom {
+  fromBytes?: number;
+  bytes?: number;
+}
+
+/** What steps 3 and 4 need besides the stand-in's signing: the source's boxes and the offset fields to move. */
+interface Source {
+  handle: FileHandle;
+  file: BmffFileReader;
+  top: BmffTopLevel;
+  fields: OffsetFields;
+}
+
+/** Steps 3 and 4: the placeholder store's size for this signing, and the output's layout with room for it. */
+async function sizedLayout(source: Source, signing: StandInSigning): Promise<BmffLayout> {
+  const placeholder = await signStandIn({ ...signing, signer: placeholderSigner(signing.signer) });
+  return planBmffLayout(source.file, source.top, source.fields, roomFor(placeholder.byteLength, ROOM_SLACK_BYTES));
+}
+
+/** Step 5: the output written as planned; returns its digest for the binding. */
+async function writeHashed(source: Source, layout: BmffLayout, outputPath: string): Promise<Buffer> {
+  const hash = new BmffStreamHash(layout.boxes);
+  await writeBmffBody(source.handle, source.file, layout, outputPath, (chunk) => hash.update(chunk));
+  return hash.digest();
+}
+
+/**
+ * signFile for MP4, M4V, MOV and M4A (signFile hands them here, their type already checked). `binding`: how the file is
+ * bound to its manifest; `thumbnailPath`: the file ffmpeg takes the claim thumbnail's frame from (default the source);
+ * `thumbnailRoom`: from what size, and in how much room, the file is written while the thumbnail is taken.
+ */
+export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeType, options: { binding?: BmffBinding; thumbnailPath?: string; thumbnailRoom?: ThumbnailRoom } = {}): Promise<SignedFile> {
   const binding = options.binding ?? FILE_HASH;
-  const source = await open(input.sourcePath, 'r');
+  const handle = await open(input.sourcePath, 'r');
+  // For step 8, started now: it is ready when the file is written.
+  const hashing = startHashingThread();
   try {
     return await withBmffFile(input.sourcePath, async (file, top) => {
       // 2. stand in
@@ -90,35 +139,52 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
       const requested = typeof input.manifest === 'function' ? input.manifest(carriesManifest) : input.manifest;
       if (!opensParentIngredient(requested) && carriesManifest) throw new SourceManifestConflictError();
       if (opensParentIngredient(requested) && !top.manifestBox) throw new BmffUnsignableError('its manifest is not embedded in it (a remote manifest cannot be its parent ingredient)');
-      const { definition, thumbnail } = await withClaimThumbnail(input, requested, mimeType, { path: options.thumbnailPath ?? input.sourcePath });
-      const settings = signingSettings({ trustAnchorsPem: input.trustAnchorsPem, verifyAfterSign: false });
-      const parent = opensParentIngredient(definition)
-        ? await parentIngredientOf(file, top, standIn, mimeType, settings, input.sourcePath, await activeManifestTitle(new BytesBlob(standIn, mimeType), mimeType))
-        : undefined;
-      const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper, ocspResponse: input.ocspResponse });
-      const signing: StandInSigning = { definition, mimeType, thumbnail, settings, signer, standIn: await standInOf(file, top, { manifest: false }), parent, hashAssertion: binding.assertion };
-
-      // 3. size
-      const placeholder = await signStandIn({ ...signing, signer: placeholderSigner(signer) });
-      // 4. plan
-      const layout = await planBmffLayout(file, top, await offsetFields(file, top.tree), roomFor(placeholder.byteLength, ROOM_SLACK_BYTES));
+      // It never rejects (a thumbnail that cannot be made is left out), and is waited for before this returns,
+      // whatever happens. Alongside: taken while the file is planned, written and hashed (ffmpeg runs in a process of
+      // its own); otherwise (a small file, or no frame to take) waited for now.
+      const thumbnailing = withClaimThumbnail(input, requested, mimeType, { path: options.thumbnailPath ?? input.sourcePath });
+      const alongside = Boolean(requested.thumbnail) && input.thumbnail === undefined && thumbnailRunsFfmpeg(mimeType, input) && top.size >= (options.thumbnailRoom?.fromBytes ?? THUMBNAIL_ALONGSIDE_FROM_BYTES);
       try {
-        // 5. write and hash
-        const hash = new BmffStreamHash(layout.boxes);
-        await writeBmffBody(source, file, layout, input.outputPath, (chunk) => hash.update(chunk));
-        // 6. sign
-        const store = await signStandIn(signing, hash.digest());
-        // 7. embed
-        await writeManifestRoom(input.outputPath, layout.room, store);
-        // 8. check
-        const [sha256] = await Promise.all([sha256OfFile(input.outputPath), input.verifyAfterSign === false ? undefined : binding.check(input.outputPath, mimeType, checkAnchor(input))]);
-        return { size: layout.outputSize, sha256, manifestStore: store };
-      } catch (err) {
-        await rm(input.outputPath, { force: true });
-        throw err;
+        const settings = signingSettings({ trustAnchorsPem: input.trustAnchorsPem, verifyAfterSign: false });
+        const parent = opensParentIngredient(requested)
+          ? await parentIngredientOf(file, top, standIn, mimeType, settings, input.sourcePath, await activeManifestTitle(new BytesBlob(standIn, mimeType), mimeType))
+          : undefined;
+        const signer = coseSigner({ key: input.key, chainDer: input.chainDer, timestamper: input.timestamper, ocspResponse: input.ocspResponse });
+        const base: StandInSigning = { definition: requested, mimeType, settings, signer, standIn: await standInOf(file, top, { manifest: false }), parent, hashAssertion: binding.assertion };
+        const source: Source = { handle, file, top, fields: await offsetFields(file, top.tree) };
+        const taken = alongside ? undefined : await thumbnailing;
+        const room = alongside ? new Uint8Array(options.thumbnailRoom?.bytes ?? CLAIM_THUMBNAIL_ROOM_BYTES) : undefined;
+
+        // 3. size and 4. plan, for the thumbnail taken or the room kept for one
+        let layout = await sizedLayout(source, taken ? { ...base, ...taken } : { ...base, thumbnail: room });
+        try {
+          // 5. write and hash
+          let digest = await writeHashed(source, layout, input.outputPath);
+          const { definition, thumbnail } = taken ?? (await thumbnailing);
+          const signing: StandInSigning = { ...base, definition, thumbnail };
+          if (room && thumbnail && thumbnail.byteLength > room.byteLength) {
+            // More than its room: sized, planned and written again for the thumbnail it is.
+            layout = await sizedLayout(source, signing);
+            digest = await writeHashed(source, layout, input.outputPath);
+          }
+          // 6. sign
+          const store = await signStandIn(signing, digest);
+          // 7. embed
+          await writeManifestRoom(input.outputPath, layout.room, store);
+          // 8. check
+          const [[sha256]] = await Promise.all([hashing.sha256Of([input.outputPath]), input.verifyAfterSign === false ? undefined : binding.check(input.outputPath, mimeType, checkAnchor(input))]);
+          return { size: layout.outputSize, sha256, manifestStore: store };
+        } catch (err) {
+          await rm(input.outputPath, { force: true });
+          throw err;
+        }
+      } finally {
+        // ffmpeg reads the source: it ends before the source may go.
+        await thumbnailing;
       }
     });
   } finally {
-    await source.close();
+    await hashing.close();
+    await handle.close();
   }
 }

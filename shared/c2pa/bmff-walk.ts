@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { C2PA_RS_CONTAINERS, MAX_BMFF_DEPTH, maxBmffBoxes } from '../media/walks/bmff.js';
+import { readAhead } from './file-handle-io.js';
 
 /**
  * The box walk c2pa-rs makes of an ISO BMFF file (bmff_io.rs build_bmff_tree, with its tables of the boxes it descends
@@ -70,6 +71,15 @@ export class BmffFileReader {
     this.window = await this.read(position, Math.min(WINDOW, this.size - position));
     this.windowPos = position;
     return this.window.subarray(0, length);
+  }
+
+  /**
+   * The bytes in [from, to), in chunks read ahead (file-handle-io.ts readAhead): each valid only until the next is
+   * asked for. Reading past the end of the file is BmffMalformed, as `exact`.
+   */
+  chunks(from: number, to: number): AsyncGenerator<Buffer> {
+    if (to > this.size) throw new BmffMalformed('read past the end of the file');
+    return readAhead(this.handle, from, to, { ended: () => new BmffMalformed('the file ended early') });
   }
 
   /** Up to `length` bytes at `position` (fewer at the end of the file). */

@@ -2,7 +2,7 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { fieldValues, type FieldRun } from './bmff-offset-fields.js';
 import type { BmffLayout, Edit, SizeField } from './bmff-layout.js';
 import { C2PA_UUID, type BmffFileReader } from './bmff-walk.js';
-import { readExactly, writeFully } from './file-handle-io.js';
+import { bufferRing, COPY_CHUNK_BYTES, readExactly, writeFully } from './file-handle-io.js';
 
 /**
  * Writes the signed file as planned (bmff-layout.ts), in one sequential pass over the source: the source's bytes with
@@ -10,9 +10,6 @@ import { readExactly, writeFully } from './file-handle-io.js';
  * widen rewritten as `co64`. Every byte written is handed to `onBytes` in order (the BMFF hash is computed from them),
  * while the next read and the last write run on libuv's thread pool. Memory: a few chunks, whatever the file's size.
  */
-
-/** Bytes read, patched, hashed and written at a time. */
-export const WRITE_CHUNK_BYTES = 4 * 1024 * 1024;
 
 /** A field to patch as a run of fields (a size field is a run of one). */
 type Patch = FieldRun & { change: (value: number) => number };
@@ -87,11 +84,14 @@ async function* outputChunks(source: FileHandle, file: BmffFileReader, layout: B
   ].sort((a, b) => a.at - b.at);
   let from = 0;
   let position = 0;
+  // The one consumer (writeBmffBody) asks for the next chunk while this one is hashed and the one before is written.
+  // A chunk is longer than chunkBytes only when it is one field (8 bytes at most) that it would otherwise split.
+  const buffer = bufferRing(Math.max(chunkBytes, 8));
   const copyTo = async function* (end: number): AsyncGenerator<Buffer> {
     while (position < end) {
       while (from < patches.length && runEnd(patches[from]!) <= position) from += 1;
       const stop = chunkEnd(patches, from, position, Math.min(end, position + chunkBytes));
-      const chunk = await readExactly(source, stop - position, position);
+      const chunk = await readExactly(source, stop - position, position, buffer());
       patchChunk(chunk, position, patches, from);
       position = stop;
       yield chunk;
@@ -108,9 +108,10 @@ async function* outputChunks(source: FileHandle, file: BmffFileReader, layout: B
 
 /**
  * Writes the output to a new file at `outputPath` (removed again on failure), handing every chunk to `onBytes` as it
- * goes. `source` and `file` read the same source; `chunkBytes`: how much of it is read at a time.
+ * goes (a chunk is valid only during that call). `source` and `file` read the same source; `chunkBytes`: how much of
+ * it is read at a time.
  */
-export async function writeBmffBody(source: FileHandle, file: BmffFileReader, layout: BmffLayout, outputPath: string, onBytes: (chunk: Buffer) => void, chunkBytes = WRITE_CHUNK_BYTES): Promise<void> {
+export async function writeBmffBody(source: FileHandle, file: BmffFileReader, layout: BmffLayout, outputPath: string, onBytes: (chunk: Buffer) => void, chunkBytes = COPY_CHUNK_BYTES): Promise<void> {
   await rm(outputPath, { force: true });
   const output = await open(outputPath, 'wx', 0o600);
   let writing: Promise<void> = Promise.resolve();

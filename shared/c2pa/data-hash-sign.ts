@@ -33,7 +33,7 @@ import { withManifestSpot } from './data-hash-open.js';
 import { AudioUnsignableError, type Exclusion, type ManifestSpot } from './data-hash-spot.js';
 import { writeDataHashed } from './data-hash-write.js';
 import { C2paError } from './errors.js';
-import { sha256OfFile } from './file-sha256.js';
+import { startHashingThread } from './file-sha256.js';
 import { opensParentIngredient } from './manifest-definition.js';
 import type { SignableMimeType } from './media-type.js';
 import { activeManifestTitle, sourceHasManifest } from './read-asset.js';
@@ -84,6 +84,8 @@ async function sized(spot: ManifestSpot, signing: StandInSigning): Promise<{ lay
 /** signFile for WAV, MP3 and FLAC (signFile hands them here, their type already checked). */
 export async function signDataHashedFile(input: SignFileInput, mimeType: SignableMimeType): Promise<SignedFile> {
   const source = await open(input.sourcePath, 'r');
+  // For step 7, started now: it is ready when the file is written.
+  const hashing = startHashingThread();
   try {
     return await withManifestSpot(input.sourcePath, mimeType, async (spot) => {
       // 2. stand in
@@ -112,7 +114,7 @@ export async function signDataHashedFile(input: SignFileInput, mimeType: Signabl
         // 6. embed
         await writeRoom(input.outputPath, layout.plan.room, spot.roomBytes(signed));
         // 7. check
-        const [sha256] = await Promise.all([sha256OfFile(input.outputPath), input.verifyAfterSign === false ? undefined : checkSigned(input.outputPath, mimeType, checkAnchor(input))]);
+        const [[sha256]] = await Promise.all([hashing.sha256Of([input.outputPath]), input.verifyAfterSign === false ? undefined : checkSigned(input.outputPath, mimeType, checkAnchor(input))]);
         return { size: layout.plan.size, sha256, manifestStore: signed };
       } catch (err) {
         await rm(input.outputPath, { force: true });
@@ -120,6 +122,7 @@ export async function signDataHashedFile(input: SignFileInput, mimeType: Signabl
       }
     });
   } finally {
+    await hashing.close();
     await source.close();
   }
 }

@@ -1,16 +1,13 @@
 import { createHash } from 'node:crypto';
 import { open, rm, type FileHandle } from 'node:fs/promises';
-import { readExactly, writeFully } from './file-handle-io.js';
+import { bufferRing, COPY_CHUNK_BYTES, readExactly, writeFully } from './file-handle-io.js';
 
 /**
  * Writes a file signed with a c2pa.hash.data (WAV, MP3, FLAC) in one sequential pass, as its plan lists it, and hashes
  * it as it goes: every byte but the manifest's room, which is what the data hash's one exclusion leaves out. The room is
- * written as zeros, then filled with the signed manifest (bmff-write.ts's writeRoom). Memory: two chunks, whatever the file's size; the
- * next read runs while this chunk is hashed and written.
+ * written as zeros, then filled with the signed manifest (bmff-write.ts's writeRoom). Memory: three chunk buffers,
+ * reused, whatever the file's size; the next read runs while this chunk is hashed and written.
  */
-
-/** Bytes copied from the source at a time. */
-const COPY_CHUNK_BYTES = 4 * 1024 * 1024;
 
 /** One piece of the output, in order: bytes made here, a range of the source copied as it is, or the manifest's room. */
 export type Piece = { bytes: Buffer } | { from: number; to: number } | { room: number };
@@ -40,10 +37,12 @@ export function planOf(pieces: Piece[]): DataHashPlan {
 
 /** The output's bytes in order, with whether each is hashed (all but the room). */
 async function* outputChunks(source: FileHandle, plan: DataHashPlan): AsyncGenerator<{ chunk: Buffer; hashed: boolean }> {
+  // The one consumer (writeDataHashed) asks for the next chunk while this one is hashed and the one before is written.
+  const buffer = bufferRing(COPY_CHUNK_BYTES);
   for (const piece of plan.pieces) {
     if ('bytes' in piece) yield { chunk: piece.bytes, hashed: true };
     else if ('room' in piece) yield { chunk: Buffer.alloc(piece.room), hashed: false };
-    else for (let at = piece.from; at < piece.to; at += COPY_CHUNK_BYTES) yield { chunk: await readExactly(source, Math.min(COPY_CHUNK_BYTES, piece.to - at), at), hashed: true };
+    else for (let at = piece.from; at < piece.to; at += COPY_CHUNK_BYTES) yield { chunk: await readExactly(source, Math.min(COPY_CHUNK_BYTES, piece.to - at), at, buffer()), hashed: true };
   }
 }
 

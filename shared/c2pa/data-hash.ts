@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { BINDING_LIMITS, BindingLimitExceeded, counted } from './binding-limits.js';
+import { readAhead } from './file-handle-io.js';
 
 /**
  * The c2pa.hash.data check c2pa-rs makes on an embedded manifest, made here for a manifest that is not in the file (a
@@ -62,17 +63,22 @@ export async function dataHashMatches(filePath: string, assertion: DataHashAsser
   const hash = createHash(alg);
   let position = 0;
   let next = 0; // the first range that does not end before `position`
-  for await (const chunk of createReadStream(filePath) as AsyncIterable<Buffer>) {
-    const end = position + chunk.length;
-    let from = position;
-    for (; next < excluded.length && excluded[next]![0] < end; next += 1) {
-      const [start, stop] = excluded[next]!;
-      if (start > from) hash.update(chunk.subarray(from - position, start - position));
-      from = Math.max(from, Math.min(end, stop));
-      if (stop > end) break; // it goes on into the next chunk
+  const handle = await open(filePath, 'r');
+  try {
+    for await (const chunk of readAhead(handle, 0, (await handle.stat()).size)) {
+      const end = position + chunk.length;
+      let from = position;
+      for (; next < excluded.length && excluded[next]![0] < end; next += 1) {
+        const [start, stop] = excluded[next]!;
+        if (start > from) hash.update(chunk.subarray(from - position, start - position));
+        from = Math.max(from, Math.min(end, stop));
+        if (stop > end) break; // it goes on into the next chunk
+      }
+      if (from < end) hash.update(chunk.subarray(from - position));
+      position = end;
     }
-    if (from < end) hash.update(chunk.subarray(from - position));
-    position = end;
+  } finally {
+    await handle.close();
   }
   return hash.digest().equals(expected);
 }

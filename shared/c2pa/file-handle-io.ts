@@ -1,9 +1,13 @@
 /** Positional reads and writes on a file handle that finish the whole range (a single call may do part of it). */
 import type { FileHandle } from 'node:fs/promises';
 
-/** `length` bytes of `source` from `position`; a source that ends first changed while it was being signed. */
-export async function readExactly(source: FileHandle, length: number, position: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(length);
+/**
+ * `length` bytes of `source` from `position`, in `into` when given (a buffer of at least that many bytes); a source
+ * that ends first changed while it was being signed.
+ */
+export async function readExactly(source: FileHandle, length: number, position: number, into?: Buffer): Promise<Buffer> {
+  const buffer = into ? into.subarray(0, length) : Buffer.allocUnsafe(length);
+  if (buffer.length < length) throw new RangeError(`a buffer of ${into!.length} bytes cannot hold ${length}`);
   for (let done = 0; done < length; ) {
     const { bytesRead } = await source.read(buffer, done, length - done, position + done);
     if (bytesRead === 0) throw new Error(`the source ended ${length - done} bytes early (changed while it was being signed)`);
@@ -12,7 +16,62 @@ export async function readExactly(source: FileHandle, length: number, position: 
   return buffer;
 }
 
+/** Bytes a signing pass reads, hashes and writes at a time (bmff-write.ts, data-hash-write.ts). */
+export const COPY_CHUNK_BYTES = 1024 * 1024;
+
+/**
+ * Buffers for a pass that reads the next chunk while this one is hashed and the one before is still being written
+ * (bmff-write.ts, data-hash-write.ts): three of `bytes`, taken in turn, so one comes round again only after two more
+ * were taken. Reused rather than allocated per chunk: a new buffer is new pages for the kernel to map.
+ */
+export function bufferRing(bytes: number): () => Buffer {
+  const ring = [Buffer.allocUnsafe(bytes), Buffer.allocUnsafe(bytes), Buffer.allocUnsafe(bytes)];
+  let turn = 0;
+  return () => {
+    const buffer = ring[turn]!;
+    turn = (turn + 1) % ring.length;
+    return buffer;
+  };
+}
+
 /** All of `chunk` written at `position`. */
 export async function writeFully(handle: FileHandle, chunk: Uint8Array, position: number): Promise<void> {
   for (let done = 0; done < chunk.byteLength; ) done += (await handle.write(chunk, done, chunk.byteLength - done, position + done)).bytesWritten;
+}
+
+/** Bytes readAhead reads at a time. */
+export const READ_AHEAD_BYTES = 1024 * 1024;
+
+/**
+ * The bytes of `source` in [from, to), in order, in chunks of at most `chunkBytes`, the next chunk's read under way
+ * while this one is used. Two buffers serve in turn: a chunk is valid only until the next one is asked for. A source
+ * that ends first is `ended()` (default: an Error saying it changed while it was read).
+ */
+export async function* readAhead(source: FileHandle, from: number, to: number, options: { chunkBytes?: number; ended?: () => Error } = {}): AsyncGenerator<Buffer> {
+  if (to <= from) return;
+  const size = Math.min(options.chunkBytes ?? READ_AHEAD_BYTES, to - from);
+  const buffers = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
+  const readInto = async (buffer: Buffer, position: number): Promise<Buffer> => {
+    const length = Math.min(buffer.length, to - position);
+    for (let done = 0; done < length; ) {
+      const { bytesRead } = await source.read(buffer, done, length - done, position + done);
+      if (bytesRead === 0) throw options.ended?.() ?? new Error(`the file ended ${to - position - done} bytes early (changed while it was read)`);
+      done += bytesRead;
+    }
+    return buffer.subarray(0, length);
+  };
+  let turn = 0;
+  let pending: Promise<Buffer> | undefined = readInto(buffers[turn]!, from);
+  try {
+    for (let position = from; pending; ) {
+      const chunk: Buffer = await pending;
+      position += chunk.length;
+      turn ^= 1;
+      pending = position < to ? readInto(buffers[turn]!, position) : undefined;
+      yield chunk;
+    }
+  } finally {
+    // Left early (the caller stopped or failed): the read under way ends before its buffer may go.
+    await pending?.catch(() => undefined);
+  }
 }

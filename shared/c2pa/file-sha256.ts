@@ -1,52 +1,85 @@
 import { Worker } from 'node:worker_threads';
 
 /**
- * The SHA-256 (hex) of a file, computed on a worker thread of its own: the caller's thread stays free for work of its
+ * The SHA-256 (hex) of files, computed on a worker thread of their own: the caller's thread stays free for work of its
  * own over the same file (signing checks the signed file's BMFF hash while its SHA-256 is computed), so on a machine
- * with a core to spare the two hashes take the time of one. Memory: the read stream's buffer. The worker's code is
- * plain JavaScript (eval), so it runs the same under tsx and node.
+ * with a core to spare the two hashes take the time of one. The thread can be started before the files are written
+ * (startHashingThread): its start, an isolate of its own, then runs while they are. It reads synchronously (it has
+ * nothing else to do) into one buffer it reuses: no stream, and no new memory per read. Memory: that buffer. Its code
+ * is plain JavaScript (eval), so it runs the same under tsx and node, and is started without the parent's loader flags.
  */
+
+const READ_BYTES = 1024 * 1024;
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { createHash } = require('node:crypto');
-const { createReadStream } = require('node:fs');
-const digests = [];
-const next = (i) => {
-  if (i === workerData.filePaths.length) return parentPort.postMessage({ sha256: digests });
+const { closeSync, openSync, readSync } = require('node:fs');
+const buffer = Buffer.allocUnsafe(workerData.readBytes);
+const sha256Of = (filePath) => {
   const hash = createHash('sha256');
-  createReadStream(workerData.filePaths[i], { highWaterMark: 1024 * 1024 })
-    .on('data', (chunk) => hash.update(chunk))
-    .on('error', (err) => parentPort.postMessage({ error: String(err && err.message || err) }))
-    .on('end', () => {
-      digests.push(hash.digest('hex'));
-      next(i + 1);
-    });
+  const fd = openSync(filePath, 'r');
+  try {
+    for (let n; (n = readSync(fd, buffer, 0, buffer.length, null)) > 0; ) hash.update(buffer.subarray(0, n));
+  } finally {
+    closeSync(fd);
+  }
+  return hash.digest('hex');
 };
-next(0);
+parentPort.once('message', (filePaths) => {
+  try {
+    parentPort.postMessage({ sha256: filePaths.map(sha256Of) });
+  } catch (err) {
+    parentPort.postMessage({ error: String((err && err.message) || err) });
+  }
+});
 `;
+
+/** A hashing thread, started: it hashes the files it is given once, then ends. */
+export interface HashingThread {
+  /** The SHA-256 (hex) of each file, in order, one after the other. */
+  sha256Of(filePaths: readonly string[]): Promise<string[]>;
+  /** Ends the thread (unused, or whatever it is doing). */
+  close(): Promise<void>;
+}
+
+/** Starts a hashing thread; it waits, holding nothing open but itself, until it is given files or closed. */
+export function startHashingThread(): HashingThread {
+  const worker = new Worker(WORKER_SOURCE, { eval: true, execArgv: [], workerData: { readBytes: READ_BYTES } });
+  // Waiting, it does not keep the process alive; asked, it does, until it answers.
+  worker.unref();
+  let named = 'the files';
+  const answer = new Promise<string[]>((resolve, reject) => {
+    worker.once('message', (message: { sha256?: string[]; error?: string }) => {
+      if (message.sha256) resolve(message.sha256);
+      else reject(new Error(`could not hash ${named}: ${message.error}`));
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the hashing thread stopped (exit code ${code})`)));
+  });
+  // A failure before it is asked is reported when it is.
+  answer.catch(() => undefined);
+  let asked = false;
+  return {
+    async sha256Of(filePaths) {
+      if (asked) throw new Error('a hashing thread hashes once');
+      asked = true;
+      if (filePaths.length === 1) named = filePaths[0]!;
+      worker.ref();
+      worker.postMessage([...filePaths]);
+      try {
+        return await answer;
+      } finally {
+        void worker.terminate();
+      }
+    },
+    async close() {
+      await worker.terminate();
+    },
+  };
+}
 
 /** The SHA-256 (hex) of each file, in order, computed one after the other on one worker thread of their own. */
 export function sha256OfFiles(filePaths: readonly string[]): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { filePaths } });
-    let settled = false;
-    worker.once('message', (message: { sha256?: string[]; error?: string }) => {
-      settled = true;
-      if (message.sha256) resolve(message.sha256);
-      else reject(new Error(`could not hash ${filePaths.length === 1 ? filePaths[0] : 'the files'}: ${message.error}`));
-      void worker.terminate();
-    });
-    worker.once('error', (err) => {
-      settled = true;
-      reject(err);
-    });
-    worker.once('exit', (code) => {
-      if (!settled) reject(new Error(`the hashing thread stopped (exit code ${code})`));
-    });
-  });
-}
-
-export async function sha256OfFile(filePath: string): Promise<string> {
-  return (await sha256OfFiles([filePath]))[0]!;
+  return startHashingThread().sha256Of(filePaths);
 }

@@ -82,6 +82,11 @@ export async function makeClaimThumbnailOfPixels(pixels: ThumbnailPixels): Promi
 /** Where the thumbnail is made from: the file in memory, or on disk (video needs a file: ffmpeg seeks in it). */
 export type ThumbnailSource = { bytes: Uint8Array } | { path: string; bytes?: () => Promise<Uint8Array> };
 
+/** Whether claimThumbnailOf takes a video's frame with ffmpeg for this type: a process of its own, which takes a while. */
+export function thumbnailRunsFfmpeg(mimeType: SignableMimeType, options: { ffmpegPath?: string }): boolean {
+  return formatFor(mimeType)?.kind === 'video' && Boolean(options.ffmpegPath);
+}
+
 /**
  * The claim thumbnail of any signable file: images by makeClaimThumbnail, video from a frame ffmpeg takes (only of a
  * file on disk, and only with `ffmpegPath`), documents by documentThumbnail. Throws ThumbnailError when there can be none.

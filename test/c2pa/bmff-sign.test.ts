@@ -14,7 +14,8 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { buildManifestDefinition, type ManifestDefinition } from '../../shared/c2pa/manifest-definition.js';
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
-import { readAsset } from '../../shared/c2pa/read-asset.js';
+import { claimThumbnailOfStore, readAsset } from '../../shared/c2pa/read-asset.js';
+import { CLAIM_THUMBNAIL_ROOM_BYTES, signBmffFile, THUMBNAIL_ALONGSIDE_FROM_BYTES, type ThumbnailRoom } from '../../shared/c2pa/bmff-sign.js';
 import type { VerificationReport } from '../../shared/c2pa/verification-report.js';
 import { signFile } from '../../shared/c2pa/sign-asset.js';
 import { SourceManifestConflictError } from '../../shared/c2pa/sign-options.js';
@@ -239,6 +240,44 @@ describe('c2pa: BMFF files signed streamed', function () {
       expect(unmet(spec.evaluate(crJson))).to.deep.equal([]);
       expect(unmet(integrity.evaluate(crJson))).to.deep.equal([]);
     }
+  });
+
+  it('takes the claim thumbnail of a large video while the file is written: what it leaves of its room is free; one larger than its room has the file written again; a small video waits for it', async function () {
+    const sourcePath = onDisk(clips['clip.mp4']);
+    const signWith = async (name: string, options: { thumbnailRoom?: ThumbnailRoom; ffmpegPath?: string }) => {
+      const outputPath = `${sourcePath}.${name}`;
+      const thumbnailErrors: unknown[] = [];
+      const signed = await signBmffFile(
+        { sourcePath, outputPath, mimeType: 'video/mp4', manifest: definition(false, { thumbnail: true }), key: chain.keys.leaf, chainDer: [chain.der.leaf, chain.der.subCa], ffmpegPath: options.ffmpegPath ?? 'ffmpeg', onThumbnailError: (err) => thumbnailErrors.push(err) },
+        'video/mp4',
+        { thumbnailRoom: options.thumbnailRoom },
+      );
+      const file = readFileSync(outputPath);
+      await expectTrusted(file, 'video/mp4');
+      await expectPlayable(file);
+      const free = boxesOf(file).find((b) => b.type === 'free')!;
+      return { thumbnail: (await claimThumbnailOfStore(signed.manifestStore))?.bytes, free: free.size, thumbnailErrors };
+    };
+    // The clip is small: "large" from 0 bytes.
+    const kept = await signWith('kept', { thumbnailRoom: { fromBytes: 0 } });
+    expect(kept.thumbnailErrors).to.deep.equal([]);
+    const thumbnailBytes = kept.thumbnail!.byteLength;
+    expect(thumbnailBytes).to.be.within(1, CLAIM_THUMBNAIL_ROOM_BYTES);
+    // The room's slack and what the thumbnail left of the room kept for it.
+    expect(kept.free).to.be.within(CLAIM_THUMBNAIL_ROOM_BYTES - thumbnailBytes, CLAIM_THUMBNAIL_ROOM_BYTES - thumbnailBytes + 4096);
+    const outgrown = await signWith('outgrown', { thumbnailRoom: { fromBytes: 0, bytes: 16 } });
+    expect(Buffer.from(outgrown.thumbnail!).equals(Buffer.from(kept.thumbnail!))).to.equal(true);
+    expect(outgrown.free).to.be.below(4096);
+    // No thumbnail after all (ffmpeg cannot be run): signed without one, the room kept for it free.
+    const none = await signWith('none', { thumbnailRoom: { fromBytes: 0 }, ffmpegPath: path.join(dir, 'no-ffmpeg') });
+    expect(none.thumbnailErrors).to.have.length(1);
+    expect(none.thumbnail).to.equal(undefined);
+    expect(none.free).to.be.above(CLAIM_THUMBNAIL_ROOM_BYTES);
+    // Below THUMBNAIL_ALONGSIDE_FROM_BYTES: the same thumbnail, in a room of its own size.
+    expect(clips['clip.mp4'].length).to.be.below(THUMBNAIL_ALONGSIDE_FROM_BYTES);
+    const waited = await signWith('waited', {});
+    expect(Buffer.from(waited.thumbnail!).equals(Buffer.from(kept.thumbnail!))).to.equal(true);
+    expect(waited.free).to.be.below(4096);
   });
 
   it('carries the source XMP instanceID into the claim, as c2pa-rs does', async function () {
