@@ -9,11 +9,15 @@ import { createKeyVault } from '../shared/vault/index.js';
 import { startApi } from './server.js';
 
 runRoleProcess('web', async (config, knex, logger) => {
+  const files = createFileStore(config);
+  const vault = createKeyVault(config);
+  // The Azure drivers import their SDKs now rather than at the first request: a setting the SDK refuses stops the start.
+  await Promise.all([files.load?.(), vault.load?.()]);
   const signQueue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, { attempts: config.signAttempts, backoffMs: config.signBackoffMs });
   const jobEvents = new RedisJobEvents(config.redisUrl, config.queuePrefix, { listen: true });
   reportQueueDepth(() => signQueue.counts());
   const ops = await startOpsServer(config, logger, { queue: signQueue.queue });
-  const api = await startApi(config, { knex, logger, signQueue, jobEvents, files: createFileStore(config), vault: createKeyVault(config) });
+  const api = await startApi(config, { knex, logger, signQueue, jobEvents, files, vault });
   return async () => {
     await api.close();
     await ops.close();

@@ -27,12 +27,14 @@ import { startWebhookDelivery } from '../workers/webhook-delivery.js';
 import { startEmbeddedChainIfNeeded } from '../shared/chain/embedded.js';
 
 runMain('all-in-one', async (givenConfig, logger) => {
+  const vault = createKeyVault(givenConfig);
+  const files = createFileStore(givenConfig);
+  // The Azure drivers import their SDKs now rather than at the first call: a setting the SDK refuses stops the start.
+  await Promise.all([files.load?.(), vault.load?.()]);
   // No CHAIN_RPC_URL: a local anvil chain (stopped on shutdown), and the config points the roles at it.
   const chain = await startEmbeddedChainIfNeeded(givenConfig, logger.child({ role: 'chain' }));
   const config = chain.config;
   const knex = await openDatabase(config);
-  const vault = createKeyVault(config);
-  const files = createFileStore(config);
   const pkiEvents = createPkiEvents(config, knex, logger);
   const pki = await initPki({ knex, vault, config, events: pkiEvents, logger });
   logger.info({ issued: pki.issued.map(certificateLogFields) }, 'PKI ready');

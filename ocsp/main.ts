@@ -5,9 +5,12 @@ import { createKeyVault } from '../shared/vault/index.js';
 import { startOcspRole } from './role.js';
 
 runRoleProcess('ocsp', async (config, knex, logger) => {
+  const vault = createKeyVault(config);
+  // Azure Key Vault's SDK imported now: a setting it refuses stops the start.
+  await vault.load?.();
   const ops = await startOpsServer(config, logger);
   try {
-    const stop = await startOcspRole(config, knex, createKeyVault(config), logger);
+    const stop = await startOcspRole(config, knex, vault, logger);
     return async () => {
       await stop();
       await ops.close();

@@ -22,8 +22,8 @@
 import type { Knex } from 'knex';
 import { AnchorAccount, feesFromColumns, type BroadcastOutcome, type FeeQuote } from '../shared/chain/anchor-account.js';
 import { anchorCalldata } from '../shared/chain/anchor-calldata.js';
-import { ChainConnection, describeChainError, redactRpcUrl } from '../shared/chain/provider.js';
-import { ConfigError, type AnchorConfig, type Config } from '../shared/config.js';
+import { describeChainError, type ChainConnection } from '../shared/chain/provider.js';
+import type { AnchorConfig } from '../shared/config.js';
 import { enrolMissingLeaves } from '../shared/anchoring/leaves.js';
 import { anchorBatches, anchorGasPerFile } from '../shared/metrics/metrics.js';
 import { confirmBatch, recordTransaction, sealBatch } from '../shared/anchoring/batches.js';
@@ -279,30 +279,4 @@ export function startAnchorJob(deps: AnchorJobDeps, options: { loop?: boolean } 
       chain.destroy();
     },
   };
-}
-
-/**
- * The anchoring job as the configuration asks for it. Without CHAIN_RPC_URL anchoring is off (signed files wait in
- * the pending batch until a chain is configured); production refuses that, and a chain without CHAIN_PRIVATE_KEY.
- */
-export function startAnchoringFromConfig(
-  config: Pick<Config, 'nodeEnv' | 'baseUrl' | 'databaseUrl' | 'chainRpcUrl' | 'chainPrivateKey' | 'chainId' | 'anchor'>,
-  knex: Knex,
-  logger: JobLogger,
-): AnchorJob | undefined {
-  if (!config.chainRpcUrl) {
-    if (config.nodeEnv === 'production') throw new ConfigError('CHAIN_RPC_URL', 'must be set in production: signed files are anchored on chain');
-    logger.warn({}, 'anchoring is off (no CHAIN_RPC_URL): signed files wait in the pending anchor batch');
-    return undefined;
-  }
-  if (!config.chainPrivateKey) {
-    throw new ConfigError('CHAIN_PRIVATE_KEY', 'must be set when CHAIN_RPC_URL is set: it signs (and pays for) the anchor transactions');
-  }
-  const account = new AnchorAccount(config.chainPrivateKey);
-  const chain = new ChainConnection({ url: config.chainRpcUrl, expectedChainId: config.chainId });
-  logger.info(
-    { rpc: redactRpcUrl(config.chainRpcUrl), chainId: config.chainId ?? 'as reported by the node', account: account.address, ...config.anchor },
-    'anchoring scheduled',
-  );
-  return startAnchorJob({ knex, chain, account, settings: config.anchor, baseUrl: config.baseUrl, useLock: config.databaseUrl !== undefined, logger });
 }

@@ -10,10 +10,13 @@ import { createKeyVault } from '../shared/vault/index.js';
 import { startSchedulerRole } from './role.js';
 
 runRoleProcess('scheduler', async (config, knex, logger) => {
+  const vault = createKeyVault(config);
+  // Azure Key Vault's SDK imported now: a setting it refuses stops the start.
+  await vault.load?.();
   const signQueue = new BullMqSignQueue(config.redisUrl, config.queuePrefix, { attempts: config.signAttempts, backoffMs: config.signBackoffMs });
   reportQueueDepth(() => signQueue.counts());
   const ops = await startOpsServer(config, logger, { queue: signQueue.queue });
-  const stop = await startSchedulerRole(config, knex, createKeyVault(config), logger, { signQueue });
+  const stop = await startSchedulerRole(config, knex, vault, logger, { signQueue });
   return async () => {
     await stop();
     await ops.close();

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../shared/config.js';
 import type { PkiDeps } from '../shared/pki/pki-deps.js';
 import type { KeyVault } from '../shared/vault/types.js';
-import { startAnchoringFromConfig } from './anchor-job.js';
+import { startAnchoringFromConfig } from './anchoring.js';
 import { startAuditCheckpointJob } from './audit-checkpoint-job.js';
 import { startCrlJob, type CrlJob } from './crl-job.js';
 import { startExpiryNoticeJob } from './expiry-notice-job.js';
@@ -29,6 +29,9 @@ export async function startSchedulerRole(
   logger: Logger,
   options: { signQueue?: SignQueue; events?: PkiEvents } = {},
 ): Promise<() => Promise<void>> {
+  const resumable = createResumableStore(config);
+  // Blob Storage's SDK imported now, before any job starts: a setting it refuses stops the start.
+  await resumable.load?.();
   // Certificates the scheduler issues or revokes (the OCSP responder's, identity certificates) are announced to the
   // OCSP responders from here.
   const events = options.events ?? createPkiEvents(config, knex, logger);
@@ -38,7 +41,7 @@ export async function startSchedulerRole(
   logger.info({ schedule: config.crlSchedule }, 'CRL publication scheduled');
   let anchorJob;
   try {
-    anchorJob = startAnchoringFromConfig(config, knex, logger.child({ job: 'anchor' }));
+    anchorJob = await startAnchoringFromConfig(config, knex, logger.child({ job: 'anchor' }));
   } catch (err) {
     await crlJob.stop();
     await issuanceJob.stop();
@@ -49,7 +52,7 @@ export async function startSchedulerRole(
   const reconcileJob = options.signQueue
     ? startReconcileJob({ knex, queue: options.signQueue, processingGraceMs: config.workerLockMs }, logger.child({ job: 'reconcile' }), config.reconcileIntervalMs)
     : undefined;
-  const uploadSweepJob = startUploadSweepJob(knex, createResumableStore(config), logger.child({ job: 'upload-sweep' }), config.uploadSweepIntervalMs);
+  const uploadSweepJob = startUploadSweepJob(knex, resumable, logger.child({ job: 'upload-sweep' }), config.uploadSweepIntervalMs);
   const auditJob = startAuditCheckpointJob(knex, vault, config, logger.child({ job: 'audit-checkpoint' }));
   const expiryJob = startExpiryNoticeJob(knex, config.webhooks.certificateExpiringDays, logger.child({ job: 'expiry-notices' }));
   // The scheduler issues the CRLs: it reports their age, as the CRL host does.

@@ -115,7 +115,7 @@ export interface UploadSessionView {
 /** The session as GET shows it: the bytes received so far and, once completed, the upload it became. */
 export async function uploadSessionView(deps: Pick<AppContext, 'knex' | 'config' | 'resumable'>, session: UploadSession): Promise<UploadSessionView> {
   const size = Number(session.size);
-  const offset = session.status === 'receiving' ? (await deps.resumable.datastore.getUpload(session.id).catch(() => undefined))?.offset ?? 0 : size;
+  const offset = session.status === 'receiving' ? (await deps.resumable.datastore().then((store) => store.getUpload(session.id)).catch(() => undefined))?.offset ?? 0 : size;
   const upload = session.upload_id ? await findUploadById(session.upload_id, deps.knex) : undefined;
   return {
     session_id: session.id,

@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-anchor-'));
   const node = await startAnvil({ mining: 'auto' });
   const knex = await openDatabase({ databaseUrl: undefined, dataDir });
-  const provider = createChainProvider(node.url, node.chainId);
+  const provider = await createChainProvider(node.url, node.chainId);
   const rows: Row[] = [];
   try {
     process.stdout.write(`anvil ${node.url} (chain ${node.chainId}); batched through the anchoring job, per-file as one transaction per file hash\n\n`);

@@ -9,8 +9,10 @@
  *
  * The chain id is checked against the expected one on connect and again on every `ready()`, because the node
  * behind a URL can change (a restarted dev chain, an operator's mistake).
+ *
+ * ethers is imported at the first request to a node, so that a process with no chain configured never loads it.
  */
-import { FetchRequest, JsonRpcProvider, Network } from 'ethers';
+import type { FetchRequest, JsonRpcProvider } from 'ethers';
 
 export class ChainMismatchError extends Error {
   constructor(readonly expected: number, readonly actual: number) {
@@ -29,8 +31,9 @@ export function redactRpcUrl(url: string): string {
   }
 }
 
-function fetchRequest(url: string, timeoutMs: number): FetchRequest {
+async function fetchRequest(url: string, timeoutMs: number): Promise<FetchRequest> {
   if (!/^https?:/i.test(url)) throw new Error(`anchoring needs an http(s) JSON-RPC endpoint, got ${redactRpcUrl(url)}`);
+  const { FetchRequest } = await import('ethers');
   const request = new FetchRequest(url);
   request.timeout = timeoutMs;
   // ethers retries only on HTTP 429; our callers retry everything else with their own backoff.
@@ -40,7 +43,7 @@ function fetchRequest(url: string, timeoutMs: number): FetchRequest {
 
 /** One `eth_chainId` without a provider (so nothing lingers or retries when the node is down). */
 export async function fetchChainId(url: string, timeoutMs = 5000): Promise<number> {
-  const request = fetchRequest(url, timeoutMs);
+  const request = await fetchRequest(url, timeoutMs);
   request.body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] });
   request.setHeader('content-type', 'application/json');
   const response = await request.send();
@@ -50,9 +53,10 @@ export async function fetchChainId(url: string, timeoutMs = 5000): Promise<numbe
   return Number(BigInt(body.result));
 }
 
-export function createChainProvider(url: string, chainId: number, timeoutMs = 10_000): JsonRpcProvider {
+export async function createChainProvider(url: string, chainId: number, timeoutMs = 10_000): Promise<JsonRpcProvider> {
+  const { JsonRpcProvider, Network } = await import('ethers');
   const network = Network.from(chainId);
-  return new JsonRpcProvider(fetchRequest(url, timeoutMs), network, { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 });
+  return new JsonRpcProvider(await fetchRequest(url, timeoutMs), network, { staticNetwork: network, batchMaxCount: 1, cacheTimeout: -1 });
 }
 
 export interface ChainConnectionOptions {
@@ -76,7 +80,7 @@ export class ChainConnection {
       const id = await fetchChainId(url, timeoutMs);
       if (expectedChainId !== undefined && id !== expectedChainId) throw new ChainMismatchError(expectedChainId, id);
       this.#chainId = id;
-      this.#provider = createChainProvider(url, id, timeoutMs);
+      this.#provider = await createChainProvider(url, id, timeoutMs);
       return { provider: this.#provider, chainId: id };
     }
     const now = Number(BigInt((await this.#provider.send('eth_chainId', [])) as string));

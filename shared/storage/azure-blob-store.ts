@@ -1,11 +1,15 @@
 import type { TokenCredential } from '@azure/core-auth';
-import { BlobServiceClient, type ContainerClient, type StoragePipelineOptions } from '@azure/storage-blob';
+import type { ContainerClient, StoragePipelineOptions } from '@azure/storage-blob';
 import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { azureCredential } from '../azure-credential.js';
 import { checkStorageKey, StorageUnavailableError, StoredFileMissingError, type FileStore } from './types.js';
 
-/** Where to reach Blob Storage: a connection string (account key or SAS; Azurite), or an account URL and a credential. */
-export type AzureBlobTarget = { connectionString: string } | { accountUrl: string; credential: TokenCredential };
+/**
+ * Where to reach Blob Storage: a connection string (account key or SAS; Azurite), or an account URL and a credential
+ * (DefaultAzureCredential when absent).
+ */
+export type AzureBlobTarget = { connectionString: string } | { accountUrl: string; credential?: TokenCredential };
 
 /**
  * SDK retries: 3 tries, 0.5 s then 1 s apart, so an unreachable account fails a sign attempt in seconds (the queue
@@ -21,13 +25,17 @@ function describe(err: unknown): string {
   return err instanceof Error ? err.message.split('\n')[0]! : String(err);
 }
 
-/** The SDK's client of one container, with the store's retry policy. */
-export function containerClientFor(target: AzureBlobTarget, containerName: string, options: StoragePipelineOptions = {}): ContainerClient {
+/**
+ * The SDK's client of one container, with the store's retry policy. The SDK is imported here, when a store first
+ * needs it, so that a process keeping its files on the local disk never loads it.
+ */
+export async function containerClientFor(target: AzureBlobTarget, containerName: string, options: StoragePipelineOptions = {}): Promise<ContainerClient> {
+  const { BlobServiceClient } = await import('@azure/storage-blob');
   const pipeline = { retryOptions: BLOB_RETRY_OPTIONS, ...options };
   const service =
     'connectionString' in target
       ? BlobServiceClient.fromConnectionString(target.connectionString, pipeline)
-      : new BlobServiceClient(target.accountUrl, target.credential, pipeline);
+      : new BlobServiceClient(target.accountUrl, await azureCredential(target.credential), pipeline);
   return service.getContainerClient(containerName);
 }
 
@@ -37,15 +45,31 @@ export function containerClientFor(target: AzureBlobTarget, containerName: strin
  */
 export class AzureBlobFileStore implements FileStore {
   readonly kind = 'azure-blob';
-  private readonly container: ContainerClient;
+  private container: Promise<ContainerClient> | undefined;
   private ready: Promise<void> | undefined;
 
-  constructor(target: AzureBlobTarget, containerName: string, options: StoragePipelineOptions = {}) {
-    this.container = containerClientFor(target, containerName, options);
+  constructor(
+    private readonly target: AzureBlobTarget,
+    private readonly containerName: string,
+    private readonly options: StoragePipelineOptions = {},
+  ) {}
+
+  /** Imports the SDK and makes the container's client, without I/O (see KeyVault.load). */
+  async load(): Promise<void> {
+    await this.containerClient();
   }
 
-  private blob(key: string) {
-    return this.container.getBlockBlobClient(checkStorageKey(key));
+  /** Made at the first call (again after a failure). */
+  private containerClient(): Promise<ContainerClient> {
+    if (!this.container) {
+      this.container = containerClientFor(this.target, this.containerName, this.options);
+      this.container.catch(() => (this.container = undefined));
+    }
+    return this.container;
+  }
+
+  private async blob(key: string) {
+    return (await this.containerClient()).getBlockBlobClient(checkStorageKey(key));
   }
 
   /**
@@ -65,32 +89,34 @@ export class AzureBlobFileStore implements FileStore {
 
   /** Creates the container on first use (once per process; a failure is tried again next time). */
   ensureReady(): Promise<void> {
-    this.ready ??= this.container.createIfNotExists().then(
-      () => undefined,
-      (err: unknown) => {
-        this.ready = undefined;
-        throw new StorageUnavailableError(`blob storage container "${this.container.containerName}" is unreachable: ${describe(err)}`, { cause: err });
-      },
-    );
+    this.ready ??= this.containerClient()
+      .then((container) => container.createIfNotExists())
+      .then(
+        () => undefined,
+        (err: unknown) => {
+          this.ready = undefined;
+          throw new StorageUnavailableError(`blob storage container "${this.containerName}" is unreachable: ${describe(err)}`, { cause: err });
+        },
+      );
     return this.ready;
   }
 
   async putFile(key: string, localPath: string): Promise<void> {
-    await this.call(key, 'store', () => this.blob(key).uploadFile(localPath));
+    await this.call(key, 'store', async () => (await this.blob(key)).uploadFile(localPath));
   }
 
   async write(key: string, bytes: Uint8Array): Promise<void> {
-    await this.call(key, 'store', () => this.blob(key).uploadData(bytes));
+    await this.call(key, 'store', async () => (await this.blob(key)).uploadData(bytes));
   }
 
   async read(key: string): Promise<Buffer> {
-    return this.call(key, 'read', () => this.blob(key).downloadToBuffer());
+    return this.call(key, 'read', async () => (await this.blob(key)).downloadToBuffer());
   }
 
   /** Streamed to disk by the SDK (downloadToFile); a partial file is removed. */
   async readToFile(key: string, localPath: string): Promise<void> {
     try {
-      await this.call(key, 'read', () => this.blob(key).downloadToFile(localPath));
+      await this.call(key, 'read', async () => (await this.blob(key)).downloadToFile(localPath));
     } catch (err) {
       await rm(localPath, { force: true });
       throw err;
@@ -98,13 +124,13 @@ export class AzureBlobFileStore implements FileStore {
   }
 
   async openRead(key: string) {
-    const response = await this.call(key, 'read', () => this.blob(key).download());
+    const response = await this.call(key, 'read', async () => (await this.blob(key)).download());
     const body = response.readableStreamBody;
     if (!body) throw new StorageUnavailableError(`blob storage returned no body for "${key}"`);
     return { stream: body instanceof Readable ? body : Readable.from(body as AsyncIterable<Buffer>), size: response.contentLength ?? 0 };
   }
 
   async remove(key: string): Promise<void> {
-    await this.call(key, 'remove', () => this.blob(key).deleteIfExists());
+    await this.call(key, 'remove', async () => (await this.blob(key)).deleteIfExists());
   }
 }

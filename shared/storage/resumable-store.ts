@@ -7,21 +7,20 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, mkdirSync } from 'node:fs';
 import { link, mkdir, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { DefaultAzureCredential } from '@azure/identity';
 import type { TokenCredential } from '@azure/core-auth';
 import { FileStore } from '@tus/file-store';
 import type { DataStore } from '@tus/utils';
 import type { Config } from '../config.js';
-import { AzureAppendStore } from './azure-append-store.js';
-import { containerClientFor } from './azure-blob-store.js';
+import type { AzureAppendStore } from './azure-append-store.js';
+import { containerClientFor, type AzureBlobTarget } from './azure-blob-store.js';
 import type { StagedFile, UploadStaging } from './staging.js';
 import { ownedTempName } from './temp-owner.js';
 
 export interface ResumableStore {
   /** "local" or "azure-blob". */
   readonly kind: string;
-  /** What @tus/server reads and writes. */
-  readonly datastore: DataStore;
+  /** What @tus/server reads and writes (Blob Storage's is made, and its SDK imported, at the first call). */
+  datastore(): Promise<DataStore>;
   /**
    * A complete upload's bytes as a staged file, hashed, for the checks every upload goes through; the session's bytes
    * stay until remove(). Local: a hard link (no copy); Blob Storage: a copy on this host's staging disk.
@@ -29,18 +28,24 @@ export interface ResumableStore {
   stage(id: string, staging: UploadStaging, maxBytes: number): Promise<StagedFile>;
   /** Removes an upload's bytes; nothing there is not an error. */
   remove(id: string): Promise<void>;
+  /** Loads a cloud driver's SDK now, without I/O (see KeyVault.load). */
+  load?(): Promise<void>;
 }
 
 class LocalResumableStore implements ResumableStore {
   readonly kind = 'local';
-  readonly datastore: FileStore;
+  private readonly store: FileStore;
   private readonly dir: string;
 
   constructor(dataDir: string) {
     this.dir = path.join(dataDir, 'resumable');
     // Made here, private to the service: @tus/file-store would make it world-writable, and throw out of a callback on failure.
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    this.datastore = new FileStore({ directory: this.dir });
+    this.store = new FileStore({ directory: this.dir });
+  }
+
+  async datastore(): Promise<DataStore> {
+    return this.store;
   }
 
   async stage(id: string, staging: UploadStaging, maxBytes: number): Promise<StagedFile> {
@@ -77,24 +82,41 @@ class LocalResumableStore implements ResumableStore {
 
 class BlobResumableStore implements ResumableStore {
   readonly kind = 'azure-blob';
-  constructor(readonly datastore: AzureAppendStore) {}
+  private store: Promise<AzureAppendStore> | undefined;
 
-  async stage(id: string, staging: UploadStaging, maxBytes: number): Promise<StagedFile> {
-    return staging.stage(await this.datastore.openRead(id), maxBytes);
+  constructor(
+    private readonly target: AzureBlobTarget,
+    private readonly containerName: string,
+  ) {}
+
+  async load(): Promise<void> {
+    await this.datastore();
   }
 
-  remove(id: string): Promise<void> {
-    return this.datastore.remove(id);
+  /** @tus/azure-store and the Blob Storage SDK are imported here, at the first call (again after a failure). */
+  datastore(): Promise<AzureAppendStore> {
+    if (!this.store) {
+      this.store = Promise.all([import('./azure-append-store.js'), containerClientFor(this.target, this.containerName)]).then(
+        ([{ AzureAppendStore }, container]) => new AzureAppendStore(container),
+      );
+      this.store.catch(() => (this.store = undefined));
+    }
+    return this.store;
+  }
+
+  async stage(id: string, staging: UploadStaging, maxBytes: number): Promise<StagedFile> {
+    return staging.stage(await (await this.datastore()).openRead(id), maxBytes);
+  }
+
+  async remove(id: string): Promise<void> {
+    await (await this.datastore()).remove(id);
   }
 }
 
 /** The store beside the configured file store: Blob Storage when it is configured, DATA_DIR/resumable otherwise. */
 export function createResumableStore(config: Pick<Config, 'dataDir' | 'blobStorage'>, options: { credential?: TokenCredential } = {}): ResumableStore {
   const blob = config.blobStorage;
-  if (blob?.connectionString) return new BlobResumableStore(new AzureAppendStore(containerClientFor({ connectionString: blob.connectionString }, blob.container)));
-  if (blob?.accountUrl) {
-    const credential = options.credential ?? new DefaultAzureCredential();
-    return new BlobResumableStore(new AzureAppendStore(containerClientFor({ accountUrl: blob.accountUrl, credential }, blob.container)));
-  }
+  if (blob?.connectionString) return new BlobResumableStore({ connectionString: blob.connectionString }, blob.container);
+  if (blob?.accountUrl) return new BlobResumableStore({ accountUrl: blob.accountUrl, credential: options.credential }, blob.container);
   return new LocalResumableStore(config.dataDir);
 }

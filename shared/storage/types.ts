@@ -24,6 +24,8 @@ export interface FileStore {
   openRead(key: string): Promise<{ stream: Readable; size: number }>;
   /** Removes the file; a missing file is not an error. */
   remove(key: string): Promise<void>;
+  /** Loads a cloud driver's SDK now, without I/O (see KeyVault.load). */
+  load?(): Promise<void>;
 }
 
 export class StoredFileMissingError extends Error {

@@ -1,11 +1,7 @@
 import { createHash, createPublicKey } from 'node:crypto';
 import type { TokenCredential } from '@azure/core-auth';
-import {
-  KeyClient,
-  type CryptographyClient,
-  type KeyClientOptions,
-  type KeyVaultKey,
-} from '@azure/keyvault-keys';
+import type { CryptographyClient, KeyClient, KeyClientOptions, KeyVaultKey } from '@azure/keyvault-keys';
+import { azureCredential } from '../azure-credential.js';
 import { type KeyVault, type VaultKey, VaultKeyNotFoundError, VaultUnavailableError } from './types.js';
 
 /** Azure's key-name rule (and LocalKeyVault's): 1-127 letters, digits and dashes. */
@@ -60,6 +56,10 @@ function isRestError(err: unknown): err is RestErrorLike {
  * Azure Key Vault driver over `@azure/keyvault-keys`. Keys are EC P-384 (keyOps sign/verify); the private half
  * never leaves the vault, and every signature is one REST call (the SDK never signs locally with EC keys).
  *
+ * The SDK (and @azure/identity when no credential is given) is imported by load(), which the first call runs: a
+ * process on the local vault never loads it. Roles call load() at their start, so that a setting the SDK refuses
+ * stops the start.
+ *
  * Caching: a key is read once per name and process and then pinned to that version (its public key is what the
  * certificates carry, so signing must keep using it). Its CryptographyClient is made once, on first use, and
  * reused. Rotating a key in the vault therefore takes effect when the processes restart, together with the new
@@ -76,14 +76,17 @@ export class AzureKeyVault implements KeyVault {
   readonly kind = 'azure';
   readonly vaultUrl: string;
   private readonly host: string;
-  private readonly client: KeyClient;
+  private readonly credential: TokenCredential | undefined;
+  private readonly clientOptions: KeyClientOptions;
+  private client: Promise<KeyClient> | undefined;
   private readonly operationTimeoutMs: number;
   /** Resolved keys and reads in flight, by name. */
   private readonly keys = new Map<string, Promise<AzureVaultKey>>();
   /** ensureKey calls in flight, by name, so that one process creates a missing key once. */
   private readonly ensuring = new Map<string, Promise<AzureVaultKey>>();
 
-  constructor(vaultUrl: string, credential: TokenCredential, options: AzureKeyVaultOptions = {}) {
+  /** `credential`: DefaultAzureCredential when absent. */
+  constructor(vaultUrl: string, credential: TokenCredential | undefined, options: AzureKeyVaultOptions = {}) {
     let parsed: URL;
     try {
       parsed = new URL(vaultUrl);
@@ -95,11 +98,29 @@ export class AzureKeyVault implements KeyVault {
     this.host = parsed.host;
     const { operationTimeoutMs, ...clientOptions } = options;
     this.operationTimeoutMs = operationTimeoutMs ?? DEFAULT_OPERATION_TIMEOUT_MS;
-    // The SDK writes into the options object it is given (userAgentOptions), so it gets its own copy.
-    this.client = new KeyClient(this.vaultUrl, credential, {
-      ...clientOptions,
-      retryOptions: { ...DEFAULT_RETRY_OPTIONS, ...clientOptions.retryOptions },
-    });
+    this.credential = credential;
+    this.clientOptions = clientOptions;
+  }
+
+  /** Imports the SDK and makes the client, without I/O: what a bad setting for the SDK fails at. */
+  async load(): Promise<void> {
+    await this.keyClient();
+  }
+
+  /** The SDK's client, made once (again after a failure). */
+  private keyClient(): Promise<KeyClient> {
+    if (!this.client) {
+      this.client = (async () => {
+        const [{ KeyClient }, credential] = await Promise.all([import('@azure/keyvault-keys'), azureCredential(this.credential)]);
+        // The SDK writes into the options object it is given (userAgentOptions), so it gets its own copy.
+        return new KeyClient(this.vaultUrl, credential, {
+          ...this.clientOptions,
+          retryOptions: { ...DEFAULT_RETRY_OPTIONS, ...this.clientOptions.retryOptions },
+        });
+      })();
+      this.client.catch(() => (this.client = undefined));
+    }
+    return this.client;
   }
 
   getKey(name: string): Promise<VaultKey> {
@@ -115,7 +136,7 @@ export class AzureKeyVault implements KeyVault {
     if (!KEY_NAME.test(name)) return Promise.reject(invalidName(name));
     let pending = this.keys.get(name);
     if (!pending) {
-      pending = this.call(name, 'read', (abortSignal) => this.client.getKey(name, { abortSignal })).then((key) =>
+      pending = this.call(name, 'read', async (abortSignal) => (await this.keyClient()).getKey(name, { abortSignal })).then((key) =>
         this.toVaultKey(name, key),
       );
       this.keys.set(name, pending);
@@ -141,8 +162,8 @@ export class AzureKeyVault implements KeyVault {
       pending = this.getAzureKey(name)
         .catch(async (err: unknown) => {
           if (!(err instanceof VaultKeyNotFoundError)) throw err;
-          const created = await this.call(name, 'create', (abortSignal) =>
-            this.client.createEcKey(name, { curve: 'P-384', keyOps: ['sign', 'verify'], abortSignal }),
+          const created = await this.call(name, 'create', async (abortSignal) =>
+            (await this.keyClient()).createEcKey(name, { curve: 'P-384', keyOps: ['sign', 'verify'], abortSignal }),
           );
           const key = this.toVaultKey(name, created);
           this.keys.set(name, Promise.resolve(key));
@@ -177,7 +198,7 @@ export class AzureKeyVault implements KeyVault {
     const signEs384 = async (data: Uint8Array): Promise<Uint8Array> => {
       const digest = createHash('sha384').update(data).digest();
       // Shares the KeyClient's pipeline (connections, challenge state, token) and is pinned to this version.
-      crypto ??= this.client.getCryptographyClient(name, { keyVersion: version });
+      crypto ??= (await this.keyClient()).getCryptographyClient(name, { keyVersion: version });
       const client = crypto;
       const result = await this.call(name, 'sign with', (abortSignal) => client.sign('ES384', digest, { abortSignal }));
       if (result.result.length !== ES384_SIGNATURE_BYTES) {

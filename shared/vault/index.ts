@@ -1,5 +1,4 @@
 import type { TokenCredential } from '@azure/core-auth';
-import { DefaultAzureCredential } from '@azure/identity';
 import type { Config } from '../config.js';
 import { AzureKeyVault, type AzureKeyVaultOptions } from './azure.js';
 import { instrumentVault } from './instrumented.js';
@@ -22,15 +21,15 @@ export interface CreateKeyVaultOptions {
 
 /**
  * The key vault the configuration asks for: Azure Key Vault at CLOUD_VAULT_URL when it is set, otherwise the
- * local vault in DATA_DIR/vault. Creating it does no I/O; the first key read reaches the vault. Its calls are
- * measured (instrumentVault: a Proxy, so `instanceof AzureKeyVault` / `LocalKeyVault` still holds).
+ * local vault in DATA_DIR/vault. Creating it does no I/O and loads no SDK (see load()); the first key read reaches
+ * the vault. Its calls are measured (instrumentVault: a Proxy, so `instanceof AzureKeyVault` / `LocalKeyVault` still holds).
  */
 export function createKeyVault(
   config: Pick<Config, 'cloudVaultUrl' | 'dataDir'>,
   options: CreateKeyVaultOptions = {},
 ): KeyVault {
   if (config.cloudVaultUrl) {
-    return instrumentVault(new AzureKeyVault(config.cloudVaultUrl, options.credential ?? new DefaultAzureCredential(), options.azure));
+    return instrumentVault(new AzureKeyVault(config.cloudVaultUrl, options.credential, options.azure));
   }
   return instrumentVault(new LocalKeyVault(config.dataDir));
 }

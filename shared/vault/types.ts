@@ -21,6 +21,11 @@ export interface KeyVault {
   ensureKey(name: string): Promise<VaultKey>;
   /** Returns the key; throws VaultKeyNotFoundError when absent. */
   getKey(name: string): Promise<VaultKey>;
+  /**
+   * A driver over a cloud SDK imports it at its first call; load() does that now, without I/O. A role calls it at its
+   * start, so that a setting the SDK refuses stops the start instead of the first request.
+   */
+  load?(): Promise<void>;
 }
 
 /** A key the service needs is missing from the vault: the service's fault (its setup), not the caller's. */

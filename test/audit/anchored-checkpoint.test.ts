@@ -53,7 +53,7 @@ describe('audit checkpoints anchored on chain', function () {
     const [row] = (await db.knex('audit_checkpoints as c').join('anchor_leaves as l', 'l.id', 'c.anchor_leaf_id').join('anchor_batches as b', 'b.id', 'l.batch_id').select('c.root_hash', 'l.path', 'b.tx_hash', 'b.root')) as Array<{ root_hash: string; path: unknown; tx_hash: string; root: string }>;
     const rootHex = Buffer.from(row!.root_hash, 'base64').toString('hex');
     const path_ = (typeof row!.path === 'string' ? JSON.parse(row!.path) : row!.path) as Parameters<typeof rootFromProof>[1];
-    const provider = createChainProvider(node.url, node.chainId);
+    const provider = await createChainProvider(node.url, node.chainId);
     try {
       const tx = await provider.getTransaction(row!.tx_hash);
       expect(rootFromCalldata(tx!.data)).to.equal(rootFromProof(rootHex, path_).toString('hex')).and.to.equal(row!.root);

@@ -1,13 +1,14 @@
 /**
  * The four Procfile roles as production runs them: compiled JavaScript from dist/ (`npm run build`), plain node, no
  * TypeScript loader, on one migrated Postgres database. Each answers /health; the modules they start as processes of
- * their own (the worker's sandboxes, the OCSP fronts, the verification pool) are found beside the compiled code.
+ * their own (the worker's sandboxes, the OCSP fronts, the verification pool) are found beside the compiled code. On
+ * the local vault, local files and no chain, none of their processes loads an Azure SDK or ethers.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expect } from 'chai';
 import { loadConfig } from '../../shared/config.js';
 import { initPki } from '../../shared/pki/init.js';
@@ -17,6 +18,8 @@ import { freePort } from '../support/private-redis.js';
 import { opsPortOf, procfileArgs, startProcfileRole, type RoleProcess } from '../support/processes.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+/** Packages a role loads only when it is configured to use them: the Azure drivers' SDKs, and ethers for a chain. */
+const CONFIGURED_ONLY = /\/node_modules\/(@azure\/[^/]+|ethers)\//;
 
 /** Every process of a role's group (the role and what it started) with its command line. */
 function groupCommands(role: RoleProcess): string[] {
@@ -39,12 +42,14 @@ describe('build: the Procfile roles compiled, from dist/', function () {
   let dataDir: string;
   const roles = new Map<string, RoleProcess>();
   let env: Record<string, string>;
+  let modulesFile: string;
 
   before(async () => {
     // What `npm start` does before it runs: nothing when dist/ is newer than every source file.
     execFileSync(process.execPath, ['bin/build.mjs', '--if-stale'], { cwd: ROOT, stdio: 'ignore' });
     db = await createTestDatabase();
     dataDir = mkdtempSync(path.join(tmpdir(), 'compiled-roles-'));
+    modulesFile = path.join(dataDir, 'modules.txt');
     const [port, ocsp, crl, tsa] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     env = {
       NODE_ENV: 'test',
@@ -60,6 +65,9 @@ describe('build: the Procfile roles compiled, from dist/', function () {
       TSA_URL: `http://127.0.0.1:${tsa}`,
       OPS_PORT: '0',
       LOG_LEVEL: 'info',
+      // Every process of every role (and what it starts, which inherits NODE_OPTIONS) lists the modules it loads.
+      NODE_OPTIONS: `--import=${pathToFileURL(path.join(ROOT, 'test/support/record-modules.mjs')).href}`,
+      RECORD_MODULES_TO: modulesFile,
     };
     // The certificates the OCSP role serves and the TSA signs with, as `npm run pki -- init` issues them.
     await initPki({ knex: db.knex, vault: createKeyVault(loadConfig(env)), config: loadConfig(env) });
@@ -117,5 +125,18 @@ describe('build: the Procfile roles compiled, from dist/', function () {
     const page = await fetch(`${base}/`);
     expect(page.status).to.equal(200);
     expect(await page.text()).to.match(/<html/i);
+  });
+
+  it('on the local vault, local files and no chain, no process of any role loads an Azure SDK or ethers', async () => {
+    // Stopped first: a process lists its CommonJS modules as it exits.
+    await Promise.all([...roles.values()].map((r) => r.stop()));
+    const lines = readFileSync(modulesFile, 'utf8').trim().split('\n');
+    const pids = new Set(lines.map((line) => Number(line.split(' ', 1)[0])));
+    // The recorder ran in each role's own process and in the processes they started, and saw their packages load.
+    for (const [name, role] of roles) expect(pids.has(role.child.pid!), name).to.equal(true);
+    expect(pids.size).to.be.greaterThan(roles.size);
+    expect(lines.some((line) => line.includes(' esm ') && line.includes('/node_modules/bullmq/'))).to.equal(true);
+    expect(lines.some((line) => line.includes(' cjs ') && line.includes('/node_modules/express/'))).to.equal(true);
+    expect([...new Set(lines.map((line) => CONFIGURED_ONLY.exec(line)?.[1]).filter(Boolean))]).to.deep.equal([]);
   });
 });

@@ -73,7 +73,7 @@ describe('chain: anchoring job (ethers against anvil, Postgres)', function () {
     expect(await jobStatuses(db.knex, files.map((f) => f.jobId))).to.deep.equal([...Array(8).fill('anchored'), 'signed', 'signed']);
 
     // One transaction per batch; its input on chain is the batch root; every proof checks against the chain.
-    const p = provider(n);
+    const p = await provider(n);
     for (const b of await batches()) {
       const tx = await p.getTransaction(b.tx_hash);
       expect(rootFromCalldata(tx!.data)).to.equal(b.root);
@@ -152,7 +152,7 @@ describe('chain: anchoring job (ethers against anvil, Postgres)', function () {
     const other = await wallet.signTransaction({ type: 2, chainId: BigInt(n.chainId), nonce: 0, to: '0x000000000000000000000000000000000000dEaD', value: 1n, gasLimit: 21000n, maxFeePerGas: 50_000_000_000n, maxPriorityFeePerGas: 10_000_000_000n });
     await rpc(n.url, 'eth_sendRawTransaction', [other]);
     await mine(n.url);
-    const p = provider(n);
+    const p = await provider(n);
     expect(await p.getTransaction(first!.hash)).to.equal(null);
     expect(await p.getTransactionCount(account.address, 'latest')).to.equal(1);
 
@@ -186,7 +186,7 @@ describe('chain: anchoring job (ethers against anvil, Postgres)', function () {
     expect(done.confirmed).to.deep.equal([1]);
     const [batch] = await batches();
     expect(batch.tx_hash).to.equal(bump!.hash);
-    expect(await provider(n).getTransactionReceipt(first!.hash)).to.equal(null);
+    expect(await (await provider(n)).getTransactionReceipt(first!.hash)).to.equal(null);
     expect(Transaction.from(txs[1].raw).nonce).to.equal(0);
   });
 
@@ -226,7 +226,7 @@ describe('chain: anchoring job (ethers against anvil, Postgres)', function () {
       expect(await jobStatuses(db.knex, second.map((f) => f.jobId))).to.deep.equal(Array(4).fill('anchored'));
 
       // Batch 1, confirmed before the restart, is still on the (persisted) chain.
-      const p = provider(n);
+      const p = await provider(n);
       const [view] = (await anchorViewsForFiles(db.knex, 'http://x', [(await db.knex('anchor_leaves').where({ batch_id: 1 }).first()).signed_file_id])).values();
       expect((await checkProofOnChain(async () => ({ provider: p, chainId: n.chainId }), view!.proof!)).result).to.equal('verified');
       p.destroy();

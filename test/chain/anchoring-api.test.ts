@@ -157,7 +157,7 @@ describe('chain: anchoring through the API', function () {
     const { Wallet } = await import('ethers');
     const { ANVIL_DEV_PRIVATE_KEY } = await import('../../shared/chain/anvil.js');
     const { createChainProvider } = await import('../../shared/chain/provider.js');
-    const p = createChainProvider(node.url, node.chainId);
+    const p = await createChainProvider(node.url, node.chainId);
     const wallet = new Wallet(ANVIL_DEV_PRIVATE_KEY);
     const nonce = await p.getTransactionCount(wallet.address, 'latest');
     const raw = await wallet.signTransaction({ type: 2, chainId: BigInt(node.chainId), nonce, to: wallet.address, value: 0n, gasLimit: 30000n, data: '0x6d73736101' + 'ee'.repeat(32), maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1_000_000_000n });

@@ -3,10 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { startAnchoringFromConfig } from '../../scheduler/anchor-job.js';
+import { startAnchoringFromConfig } from '../../scheduler/anchoring.js';
 import { startEmbeddedChainIfNeeded } from '../../shared/chain/embedded.js';
 import { ConfigError, loadConfig } from '../../shared/config.js';
 import { RecordingLogger } from '../support/recording-logger.js';
+import { rejection } from '../support/rejection.js';
 
 // Every test's DATA_DIR lives under one directory, removed when the file's tests are done.
 const scratch = mkdtempSync(path.join(tmpdir(), 'cfg-chain-'));
@@ -46,18 +47,22 @@ describe('chain: anchoring configuration', () => {
   it('production: CHAIN_ID is required with CHAIN_RPC_URL; the scheduler needs CHAIN_RPC_URL and CHAIN_PRIVATE_KEY; npm start runs no dev chain', async () => {
     expect(() => loadConfig(env({ ...PRODUCTION, CHAIN_RPC_URL: 'https://rpc.example' }))).to.throw(ConfigError, /CHAIN_ID/);
     const noChain = loadConfig(env(PRODUCTION));
-    expect(() => startAnchoringFromConfig(noChain, undefined as never, new RecordingLogger())).to.throw(ConfigError, /CHAIN_RPC_URL/);
+    const noChainRefusal = await rejection(startAnchoringFromConfig(noChain, undefined as never, new RecordingLogger()));
+    expect(noChainRefusal).to.be.instanceOf(ConfigError);
+    expect(noChainRefusal.message).to.match(/CHAIN_RPC_URL/);
     await startEmbeddedChainIfNeeded(noChain, new RecordingLogger()).then(
       () => expect.fail('started a development chain in production'),
       (err: unknown) => expect(err).to.be.instanceOf(ConfigError),
     );
     const noKey = loadConfig(env({ ...PRODUCTION, CHAIN_RPC_URL: 'https://rpc.example', CHAIN_ID: '11155111' }));
-    expect(() => startAnchoringFromConfig(noKey, undefined as never, new RecordingLogger())).to.throw(ConfigError, /CHAIN_PRIVATE_KEY/);
+    const noKeyRefusal = await rejection(startAnchoringFromConfig(noKey, undefined as never, new RecordingLogger()));
+    expect(noKeyRefusal).to.be.instanceOf(ConfigError);
+    expect(noKeyRefusal.message).to.match(/CHAIN_PRIVATE_KEY/);
   });
 
-  it('outside production without CHAIN_RPC_URL the scheduler leaves files pending and says so', () => {
+  it('outside production without CHAIN_RPC_URL the scheduler leaves files pending and says so', async () => {
     const logger = new RecordingLogger();
-    expect(startAnchoringFromConfig(loadConfig(env()), undefined as never, logger)).to.equal(undefined);
+    expect(await startAnchoringFromConfig(loadConfig(env()), undefined as never, logger)).to.equal(undefined);
     expect(logger.entries.map((e) => e.msg)).to.deep.equal(['anchoring is off (no CHAIN_RPC_URL): signed files wait in the pending anchor batch']);
   });
 });

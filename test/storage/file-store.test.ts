@@ -306,6 +306,16 @@ describe('createFileStore and the blob storage configuration', function () {
     expect(existsSync(path.join(config.dataDir, 'files'))).to.equal(false);
   });
 
+  it('imports the SDK at load(), without I/O: a connection string the SDK refuses fails there, and so does the first call', async () => {
+    const config = testConfig({ AZURE_STORAGE_CONNECTION_STRING: 'AccountName=devstoreaccount1' });
+    dirs.push(config.dataDir);
+    const store = createFileStore(config);
+    expect((await rejection(store.load!())).message).to.match(/BlobEndpoint/);
+    const failure = await rejection(store.write('signed/o/x.png', Buffer.from('hello')));
+    expect(failure).to.be.instanceOf(StorageUnavailableError);
+    expect(failure.message).to.match(/BlobEndpoint/);
+  });
+
   it('defaults the container to "media"', () => {
     const config = testConfig({ AZURE_STORAGE_CONNECTION_STRING: azurite.connectionString });
     dirs.push(config.dataDir);

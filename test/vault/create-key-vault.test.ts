@@ -4,8 +4,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { loadConfig } from '../../shared/config.js';
-import { AzureKeyVault, createKeyVault, LocalKeyVault } from '../../shared/vault/index.js';
+import { AzureKeyVault, createKeyVault, LocalKeyVault, VaultUnavailableError } from '../../shared/vault/index.js';
 import { AzureKeyVaultStandin } from '../support/azure-keyvault-standin.js';
+import { rejection } from '../support/rejection.js';
 
 describe('createKeyVault', () => {
   let dataDir: string;
@@ -29,6 +30,21 @@ describe('createKeyVault', () => {
     expect(vault).to.be.instanceOf(AzureKeyVault);
     expect(vault.kind).to.equal('azure');
     expect((vault as AzureKeyVault).vaultUrl).to.equal('https://example.vault.azure.net');
+  });
+
+  it('imports the Azure SDK at load(), without I/O: a credential setting the SDK refuses fails there, and so does the first call', async () => {
+    const vault = createKeyVault(loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, CLOUD_VAULT_URL: 'https://example.vault.azure.net/' }));
+    const saved = process.env.AZURE_TOKEN_CREDENTIALS;
+    process.env.AZURE_TOKEN_CREDENTIALS = 'no-such-credential';
+    try {
+      expect((await rejection(vault.load!())).message).to.match(/AZURE_TOKEN_CREDENTIALS/);
+      const failure = await rejection(vault.getKey('leaf'));
+      expect(failure).to.be.instanceOf(VaultUnavailableError);
+      expect(failure.message).to.match(/AZURE_TOKEN_CREDENTIALS/);
+    } finally {
+      if (saved === undefined) delete process.env.AZURE_TOKEN_CREDENTIALS;
+      else process.env.AZURE_TOKEN_CREDENTIALS = saved;
+    }
   });
 
   it('reaches the configured vault end to end (stand-in, stub credential, test TLS trust)', async () => {

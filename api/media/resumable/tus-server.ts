@@ -10,7 +10,7 @@
  */
 import type { Request, Response } from 'express';
 import { Server } from '@tus/server';
-import { ERRORS } from '@tus/utils';
+import { ERRORS, type DataStore } from '@tus/utils';
 import { NodeRequest, sendNodeResponse } from 'srvx/node';
 import { largestUploadLimit } from '../../../shared/config.js';
 import { StorageUnavailableError } from '../../../shared/storage/index.js';
@@ -43,13 +43,25 @@ export interface TusCall {
 type Hooked = object;
 
 export class ResumableUploads {
-  private readonly server: Server;
+  private server: Promise<Server> | undefined;
   private readonly calls = new WeakMap<Hooked, TusCall>();
 
-  constructor(ctx: AppContext) {
-    this.server = new Server({
+  constructor(private readonly ctx: AppContext) {}
+
+  /** Made at the first request, when the store's datastore is (Blob Storage's imports its SDK then). */
+  private tus(): Promise<Server> {
+    if (!this.server) {
+      this.server = this.ctx.resumable.datastore().then((datastore) => this.createServer(datastore));
+      this.server.catch(() => (this.server = undefined));
+    }
+    return this.server;
+  }
+
+  private createServer(datastore: DataStore): Server {
+    const ctx = this.ctx;
+    return new Server({
       path: RESUMABLE_PATH,
-      datastore: ctx.resumable.datastore,
+      datastore,
       locker: new SessionLeaseLocker(ctx.knex),
       // Relative, so that it holds behind any proxy; tus clients resolve it against the creation URL.
       relativeLocation: true,
@@ -97,7 +109,7 @@ export class ResumableUploads {
   async serve(req: Request, res: Response, call: TusCall): Promise<number> {
     const request = new NodeRequest({ req, res });
     this.calls.set(request, call);
-    const response = await this.server.handleWeb(request);
+    const response = await (await this.tus()).handleWeb(request);
     // tus closes a connection whose body it did not read (a refused PATCH): no gigabytes drained for nothing.
     if (response.headers.get('connection') === 'close') res.setHeader('Connection', 'close');
     if (call.failure) throw serviceFailure(call.failure);
