@@ -4,10 +4,9 @@ import { bmffHashMatches, type BmffHashAssertion, type BmffHashOptions } from '.
 import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
 import { crJsonOf, readAsset, readDetachedManifest } from './read-asset.js';
-import { MANIFEST_STORE_TYPE } from './reader-open.js';
-import { structureOnlySettings, type ReadOptions } from './settings.js';
+import { activeCrJsonManifest, MANIFEST_STORE_TYPE } from './reader-open.js';
+import type { ReadOptions } from './settings.js';
 import type { VerificationReport } from './verification-report.js';
-import { c2paWasm } from './wasm.js';
 
 /**
  * Reads the manifest embedded in an MP4, M4V, MOV or M4A file of any size in bounded memory, where c2pa-wasm would
@@ -41,15 +40,7 @@ export interface ActiveBmffHash {
 
 /** The store's active manifest's c2pa.hash.bmff(.vN) assertion, read by c2pa-rs (structure only); undefined without one. */
 export async function activeBmffHash(store: Uint8Array): Promise<ActiveBmffHash | undefined> {
-  type CrJsonManifest = { label?: string; assertions?: Record<string, unknown>; claim?: { alg?: string }; 'claim.v2'?: { alg?: string } };
-  const reader = await c2paWasm().WasmReader.fromBytes(MANIFEST_STORE_TYPE, store, structureOnlySettings());
-  let manifest: CrJsonManifest | undefined;
-  try {
-    const label = reader.activeLabel();
-    manifest = (JSON.parse(reader.crJson()) as { manifests?: CrJsonManifest[] }).manifests?.find((m) => m.label === label);
-  } finally {
-    reader.free();
-  }
+  const manifest = await activeCrJsonManifest(store);
   for (const [label, data] of Object.entries(manifest?.assertions ?? {})) {
     const bmff = /^c2pa\.hash\.bmff(?:\.v(\d+))?(?:__\d+)?$/.exec(label);
     if (bmff) return { assertion: data as BmffHashAssertion, options: { version: Number(bmff[1] ?? 1), claimAlg: (manifest?.['claim.v2'] ?? manifest?.claim)?.alg } };

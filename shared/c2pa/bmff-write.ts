@@ -1,8 +1,8 @@
-import { open, rm, type FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { fieldValues, type FieldRun } from './bmff-offset-fields.js';
 import type { BmffLayout, Edit, SizeField } from './bmff-layout.js';
 import { C2PA_UUID, type BmffFileReader } from './bmff-walk.js';
-import { bufferRing, COPY_CHUNK_BYTES, readExactly, writeFully } from './file-handle-io.js';
+import { bufferRing, COPY_CHUNK_BYTES, readExactly, writeChunksToNewFile, writeFully } from './file-handle-io.js';
 
 /**
  * Writes the signed file as planned (bmff-layout.ts), in one sequential pass over the source: the source's bytes with
@@ -112,34 +112,7 @@ async function* outputChunks(source: FileHandle, file: BmffFileReader, layout: B
  * it is read at a time.
  */
 export async function writeBmffBody(source: FileHandle, file: BmffFileReader, layout: BmffLayout, outputPath: string, onBytes: (chunk: Buffer) => void, chunkBytes = COPY_CHUNK_BYTES): Promise<void> {
-  await rm(outputPath, { force: true });
-  const output = await open(outputPath, 'wx', 0o600);
-  let writing: Promise<void> = Promise.resolve();
-  const chunks = outputChunks(source, file, layout, chunkBytes);
-  // Asked for before this one is handled, so the next read runs while this chunk is hashed and written.
-  let next = chunks.next();
-  try {
-    let position = 0;
-    for (let current = await next; !current.done; current = await next) {
-      next = chunks.next();
-      const chunk = current.value;
-      await writing;
-      writing = writeFully(output, chunk, position);
-      onBytes(chunk);
-      position += chunk.length;
-    }
-    await writing;
-    if (position !== layout.outputSize) throw new Error(`wrote ${position} bytes where ${layout.outputSize} were planned`);
-    await output.close();
-  } catch (err) {
-    // The read asked for ahead, and the write under way, end before the file is removed.
-    await next.catch(() => undefined);
-    await chunks.return(undefined).catch(() => undefined);
-    await writing.catch(() => undefined);
-    await output.close().catch(() => undefined);
-    await rm(outputPath, { force: true });
-    throw err;
-  }
+  await writeChunksToNewFile(outputPath, outputChunks(source, file, layout, chunkBytes), (chunk) => chunk, onBytes, layout.outputSize);
 }
 
 /** The C2PA box header c2pa-rs writes (bmff_io.rs write_c2pa_box): size, `uuid`, the C2PA UUID, version and flags, "manifest\0", a zero offset. */

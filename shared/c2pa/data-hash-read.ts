@@ -6,10 +6,9 @@ import { AudioUnsignableError } from './data-hash-spot.js';
 import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
 import { crJsonOf, readAsset, readDetachedManifest } from './read-asset.js';
-import { MANIFEST_STORE_TYPE } from './reader-open.js';
-import { structureOnlySettings, type ReadOptions } from './settings.js';
+import { activeCrJsonManifest, MANIFEST_STORE_TYPE } from './reader-open.js';
+import type { ReadOptions } from './settings.js';
 import type { VerificationReport } from './verification-report.js';
-import { c2paWasm } from './wasm.js';
 
 /**
  * Reads the manifest embedded in a WAV, MP3 or FLAC file of any size in bounded memory, where c2pa-wasm would hold the
@@ -37,15 +36,7 @@ async function embeddedManifest(filePath: string, mimeType: SignableMimeType): P
 
 /** The store's active manifest's c2pa.hash.data assertion (crJSON), read by c2pa-rs (structure only); undefined without one. */
 async function activeDataHash(store: Uint8Array): Promise<DataHashAssertion | undefined> {
-  type CrJsonManifest = { label?: string; assertions?: Record<string, unknown> };
-  const reader = await c2paWasm().WasmReader.fromBytes(MANIFEST_STORE_TYPE, store, structureOnlySettings());
-  let manifest: CrJsonManifest | undefined;
-  try {
-    const label = reader.activeLabel();
-    manifest = (JSON.parse(reader.crJson()) as { manifests?: CrJsonManifest[] }).manifests?.find((m) => m.label === label);
-  } finally {
-    reader.free();
-  }
+  const manifest = await activeCrJsonManifest(store);
   const found = Object.entries(manifest?.assertions ?? {}).find(([label]) => /^c2pa\.hash\.data(?:__\d+)?$/.test(label));
   return found?.[1] as DataHashAssertion | undefined;
 }

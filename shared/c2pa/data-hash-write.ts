@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { open, rm, type FileHandle } from 'node:fs/promises';
-import { bufferRing, COPY_CHUNK_BYTES, readExactly, writeFully } from './file-handle-io.js';
+import type { FileHandle } from 'node:fs/promises';
+import { bufferRing, COPY_CHUNK_BYTES, readExactly, writeChunksToNewFile } from './file-handle-io.js';
 
 /**
  * Writes a file signed with a c2pa.hash.data (WAV, MP3, FLAC) in one sequential pass, as its plan lists it, and hashes
@@ -51,32 +51,9 @@ async function* outputChunks(source: FileHandle, plan: DataHashPlan): AsyncGener
  * SHA-256 of its bytes outside the room: the data hash's digest.
  */
 export async function writeDataHashed(source: FileHandle, plan: DataHashPlan, outputPath: string): Promise<Buffer> {
-  await rm(outputPath, { force: true });
-  const output = await open(outputPath, 'wx', 0o600);
   const hash = createHash('sha256');
-  const chunks = outputChunks(source, plan);
-  let next = chunks.next();
-  let writing: Promise<void> = Promise.resolve();
-  try {
-    let position = 0;
-    for (let current = await next; !current.done; current = await next) {
-      next = chunks.next();
-      const { chunk, hashed } = current.value;
-      await writing;
-      writing = writeFully(output, chunk, position);
-      if (hashed) hash.update(chunk);
-      position += chunk.length;
-    }
-    await writing;
-    if (position !== plan.size) throw new Error(`wrote ${position} bytes where ${plan.size} were planned`);
-    await output.close();
-    return hash.digest();
-  } catch (err) {
-    await next.catch(() => undefined);
-    await chunks.return(undefined).catch(() => undefined);
-    await writing.catch(() => undefined);
-    await output.close().catch(() => undefined);
-    await rm(outputPath, { force: true });
-    throw err;
-  }
+  await writeChunksToNewFile(outputPath, outputChunks(source, plan), (piece) => piece.chunk, (piece) => {
+    if (piece.hashed) hash.update(piece.chunk);
+  }, plan.size);
+  return hash.digest();
 }

@@ -1,5 +1,5 @@
 /** Positional reads and writes on a file handle that finish the whole range (a single call may do part of it). */
-import type { FileHandle } from 'node:fs/promises';
+import { open, rm, type FileHandle } from 'node:fs/promises';
 
 /**
  * `length` bytes of `source` from `position`, in `into` when given (a buffer of at least that many bytes); a source
@@ -37,6 +37,41 @@ export function bufferRing(bytes: number): () => Buffer {
 /** All of `chunk` written at `position`. */
 export async function writeFully(handle: FileHandle, chunk: Uint8Array, position: number): Promise<void> {
   for (let done = 0; done < chunk.byteLength; ) done += (await handle.write(chunk, done, chunk.byteLength - done, position + done)).bytesWritten;
+}
+
+/**
+ * Writes `chunks` in order to a new file at `outputPath` (one there before is replaced; removed again on failure),
+ * handing each item to `onChunk` as it goes (a chunk is valid only during that call). The next item is asked for
+ * before this one is handled, so its read runs while this chunk is hashed and the one before is written. A total
+ * other than `size` bytes is an error.
+ */
+export async function writeChunksToNewFile<T>(outputPath: string, chunks: AsyncGenerator<T>, chunkOf: (item: T) => Buffer, onChunk: (item: T) => void, size: number): Promise<void> {
+  await rm(outputPath, { force: true });
+  const output = await open(outputPath, 'wx', 0o600);
+  let next = chunks.next();
+  let writing: Promise<void> = Promise.resolve();
+  try {
+    let position = 0;
+    for (let current = await next; !current.done; current = await next) {
+      next = chunks.next();
+      const chunk = chunkOf(current.value);
+      await writing;
+      writing = writeFully(output, chunk, position);
+      onChunk(current.value);
+      position += chunk.length;
+    }
+    await writing;
+    if (position !== size) throw new Error(`wrote ${position} bytes where ${size} were planned`);
+    await output.close();
+  } catch (err) {
+    // The read asked for ahead, and the write under way, end before the file is removed.
+    await next.catch(() => undefined);
+    await chunks.return(undefined).catch(() => undefined);
+    await writing.catch(() => undefined);
+    await output.close().catch(() => undefined);
+    await rm(outputPath, { force: true });
+    throw err;
+  }
 }
 
 /** Bytes readAhead reads at a time. */

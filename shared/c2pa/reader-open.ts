@@ -1,5 +1,6 @@
 import { C2paError, describeWasmError, wasmErrorKind } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
+import { structureOnlySettings } from './settings.js';
 import { c2paWasm } from './wasm.js';
 
 /**
@@ -53,3 +54,22 @@ export async function openReader(source: Uint8Array | Blob, mimeType: SignableMi
 }
 
 export const isRefused = (opened: Reader | Refused | undefined): opened is Refused => opened !== undefined && 'refused' in opened;
+
+/** A manifest as c2pa-rs's crJSON gives it: its label, its assertions by label, its claim's algorithm. */
+export interface CrJsonManifest {
+  label?: string;
+  assertions?: Record<string, unknown>;
+  claim?: { alg?: string };
+  'claim.v2'?: { alg?: string };
+}
+
+/** The store's active manifest in crJSON, read by c2pa-rs (structure only, no validation); undefined without one. */
+export async function activeCrJsonManifest(store: Uint8Array): Promise<CrJsonManifest | undefined> {
+  const reader = await c2paWasm().WasmReader.fromBytes(MANIFEST_STORE_TYPE, store, structureOnlySettings());
+  try {
+    const label = reader.activeLabel();
+    return (JSON.parse(reader.crJson()) as { manifests?: CrJsonManifest[] }).manifests?.find((m) => m.label === label);
+  } finally {
+    reader.free();
+  }
+}
