@@ -1,4 +1,4 @@
-import type { FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { corrupt } from './errors.js';
 
 /**
@@ -82,4 +82,21 @@ export async function runOnFile<T>(walk: Walk<T>, fh: FileHandle, size: number):
     step = walk.next(out);
   }
   return step.value;
+}
+
+/**
+ * `walk(size)` run over the file at `filePath`, for metadata that is a nicety (a title, a duration): undefined when
+ * there is no walk, or the walk fails on the file.
+ */
+export async function walkFileOrUndefined<T>(filePath: string, walk: ((size: number) => Walk<T | undefined>) | undefined): Promise<T | undefined> {
+  if (!walk) return undefined;
+  const fh = await open(filePath, 'r');
+  try {
+    const { size } = await fh.stat();
+    return await runOnFile(walk(size), fh, size);
+  } catch {
+    return undefined;
+  } finally {
+    await fh.close();
+  }
 }

@@ -3,23 +3,12 @@
  * movie header of ISO media, the byte rate and data size of a WAV file). Other formats (MP3, FLAC, AVI) would need
  * their frames counted or decoded; they get no duration.
  */
-import { open } from 'node:fs/promises';
-import { runOnFile } from './byte-walk.js';
+import { walkFileOrUndefined } from './byte-walk.js';
 import { formatFor } from './formats.js';
 
 /** The playing time in seconds, or undefined when the format does not carry it (or the file does not say). */
 export async function mediaDurationSeconds(filePath: string, mimeType: string): Promise<number | undefined> {
-  const reader = formatFor(mimeType)?.durationSeconds;
-  if (!reader) return undefined;
-  const fh = await open(filePath, 'r');
-  try {
-    const { size } = await fh.stat();
-    return await runOnFile(reader(size), fh, size);
-  } catch {
-    return undefined; // a duration is a nicety: a file the walk cannot read is signed without one
-  } finally {
-    await fh.close();
-  }
+  return walkFileOrUndefined(filePath, formatFor(mimeType)?.durationSeconds);
 }
 
 /** ISO 8601 duration as schema.org writes it, to the millisecond: PT1M2.5S. */
