@@ -61,6 +61,8 @@ describe('web app: audit log page', function () {
 
     await page.getByLabel('Action').selectOption('account.sign_in');
     await page.getByRole('button', { name: 'Show' }).click();
+    // The unfiltered rows stay until the filtered page replaces them: wait for one that the filter leaves out to go.
+    await page.locator('tbody tr', { hasText: 'account.registered' }).waitFor({ state: 'detached' });
     await page.locator('tbody tr').first().waitFor();
     const actions = await page.locator('tbody tr td[data-label="Action"]').allTextContents();
     expect(actions.length).to.be.greaterThan(0);
