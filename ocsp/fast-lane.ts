@@ -36,31 +36,36 @@ export interface AnswerSink {
 
 export type PlainRequestHandler = (request: PlainRequest, sink: AnswerSink) => void;
 
-const REQUEST_LINE = /^(GET|HEAD|POST) (\/[\x21-\x7e]*) HTTP\/1\.([01])$/;
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/** The request line and the header lines (each ending in CRLF): token names, printable values. */
+const HEAD = /^(GET|HEAD|POST) (\/[\x21-\x7e]*) HTTP\/1\.([01])\r\n((?:[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*\r\n)*)$/;
 const MAX_HEAD_BYTES = 8 * 1024;
 
 /** `data` as exactly one plain request (see the header comment), or undefined for anything node:http should judge. */
 export function parsePlainRequest(data: Buffer, maxBodyBytes: number): PlainRequest | undefined {
   const headEnd = data.indexOf('\r\n\r\n');
   if (headEnd < 0 || headEnd > MAX_HEAD_BYTES) return undefined;
-  const lines = data.toString('latin1', 0, headEnd).split('\r\n');
-  const start = REQUEST_LINE.exec(lines[0]!);
-  if (!start) return undefined;
-  const method = start[1] as PlainRequest['method'];
-  const http11 = start[3] === '1';
+  const head = HEAD.exec(data.toString('latin1', 0, headEnd + 2));
+  if (!head) return undefined;
+  const method = head[1] as PlainRequest['method'];
+  const http11 = head[3] === '1';
+  const fields = head[4]!;
   let contentLength: number | undefined;
   let ifNoneMatch: string | undefined;
   let host = false;
   let connection = '';
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i]!;
-    const colon = line.indexOf(':');
-    if (colon <= 0) return undefined;
-    const name = line.slice(0, colon).toLowerCase();
-    const value = line.slice(colon + 1).trim();
-    if (!TOKEN.test(name) || !FIELD_VALUE.test(value)) return undefined;
+  for (let at = 0; at < fields.length; ) {
+    const colon = fields.indexOf(':', at);
+    const end = fields.indexOf('\r\n', colon);
+    const nameLength = colon - at;
+    const next = end + 2;
+    // Only names of these lengths matter; the others are not even lower-cased.
+    if (nameLength !== 4 && nameLength !== 6 && nameLength !== 7 && nameLength !== 10 && nameLength !== 13 && nameLength !== 14 && nameLength !== 17) {
+      at = next;
+      continue;
+    }
+    const name = fields.slice(at, colon).toLowerCase();
+    const value = fields.slice(colon + 1, end).trim();
+    at = next;
     switch (name) {
       case 'content-length':
         if (contentLength !== undefined || !/^\d{1,7}$/.test(value)) return undefined;
@@ -86,9 +91,14 @@ export function parsePlainRequest(data: Buffer, maxBodyBytes: number): PlainRequ
   if (http11 && !host) return undefined;
   const bodyBytes = data.length - headEnd - 4;
   if (method === 'POST' ? (contentLength ?? 0) !== bodyBytes || bodyBytes > maxBodyBytes : bodyBytes !== 0 || (contentLength ?? 0) !== 0) return undefined;
+  const keepAlive = connection === '' ? http11 : keepsAlive(connection, http11);
+  return { method, url: head[2]!, ifNoneMatch, body: data.subarray(headEnd + 4), keepAlive };
+}
+
+/** Whether Connection tokens (each after a comma) keep the connection. */
+function keepsAlive(connection: string, http11: boolean): boolean {
   const tokens = connection.split(',').map((t) => t.trim());
-  const keepAlive = http11 ? !tokens.includes('close') : tokens.includes('keep-alive');
-  return { method, url: start[2]!, ifNoneMatch, body: data.subarray(headEnd + 4), keepAlive };
+  return http11 ? !tokens.includes('close') : tokens.includes('keep-alive');
 }
 
 let dateSecond = -1;
@@ -104,31 +114,36 @@ function httpDate(): string {
   return dateText;
 }
 
-/** The sink of a request read by the fast lane: the response as node:http would write it, then `after()`. */
-function socketSink(socket: Socket, request: PlainRequest, keepAliveSeconds: number, after: () => void): AnswerSink {
-  let sent = false;
-  return {
-    get done() {
-      return sent || socket.destroyed;
-    },
-    send(status, headers, body) {
-      if (sent || socket.destroyed) return;
-      sent = true;
-      let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
-      for (const name in headers) head += `${name}: ${String(headers[name])}\r\n`;
-      head += `Date: ${httpDate()}\r\n`;
-      head += request.keepAlive ? `Connection: keep-alive\r\nKeep-Alive: timeout=${keepAliveSeconds}\r\n\r\n` : 'Connection: close\r\n\r\n';
-      const withBody = body !== undefined && request.method !== 'HEAD' && status !== 304;
-      const bytes = Buffer.from(head, 'latin1');
-      if (!request.keepAlive) {
-        socket.end(withBody ? Buffer.concat([bytes, body]) : bytes);
-        socket.once('finish', () => socket.destroy());
-        return;
-      }
-      socket.write(withBody ? Buffer.concat([bytes, body]) : bytes);
-      after();
-    },
-  };
+/** The sink of a request read by the fast lane: the response as node:http would write it, then `lane.kept` on a kept connection. */
+class SocketSink implements AnswerSink {
+  private sent = false;
+
+  constructor(
+    private readonly socket: Socket,
+    private readonly request: PlainRequest,
+    private readonly lane: { keepAliveSeconds: number; kept(socket: Socket): void },
+  ) {}
+
+  get done(): boolean {
+    return this.sent || this.socket.destroyed;
+  }
+
+  send(status: number, headers: OutgoingHttpHeaders, body?: Uint8Array): void {
+    const { socket, request } = this;
+    if (this.sent || socket.destroyed) return;
+    this.sent = true;
+    let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n`;
+    for (const name in headers) head += `${name}: ${String(headers[name])}\r\n`;
+    head += `Date: ${httpDate()}\r\n`;
+    head += request.keepAlive ? `Connection: keep-alive\r\nKeep-Alive: timeout=${this.lane.keepAliveSeconds}\r\n\r\n` : 'Connection: close\r\n\r\n';
+    const withBody = body !== undefined && request.method !== 'HEAD' && status !== 304;
+    const bytes = Buffer.from(head, 'latin1');
+    socket.write(withBody ? Buffer.concat([bytes, body]) : bytes);
+    if (request.keepAlive) this.lane.kept(socket);
+    // The kernel took it all (an answer of a few KiB, usually): closed now, without a shutdown of its own first.
+    else if (socket.writableLength === 0) socket.destroy();
+    else socket.end(() => socket.destroy());
+  }
 }
 
 export interface FastLaneOptions {
@@ -137,57 +152,75 @@ export interface FastLaneOptions {
   keepAliveTimeoutMs: number;
 }
 
+const ignore = () => {};
+
 /**
  * Puts the fast lane in front of `server`'s own connection handler (so the server still listens, tracks and
  * closes its connections as before). `server.closeIdleConnections()` (called by close()) also drops the
  * connections the lane is still waiting on.
+ *
+ * Per connection it does as little as it can: listeners shared by every socket, no timer of its own (one sweep
+ * finds the connections past the headers timeout, as node:http's connections check does), and Nagle's algorithm left
+ * on where it writes one answer and closes (node:http turns it off for the connections handed to it).
  */
 export function addFastLane(server: Server, handle: PlainRequestHandler, options: FastLaneOptions): void {
   const [httpConnection] = server.listeners('connection') as ((socket: Socket) => void)[];
   if (!httpConnection) throw new Error('addFastLane: the server has no connection handler');
   server.removeListener('connection', httpConnection);
-  const waiting = new Set<Socket>();
-  const keepAliveSeconds = Math.floor(options.keepAliveTimeoutMs / 1000);
+  (server as Server & { noDelay: boolean }).noDelay = false;
+  /** Connections the lane waits on for a first request, with when they time out. */
+  const waiting = new Map<Socket, number>();
+  const headersTimeoutMs = options.headersTimeoutMs;
 
   const handOver = (socket: Socket, data?: Buffer) => {
     if (socket.destroyed) return;
     if (data) socket.unshift(data);
+    socket.setNoDelay(true);
     httpConnection.call(server, socket);
     socket.resume();
   };
+  const lane = { keepAliveSeconds: Math.floor(options.keepAliveTimeoutMs / 1000), kept: (socket: Socket) => handOver(socket) };
+
+  function onFirstData(this: Socket, data: Buffer): void {
+    waiting.delete(this);
+    this.removeListener('data', onFirstData);
+    this.pause();
+    const request = parsePlainRequest(data, options.maxBodyBytes);
+    if (!request) handOver(this, data);
+    else handle(request, new SocketSink(this, request, lane));
+  }
+
+  let sweep: NodeJS.Timeout | undefined;
+  const sweepTimedOut = () => {
+    const now = Date.now();
+    for (const [socket, until] of waiting) {
+      if (socket.destroyed) waiting.delete(socket);
+      else if (now >= until) {
+        waiting.delete(socket);
+        socket.removeListener('data', onFirstData);
+        const err = Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
+        server.emit('clientError', err, socket);
+      }
+    }
+  };
 
   server.on('connection', (socket: Socket) => {
-    waiting.add(socket);
-    const onData = (data: Buffer) => {
-      stopWaiting();
-      socket.pause();
-      const request = parsePlainRequest(data, options.maxBodyBytes);
-      if (!request) {
-        handOver(socket, data);
-        return;
-      }
-      handle(request, socketSink(socket, request, keepAliveSeconds, () => handOver(socket)));
-    };
-    const onTimeout = () => {
-      stopWaiting();
-      const err = Object.assign(new Error('request timeout'), { code: 'ERR_HTTP_REQUEST_TIMEOUT' });
-      server.emit('clientError', err, socket);
-    };
-    const stopWaiting = () => {
-      waiting.delete(socket);
-      socket.removeListener('data', onData);
-      socket.removeListener('close', stopWaiting);
-      socket.setTimeout(0, onTimeout);
-    };
-    socket.on('error', () => {}); // a reset before the request: nothing to answer
-    socket.on('close', stopWaiting);
-    socket.setTimeout(options.headersTimeoutMs, onTimeout);
-    socket.on('data', onData);
+    if (!sweep) {
+      sweep = setInterval(sweepTimedOut, Math.min(1000, Math.max(10, headersTimeoutMs / 4))).unref();
+      server.once('close', () => {
+        clearInterval(sweep);
+        sweep = undefined;
+      });
+    }
+    waiting.set(socket, Date.now() + headersTimeoutMs);
+    socket.on('error', ignore); // a reset before the request: nothing to answer
+    socket.on('data', onFirstData);
   });
 
   const closeIdle = server.closeIdleConnections.bind(server);
   server.closeIdleConnections = () => {
-    for (const socket of waiting) socket.destroy();
+    for (const socket of waiting.keys()) socket.destroy();
+    waiting.clear();
     closeIdle();
   };
 }

@@ -25,7 +25,7 @@ import { RateLimit, type RateSnapshot } from './limits.js';
 import { certIdsKey, invalidationSerial } from './memory-cache.js';
 import { checkNonceLength } from './nonce-source.js';
 import { SerialIndex } from './serial-index.js';
-import type { OcspAnswerer } from './server.js';
+import type { OcspEdgeAnswerer } from './server.js';
 import type { OcspReply, OcspSignedAnswer } from './source.js';
 
 /**
@@ -44,11 +44,16 @@ interface Copy {
   freshUntil: number;
 }
 
-export class FrontCache implements OcspAnswerer {
+export class FrontCache implements OcspEdgeAnswerer {
   /** Insertion order, oldest first: past `maxEntries` the oldest copy is dropped (it is asked for again). */
   private readonly copies = new Map<string, Copy>();
   private readonly serials = new SerialIndex();
   private readonly asking = new Map<string, Promise<AskedReply>>();
+  /**
+   * The CertID set of each request without a nonce seen (its DER as latin1), so that a request sent again, byte for
+   * byte as clients do, is answered without decoding it. At most `maxEntries`, then started again.
+   */
+  private readonly requestKeys = new Map<string, string>();
   /** Invalidations received so far. */
   private epoch = 0;
   /**
@@ -67,7 +72,14 @@ export class FrontCache implements OcspAnswerer {
     return this.copies.size;
   }
 
-  async serve(requestDer: Uint8Array): Promise<OcspReply> {
+  /** A fresh copy's answer at once; anything asked of the role's process, when it answers. Never rejects. */
+  serve(requestDer: Uint8Array): OcspReply | Promise<OcspReply> {
+    const bytes = Buffer.from(requestDer.buffer, requestDer.byteOffset, requestDer.byteLength).toString('latin1');
+    const known = this.requestKeys.get(bytes);
+    if (known !== undefined) {
+      const copy = this.copies.get(known);
+      if (copy && (this.options.now ?? Date.now)() < copy.freshUntil) return { answer: copy.answer, hit: true };
+    }
     let request: OcspRequestInfo;
     try {
       request = decodeOcspRequest(requestDer);
@@ -82,7 +94,7 @@ export class FrontCache implements OcspAnswerer {
       // Taken here as the role will take it; a copy means the role accepted these CertIDs' issuer, and what it
       // checks next is the nonce's length, then its rate.
       const signable = this.nonceRate?.take() ?? true;
-      if (signable || !fresh) return (await this.kept(key, request, this.asked(requestDer))).reply;
+      if (signable || !fresh) return this.kept(key, request, this.asked(requestDer)).then((asked) => asked.reply);
       try {
         checkNonceLength(request.nonce);
       } catch (err) {
@@ -90,6 +102,9 @@ export class FrontCache implements OcspAnswerer {
       }
       return { answer: fresh.answer, hit: true };
     }
+    // The same bytes ask the same again: next time they are looked up as they are, not decoded.
+    if (this.requestKeys.size >= this.options.maxEntries) this.requestKeys.clear();
+    this.requestKeys.set(bytes, key);
     if (fresh) return { answer: fresh.answer, hit: true };
 
     let asked = this.asking.get(key);
@@ -102,7 +117,7 @@ export class FrontCache implements OcspAnswerer {
       };
       mine.then(done, done);
     }
-    return (await asked).reply;
+    return asked.then((a) => a.reply);
   }
 
   /** Asks the role's process, taking up its nonce rate as it stands after the answer. */

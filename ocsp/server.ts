@@ -55,6 +55,11 @@ export interface OcspAnswerer {
   serve(requestDer: Uint8Array): Promise<OcspReply>;
 }
 
+/** What the HTTP edge answers through: an OcspAnswerer, or one that answers at once when it can (a front's copy). */
+export interface OcspEdgeAnswerer {
+  serve(requestDer: Uint8Array): OcspReply | Promise<OcspReply>;
+}
+
 const OCSP_RESPONSE_TYPE = 'application/ocsp-response';
 
 function count(status: string, hit: boolean): void {
@@ -75,7 +80,7 @@ function responseSink(res: ServerResponse): AnswerSink {
 }
 
 /** What both lanes call: an OCSP answer for a request body or GET path, written to a sink, counted once. */
-function createOcspExchange(responder: OcspAnswerer, options: OcspServerOptions) {
+function createOcspExchange(responder: OcspEdgeAnswerer, options: OcspServerOptions) {
   const answerTimeoutMs = options.answerTimeoutMs ?? 4000;
   const maxHttpCacheSeconds = options.maxHttpCacheSeconds ?? 3600;
   const logger = options.logger;
@@ -106,7 +111,12 @@ function createOcspExchange(responder: OcspAnswerer, options: OcspServerOptions)
   }
 
   function answer(sink: AnswerSink, isGet: boolean, ifNoneMatch: string | undefined, der: Uint8Array): void {
-    answerWithin<OcspReply>(responder.serve(der), answerTimeoutMs, {
+    const served = responder.serve(der);
+    if (!(served instanceof Promise)) {
+      send(sink, isGet, ifNoneMatch, served.answer, served.hit);
+      return;
+    }
+    answerWithin<OcspReply>(served, answerTimeoutMs, {
       onTimeout: () => ({ answer: errorAnswer('tryLater'), hit: false }),
       // serve() never rejects; this is a last line of defence.
       onError: (err) => {
@@ -174,7 +184,7 @@ function createOcspRequestListener(
 }
 
 /** An http.Server answering OCSP through `responder`, with the timeouts above. Not yet listening. */
-export function createOcspServer(responder: OcspAnswerer, options: OcspServerOptions = {}): Server {
+export function createOcspServer(responder: OcspEdgeAnswerer, options: OcspServerOptions = {}): Server {
   const maxRequestBytes = options.maxRequestBytes ?? 10 * 1024;
   const exchange = createOcspExchange(responder, options);
   const server = createHardenedServer(createOcspRequestListener(exchange, maxRequestBytes), options, (httpStatus) => count(`http_${httpStatus}`, false));

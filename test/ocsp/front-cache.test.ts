@@ -83,4 +83,24 @@ describe('OCSP front cache over a real responder', function () {
     expect(echoed((await withNonce()).answer.der)).to.equal(false);
     expect(counted.asks).to.equal(4 + 3);
   });
+
+  it('answers the same request bytes again at once from its copy, and asks again after a revocation or past the refresh point', async function () {
+    const { clock, counted, front, certId } = setup(2);
+    const request = encodeOcspRequest([certId]);
+    const first = await front.serve(request);
+    expect(first.hit).to.equal(false);
+    const again = front.serve(Buffer.from(request));
+    expect(again).not.to.be.instanceOf(Promise);
+    expect((again as Awaited<typeof again>).hit).to.equal(true);
+    expect(counted.asks).to.equal(1);
+
+    front.invalidate(serialOf(chain.pem.leaf));
+    await front.serve(request);
+    expect(counted.asks).to.equal(2);
+    expect((await front.serve(request)).hit).to.equal(true);
+
+    clock.now += 13 * 3600_000; // past the role's refresh point (half of a day's validity)
+    await front.serve(request);
+    expect(counted.asks).to.equal(3);
+  });
 });
