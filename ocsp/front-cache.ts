@@ -9,7 +9,8 @@
  *                                is refused here as there). The front follows the rate in a copy of the role's
  *                                token bucket, taken from each answer and refilled and spent here as there, so
  *                                past the rate a flood of nonces costs no trip to the role.
- *   no nonce, fresh copy here    the copy (a hit)
+ *   no nonce, fresh copy here    the copy (a hit), at once (not a promise); a request whose bytes were seen before
+ *                                is looked up by them, without decoding it again
  *   otherwise                    asked (concurrent asks for one CertID set share one); a signed answer without
  *                                a nonce (a nonce request's answer past the budget too) is kept until it is
  *                                `freshUntil` (the role's refresh point, so a request after it reaches the role's
