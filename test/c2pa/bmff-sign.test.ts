@@ -226,6 +226,21 @@ describe('c2pa: BMFF files signed streamed', function () {
     expect(ours.failure).to.deep.equal(['signingCredential.untrusted']);
   });
 
+  it('signed again and again, takes the manifest box and the padding after it as its room: one C2PA box, one free box', async function () {
+    let file = (await sign(clips['clip.mp4'], 'video/mp4', { thumbnail: true })).file;
+    for (let round = 0; round < 2; round++) {
+      const before = boxesOf(file);
+      const replaced = before.filter((b) => b.type === 'uuid' || b.type === 'free').reduce((n, b) => n + b.size, 0);
+      file = (await sign(file, 'video/mp4')).file;
+      const after = boxesOf(file);
+      expect(after.map((b) => b.type)).to.deep.equal(before.map((b) => b.type));
+      const room = after.filter((b) => b.type === 'uuid' || b.type === 'free').reduce((n, b) => n + b.size, 0);
+      expect(file.length).to.equal(before.reduce((n, b) => n + b.size, 0) - replaced + room);
+      await expectTrusted(file, 'video/mp4');
+      await expectPlayable(file);
+    }
+  });
+
   it('keeps the rubrics clean: a thumbnail from an ffmpeg frame, re-signed as opened, every trait of the 2.4 and integrity profiles', async function () {
     const profile = (name: string) => loadRubric(new URL(`../fixtures/asset-rubrics/${name}`, import.meta.url).pathname);
     const [spec, integrity] = [profile('asset-rubric-conformance0.2-spec2.4.yml'), profile('asset-rubric-integrity.yml')];
