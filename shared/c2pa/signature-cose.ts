@@ -14,7 +14,7 @@ import { boxAt, superboxLabel, type Box } from './manifest-store-label.js';
 export interface CoseHeaders {
   /** The unprotected header (text labels: sigTst, sigTst2, rVals, pad...). */
   unprotected: Record<string, unknown>;
-  /** The certificate chain of the protected header (x5chain, label 33), leaf first; empty when absent. */
+  /** The certificate chain (x5chain, label 33) of the protected header, else of the unprotected one; leaf first; empty when absent. */
   x5chain: Uint8Array[];
 }
 
@@ -121,20 +121,27 @@ export function coseHeadersOf(sign1: Uint8Array): CoseHeaders | undefined {
   if (cose && typeof cose === 'object' && 'value' in cose && !Array.isArray(cose)) cose = (cose as { value: unknown }).value; // tag 18
   if (!Array.isArray(cose)) return undefined;
   const unprotected = (cose[1] instanceof Map ? Object.fromEntries(cose[1]) : (cose[1] ?? {})) as Record<string, unknown>;
-  return { unprotected, x5chain: x5chainOf(cose[0]) };
+  const x5chain = x5chainIn(protectedHeaderOf(cose[0]));
+  // Where c2pa-rs looks next: signatures of C2PA 1.x claims may carry the chain in the unprotected header.
+  return { unprotected, x5chain: x5chain.length ? x5chain : x5chainIn(unprotected) };
 }
 
-/** x5chain (label 33) of a protected header bstr: one certificate or an array of them. */
-function x5chainOf(protectedBytes: unknown): Uint8Array[] {
-  if (!(protectedBytes instanceof Uint8Array) || protectedBytes.byteLength === 0) return [];
+/** A protected header bstr decoded; undefined when empty or not CBOR. */
+function protectedHeaderOf(protectedBytes: unknown): unknown {
+  if (!(protectedBytes instanceof Uint8Array) || protectedBytes.byteLength === 0) return undefined;
   try {
-    const header: unknown = decode(protectedBytes);
-    const chain = header instanceof Map ? header.get(33) : (header as Record<string, unknown> | undefined)?.['33'];
-    const list = Array.isArray(chain) ? chain : [chain];
-    return list.filter((c): c is Uint8Array => c instanceof Uint8Array);
+    return decode(protectedBytes);
   } catch {
-    return [];
+    return undefined;
   }
+}
+
+/** x5chain of a header, under label 33 or (as C2PA 1.x wrote it) "x5chain": one certificate or an array of them. */
+function x5chainIn(header: unknown): Uint8Array[] {
+  const get = (label: number | string) => (header instanceof Map ? header.get(label) : (header as Record<string, unknown> | undefined)?.[String(label)]);
+  const chain = get(33) ?? get('x5chain');
+  const list = Array.isArray(chain) ? chain : [chain];
+  return list.filter((c): c is Uint8Array => c instanceof Uint8Array);
 }
 
 /**
