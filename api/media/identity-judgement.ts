@@ -1,9 +1,9 @@
 /**
  * The identities a verified file names, judged by the service:
- * - for an identity certificate it issued (its serial in the service's records), the person's e-mail address (c2pa-rs
+ * - for an identity certificate it issued (its issuer and serial in the service's records), the person's e-mail address (c2pa-rs
  *   does not report the subjectAltName), the issuing CA and the trust source `service_ca`;
- * - for one a person took from their organisation's external CA (an accepted identity request with that serial and
- *   name), the e-mail address and issuer likewise, and the trust source that vouches: `cawg_anchor` when its chain
+ * - for one a person took from their organisation's external CA (an accepted identity request with that issuer, serial
+ *   and name), the e-mail address and issuer likewise, and the trust source that vouches: `cawg_anchor` when its chain
  *   reaches CAWG_TRUST_ANCHORS_FILE, else `organisation_anchor` (signed in, the organisation's anchors);
  * - for another trusted one, `cawg_anchor` (CAWG_TRUST_ANCHORS_FILE or, signed in, the organisation's anchors).
  * Any other identity keeps the e-mail address and issuer read from its own certificate in the file
@@ -34,11 +34,13 @@ function externalIdentity(identity: IdentityView, store: TrustStore, c: Accepted
 export async function judgedIdentities(knex: Knex, store: TrustStore, identities: readonly IdentityView[] | undefined): Promise<JudgedIdentity[]> {
   return Promise.all(
     (identities ?? []).map(async (identity): Promise<JudgedIdentity> => {
-      const own = identity.serial ? await findCertificateBySerial(knex, identity.serial) : undefined;
-      if (own?.role === 'identity') {
+      // A certificate is its issuer and serial (RFC 5280): another CA's with the same serial is not this one.
+      const own = identity.serial && identity.issuer ? await findCertificateBySerial(knex, identity.serial) : undefined;
+      if (own?.role === 'identity' && own.issuer === identity.issuer) {
         return { ...identity, email: emailOf(own.der), issuer: own.issuer, trust_source: identity.verdict === 'trusted' ? 'service_ca' : null };
       }
-      const [external] = identity.serial && identity.name ? await acceptedIdentitiesBySerial(knex, identity.serial, identity.name) : [];
+      const accepted = identity.serial && identity.name && identity.issuer ? await acceptedIdentitiesBySerial(knex, identity.serial, identity.name) : [];
+      const external = accepted.find((c) => c.certificate_issuer === identity.issuer);
       if (external) return externalIdentity(identity, store, external);
       return { ...identity, trust_source: identity.verdict === 'trusted' ? 'cawg_anchor' : null };
     }),
