@@ -188,6 +188,11 @@ export interface Config {
 
 export interface RemoteManifestsConfig {
   enabled: boolean;
+  /**
+   * BASE_URL's origin (scheme, host and port): the service's own remote manifests are fetched from it whatever its
+   * scheme and addresses (development's http://localhost), as no user chose it.
+   */
+  ownOrigin: string;
   /** Let the fetch reach private and loopback addresses (REMOTE_MANIFESTS_ALLOW_PRIVATE; tests and development only). */
   allowPrivate: boolean;
   /** Extra TLS roots for the fetch, a PEM file (REMOTE_MANIFESTS_CA_FILE; a test's local HTTPS server). */
@@ -530,7 +535,7 @@ function trustFile(env: Env, name: 'TRUST_ANCHORS_FILE' | 'TRUST_ALLOWED_FILE' |
 }
 
 /** REMOTE_MANIFESTS and its test-only companions: private addresses are never allowed in production. */
-function remoteManifests(env: Env, nodeEnv: Config['nodeEnv']): RemoteManifestsConfig {
+function remoteManifests(env: Env, nodeEnv: Config['nodeEnv'], baseUrl: string): RemoteManifestsConfig {
   const enabled = oneOf(env, 'REMOTE_MANIFESTS', 'on', ['on', 'off'] as const) === 'on';
   const allowPrivate = bool(env, 'REMOTE_MANIFESTS_ALLOW_PRIVATE', false);
   if (allowPrivate && nodeEnv === 'production') {
@@ -540,6 +545,7 @@ function remoteManifests(env: Env, nodeEnv: Config['nodeEnv']): RemoteManifestsC
   if (caFile !== undefined && !existsSync(caFile)) throw new ConfigError('REMOTE_MANIFESTS_CA_FILE', `${caFile} does not exist`);
   return {
     enabled,
+    ownOrigin: new URL(baseUrl).origin,
     allowPrivate,
     caFile: caFile === undefined ? undefined : path.resolve(caFile),
     maxBytes: int(env, 'REMOTE_MANIFESTS_MAX_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
@@ -610,13 +616,14 @@ export function loadConfig(env: Env = process.env): Config {
   const tsaPort = int(env, 'TSA_PORT', 3003, 0, 65535);
   const dataDir = path.resolve(str(env, 'DATA_DIR', './data'));
   const http = ['http:', 'https:'];
+  const baseUrl = url(env, 'BASE_URL', `http://localhost:${port}`, http)!;
   return {
     nodeEnv,
     port,
     ocspPort,
     crlPort,
     tsaPort,
-    baseUrl: url(env, 'BASE_URL', `http://localhost:${port}`, http)!,
+    baseUrl,
     ocspUrl: url(env, 'OCSP_URL', `http://localhost:${ocspPort}`, http)!,
     crlUrl: url(env, 'CRL_URL', `http://localhost:${crlPort}`, http)!,
     tsaUrl: url(env, 'TSA_URL', `http://localhost:${tsaPort}`, http)!,
@@ -635,7 +642,7 @@ export function loadConfig(env: Env = process.env): Config {
     tsaKeyName: str(env, 'TSA_KEY_NAME', 'tsa-signing'),
     audit: {
       keyName: str(env, 'AUDIT_KEY_NAME', 'audit-checkpoint'),
-      origin: auditOrigin(env, url(env, 'BASE_URL', `http://localhost:${port}`, http)!),
+      origin: auditOrigin(env, baseUrl),
       checkpointSeconds: int(env, 'AUDIT_CHECKPOINT_SECONDS', 60, 1, 86_400),
     },
     ocspKeyName: str(env, 'OCSP_KEY_NAME', 'ocsp-responder'),
@@ -693,7 +700,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustTsaAnchorsFile: trustFile(env, 'TRUST_TSA_ANCHORS_FILE'),
     cawgTrustAnchorsFile: trustFile(env, 'CAWG_TRUST_ANCHORS_FILE'),
     trustReloadSeconds: int(env, 'TRUST_RELOAD_SECONDS', 60, 1, 24 * 3600),
-    remoteManifests: remoteManifests(env, nodeEnv),
+    remoteManifests: remoteManifests(env, nodeEnv, baseUrl),
     webhooks: webhookSettings(env, nodeEnv),
   };
 }
