@@ -30,6 +30,7 @@ import { auditRouters } from './routes/audit.js';
 import { identityCertificatesRouter } from './routes/identity-certificates.js';
 import { rejectUnsafeText } from './validation.js';
 import { createResumableStore, UploadStaging } from '../shared/storage/index.js';
+import { createPkiEvents } from '../shared/pki/pki-events.js';
 import { RemoteManifests } from './media/remote-manifest.js';
 import { VerifyPool, verifyPoolOptions } from './media/verify-pool.js';
 
@@ -37,10 +38,11 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
  * `verifyPool`, `uploadCheckPool`, `passwords`: the caller's, which it closes when it stops the API (startApi does);
- * without them the app starts its own, whose idle processes and threads end on their own after a minute.
+ * without them the app starts its own, whose idle processes and threads end on their own after a minute. Without
+ * `pkiEvents` it publishes through its own (createPkiEvents: it never listens, so there is nothing to close).
  */
-export type AppDeps = Omit<AppContext, 'passport' | 'staging' | 'resumable' | 'verifyPool' | 'uploadCheckPool' | 'remoteManifests' | 'passwords'> &
-  Partial<Pick<AppContext, 'verifyPool' | 'uploadCheckPool' | 'passwords'>>;
+export type AppDeps = Omit<AppContext, 'passport' | 'staging' | 'resumable' | 'verifyPool' | 'uploadCheckPool' | 'remoteManifests' | 'passwords' | 'pkiEvents'> &
+  Partial<Pick<AppContext, 'verifyPool' | 'uploadCheckPool' | 'passwords' | 'pkiEvents'>>;
 
 export function createApp(deps: AppDeps): Express {
   const ctx: AppContext = {
@@ -52,6 +54,7 @@ export function createApp(deps: AppDeps): Express {
     uploadCheckPool: deps.uploadCheckPool ?? new VerifyPool(verifyPoolOptions(deps.config, 'uploads', deps.logger)),
     remoteManifests: new RemoteManifests(deps.config.remoteManifests),
     passwords: deps.passwords ?? new PasswordPool(passwordPoolOptions(deps.config)),
+    pkiEvents: deps.pkiEvents ?? createPkiEvents(deps.config, deps.knex, deps.logger),
   };
   const app = express();
   app.disable('x-powered-by');

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type passport from 'passport';
 import type { Config } from '../shared/config.js';
 import type { Logger } from '../shared/logger.js';
+import type { PkiEvents } from '../shared/pki/pki-events.js';
 import type { JobEvents, SignQueue } from '../shared/queue/types.js';
 import type { KeyVault } from '../shared/vault/types.js';
 import type { FileStore, ResumableStore, UploadStaging } from '../shared/storage/index.js';
@@ -34,4 +35,6 @@ export interface AppContext {
   /** Readiness asks it for the signing key; the API itself never signs. */
   vault: KeyVault;
   jobEvents: JobEvents;
+  /** Where revocations the web role records (a departing person's certificates) are announced to OCSP responders. */
+  pkiEvents: PkiEvents;
 }

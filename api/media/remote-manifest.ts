@@ -36,8 +36,9 @@ class ClientAllowanceSpent extends Error {
 
 /**
  * Remote manifests, fetched through the outbound guard (https only, public addresses only after DNS resolution,
- * redirects re-checked, at most REMOTE_MANIFESTS_MAX_BYTES within 10 s), or why one was not: a failed fetch is part of
- * the verdict (manifest.inaccessible), never an error of the request.
+ * redirects re-checked, at most REMOTE_MANIFESTS_MAX_BYTES within 10 s; the service's own origin, BASE_URL's, is
+ * exempt from the scheme and address rules), or why one was not: a failed fetch is part of the verdict
+ * (manifest.inaccessible), never an error of the request.
  *
  * Anyone may send a file naming any URL, so the service must not become a way to hammer a third party's server:
  * a manifest fetched is kept (REMOTE_MANIFESTS_CACHE_SECONDS, at most REMOTE_MANIFESTS_CACHE_BYTES, least recently
@@ -166,12 +167,14 @@ export class RemoteManifests {
   }
 
   private async download(url: string, client: string): Promise<RemoteManifestResult> {
-    const { allowPrivate, caFile, maxBytes } = this.settings;
+    const { allowPrivate, caFile, maxBytes, ownOrigin } = this.settings;
     if (caFile) this.ca ??= readFile(caFile, 'utf8');
     try {
       const res = await guardedFetch(url, {
         allowPrivate,
         allowHttp: false,
+        // A store under BASE_URL is one of the service's own (its repository), reached even on http://localhost.
+        ownOrigin,
         maxRedirects: MAX_REDIRECTS,
         timeoutMs: TIMEOUT_MS,
         maxBytes,

@@ -31,7 +31,7 @@ export function orgUsersRouter(ctx: AppContext): Router {
   router.delete('/:user_id', async (req, res) => {
     const { orgId } = principalOf(req);
     const { user_id: userId } = parseParams(OrgUserParams, req.params);
-    await removeOrgUser(ctx.knex, orgId, userId, actorOf(principalOf(req)));
+    await removeOrgUser(ctx.knex, orgId, userId, actorOf(principalOf(req)), { events: ctx.pkiEvents, logger: ctx.logger });
     res.status(204).end();
   });
 

@@ -121,7 +121,7 @@ export const identityCertificatePaths: RouteConfig[] = [
     tags,
     summary: "Revoke a user's identity certificates (admin)",
     description:
-      "Every unrevoked identity certificate of the user is revoked by the scheduler: the OCSP responder answers revoked and leaf.crl lists it. Files signed before keep their organisation's signature; c2pa-rs judges the identity part at reading time (see the README). Deleting a user does the same (reason affiliationChanged).",
+      "Every unrevoked identity certificate of the user is revoked by the scheduler: the OCSP responder answers revoked and leaf.crl lists it. Files signed before keep their organisation's signature; c2pa-rs judges the identity part at reading time (see the README). Deleting a user revokes them too (reason affiliationChanged), in the deletion's own transaction (see DELETE /org/users/{user_id}).",
     security: userOnly,
     request: { params: IdentityUserParams, body: { required: false, content: { 'application/json': { schema: IdentityRevocationInput } } } },
     responses: {

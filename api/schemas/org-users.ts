@@ -56,7 +56,7 @@ export const orgUsersPaths: RouteConfig[] = [
     path: '/org/users/{user_id}',
     tags,
     summary: 'Remove a user (admin); the last admin cannot be removed',
-    description: "The user's identity certificates are revoked with them (reason affiliationChanged): OCSP answers revoked and leaf.crl lists them. API keys bound to the user go with them.",
+    description: "The user's identity certificates are revoked with them, in the same transaction (reason affiliationChanged): those the service CA issued are revoked in its records, so OCSP answers revoked at once, and leaf.crl lists them once the scheduler reissues it; those from the organisation's external CA are recorded revoked (the organisation still asks its CA to revoke them), and open requests to it are withdrawn. A sign job queued to sign as the user that has not run fails with identity_certificate_missing. API keys bound to the user go with them.",
     security,
     request: { params: OrgUserParams },
     responses: {

@@ -126,11 +126,8 @@ export async function requestMyExternalIdentity(knex: Knex, config: Config, orgI
   return createExternalRequest(knex, config, { orgId, userId }, subject, user.email);
 }
 
-/**
- * Asks the scheduler to revoke each unrevoked identity certificate of the user, in `db` (a transaction the caller
- * commits, such as a user's deletion); returns the request ids to wait on.
- */
-export async function requestUserIdentityRevocations(db: Knex, orgId: string, userId: string, reason: CrlReason): Promise<string[]> {
+/** Asks the scheduler to revoke each unrevoked identity certificate of the user, in `db`; returns the request ids to wait on. */
+async function requestUserIdentityRevocations(db: Knex, orgId: string, userId: string, reason: CrlReason): Promise<string[]> {
   const ids: string[] = [];
   for (const certificateId of await unrevokedUserIdentityCertificateIds(db, userId)) ids.push(await requestIdentityRevocation(db, orgId, certificateId, reason));
   return ids;

@@ -6,11 +6,13 @@ import { isUniqueViolation } from '../../shared/db/errors.js';
 import type { Knex } from '../../shared/db/knex.js';
 import { lockOrganisation } from '../../shared/db/repositories/organisations.js';
 import { countOtherAdmins, deleteUser, findOrgUser, insertUser, listUsersOfOrg, setUserRole, type UserView } from '../../shared/db/repositories/users.js';
+import type { Logger } from '../../shared/logger.js';
+import { announceDeparture, revokeDepartingPerson, type Departure } from '../../shared/pki/departure.js';
+import type { PkiEvents } from '../../shared/pki/pki-events.js';
 import type { Role } from '../../shared/roles.js';
 import type { PasswordPool } from '../auth/password-pool.js';
 import { conflict, notFound } from '../errors.js';
 import { checkPasswordStrength } from '../validation.js';
-import { requestUserIdentityRevocations } from './identity-certificates.js';
 
 export const emailTaken = () => conflict('an account with this e-mail already exists', 'email_taken');
 
@@ -66,19 +68,27 @@ export async function changeUserRole(knex: Knex, orgId: string, userId: string, 
 }
 
 /**
- * The last admin of an organisation cannot be removed. The user's identity certificates are revoked with them: the
- * revocation requests commit with the deletion, and the scheduler carries them out.
+ * The last admin of an organisation cannot be removed. The person's identity certificates go with them, in the same
+ * transaction (shared/pki/departure.ts); the revocations are announced to the OCSP responders once it commits.
  */
-export async function removeOrgUser(knex: Knex, orgId: string, userId: string, actor: AuditActor): Promise<string[]> {
-  return knex.transaction(async (trx) => {
+export async function removeOrgUser(knex: Knex, orgId: string, userId: string, actor: AuditActor, pki: { events: Pick<PkiEvents, 'publish'>; logger: Pick<Logger, 'warn'> }): Promise<Departure> {
+  const departure = await knex.transaction(async (trx) => {
     const target = await findOrgUser(orgId, userId, trx);
     if (!target) throw notFound('user');
     if (target.role === 'admin' && (await lockOrgAndCountOtherAdmins(trx, orgId, userId)) === 0) {
       throw conflict('the last admin of an organisation cannot be removed', 'last_admin');
     }
-    const revocations = await requestUserIdentityRevocations(trx, orgId, userId, 'affiliationChanged');
+    const revoked = await revokeDepartingPerson(trx, orgId, userId, actor);
     await deleteUser(userId, trx);
-    await recordAuditEvent(trx, { action: 'user.deleted', actor, orgId, target: { type: 'user', id: userId }, details: { email: target.email, role: target.role } });
-    return revocations;
+    await recordAuditEvent(trx, {
+      action: 'user.deleted',
+      actor,
+      orgId,
+      target: { type: 'user', id: userId },
+      details: { email: target.email, role: target.role, identity_certificates_revoked: revoked.revoked, external_identity_certificates_revoked: revoked.retiredExternal },
+    });
+    return revoked;
   });
+  await announceDeparture(pki.events, departure).catch((err: unknown) => pki.logger.warn({ err, orgId, serials: departure.revoked }, 'could not announce a departed user\'s revoked identity certificates; the scheduler will'));
+  return departure;
 }

@@ -19,6 +19,11 @@ export interface GuardedFetchOptions {
   allowPrivate: boolean;
   /** Let plain http through (development and tests only). */
   allowHttp: boolean;
+  /**
+   * The service's own origin (BASE_URL's scheme, host and port): a URL of exactly that origin, the first or a
+   * redirect's, is the service's and not a user's, so neither the scheme nor the address rules apply to it.
+   */
+  ownOrigin?: string;
   /** Redirects followed, each re-checked; 0: a redirect is answered as it is, not followed. */
   maxRedirects: number;
   /** For the whole exchange, every redirect included. */
@@ -69,9 +74,12 @@ export class FetchFailedError extends ServiceError {
   }
 }
 
-type Policy = Pick<GuardedFetchOptions, 'allowPrivate' | 'allowHttp'>;
+type Policy = Pick<GuardedFetchOptions, 'allowPrivate' | 'allowHttp' | 'ownOrigin'>;
 
 const hostOf = (url: URL) => url.hostname.replace(/^\[(.*)\]$/, '$1');
+
+/** The rules for one URL: none of the scheme and address rules for the service's own origin. */
+const rulesFor = (url: URL, policy: Policy): Policy => (policy.ownOrigin !== undefined && url.origin === policy.ownOrigin ? { allowPrivate: true, allowHttp: true } : policy);
 
 /** The checks a URL must pass before any DNS lookup: scheme, no credentials, no private address literal. */
 export function checkOutboundUrl(raw: string, policy: Policy): URL {
@@ -81,12 +89,13 @@ export function checkOutboundUrl(raw: string, policy: Policy): URL {
   } catch {
     throw new UrlNotAllowedError('not a valid absolute URL');
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && policy.allowHttp)) {
-    throw new UrlNotAllowedError(policy.allowHttp ? 'only http and https URLs are allowed' : 'only https URLs are allowed');
+  const rules = rulesFor(url, policy);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && rules.allowHttp)) {
+    throw new UrlNotAllowedError(rules.allowHttp ? 'only http and https URLs are allowed' : 'only https URLs are allowed');
   }
   if (url.username || url.password) throw new UrlNotAllowedError('URLs with credentials are not allowed');
   const host = hostOf(url);
-  if (isIP(host) && !policy.allowPrivate && !isPublicAddress(host)) throw new UrlNotAllowedError(`${host} is not a public address`);
+  if (isIP(host) && !rules.allowPrivate && !isPublicAddress(host)) throw new UrlNotAllowedError(`${host} is not a public address`);
   return url;
 }
 
@@ -97,9 +106,10 @@ export function checkOutboundUrl(raw: string, policy: Policy): URL {
 export async function assertPublicUrl(raw: string, policy: Policy): Promise<URL> {
   const url = checkOutboundUrl(raw, policy);
   const host = hostOf(url);
-  if (isIP(host) || policy.allowPrivate) return url;
+  const rules = rulesFor(url, policy);
+  if (isIP(host) || rules.allowPrivate) return url;
   await new Promise<void>((resolve, reject) =>
-    guardedLookup(policy)(host, { all: true }, (err) => {
+    guardedLookup(rules)(host, { all: true }, (err) => {
       if (!err) return resolve();
       reject(err instanceof ServiceError ? err : new UrlNotResolvableError(host, err.code, err));
     }),
@@ -152,7 +162,7 @@ function requestOnce(url: URL, method: string, body: string | Uint8Array | undef
       method,
       headers,
       signal,
-      lookup: guardedLookup(options),
+      lookup: guardedLookup(rulesFor(url, options)),
       agent: false,
       ...(url.protocol === 'https:' && options.ca ? { ca: options.ca } : {}),
     });

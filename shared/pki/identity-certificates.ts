@@ -3,9 +3,9 @@
  * person's name, O = their organisation's name; the e-mail address is in subjectAltName; EKU emailProtection; a vault
  * key of the person's own; issued by the sub-CA, so leaf.crl and the OCSP responder speak for it.
  *
- * Issued and revoked by the scheduler only (the role holding the CA keys), on requests the web role writes
- * (certificate-requests.ts): a request to revoke is written in the same transaction as the user's deletion, so a
- * departure cannot leave a certificate in force.
+ * Issued and revoked by the scheduler (the role holding the CA keys), on requests the web role writes
+ * (certificate-requests.ts). A departure is revoked in the user's deletion's own transaction (departure.ts); the
+ * scheduler then reissues leaf.crl.
  *
  * Keys are named `org-<org>-person-<user>-<n>`: the web and worker roles may sign with `org-*` keys only, and a
  * person's identity signature is made by the worker. Each certificate gets a new key.

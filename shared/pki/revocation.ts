@@ -2,7 +2,9 @@
  * Revoking a certificate: recorded first, then announced (OCSP responders drop their cached answer), then the
  * affected CRL is issued.
  */
+import type { Knex } from 'knex';
 import { recordAuditEvent } from '../audit/record.js';
+import type { AuditActor } from '../audit/vocabulary.js';
 import { findCertificateBySerialForUpdate, markCertificateRevoked, type Certificate, type CertificateRole } from '../db/repositories/certificates.js';
 import { deleteOcspResponsesOfSerial } from '../db/repositories/ocsp-responses.js';
 import { recordWebhookEvent } from '../db/repositories/webhooks.js';
@@ -24,6 +26,22 @@ export interface RevocationResult {
 
 /** Which CRL lists a certificate of each role. */
 const CRL_OF_ROLE = { sub_ca: 'sub-ca.crl', leaf: 'leaf.crl', tsa: 'leaf.crl', ocsp: 'leaf.crl', identity: 'leaf.crl' } as const;
+
+/**
+ * The revocation's record, in the caller's transaction, of a certificate it holds locked (FOR UPDATE) and found
+ * unrevoked: the row, its pre-signed OCSP answers dropped, the webhook and audit events. From the commit on the OCSP
+ * responders answer revoked once they hear of it (PkiEvents); leaf.crl lists it once the CA key's holder reissues it.
+ */
+export async function recordRevocation(trx: Knex.Transaction, found: Certificate, reason: CrlReason, actor: AuditActor): Promise<Certificate> {
+  // Whole seconds: what the CRL and OCSP encode, so both report the same time.
+  const revokedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const updated = await markCertificateRevoked(trx, found.id, revokedAt, reason);
+  // Pre-signed "good" responses go with the revocation (ocsp/response-store.ts), before any copy hears of it.
+  await deleteOcspResponsesOfSerial(trx, found.serial);
+  if (updated.org_id) await recordWebhookEvent(trx, { orgId: updated.org_id, type: 'signing_certificate.revoked', data: certificateEventView(updated) });
+  await recordAuditEvent(trx, { action: 'certificate.revoked', actor, orgId: updated.org_id ?? null, target: { type: 'certificate', id: found.serial }, details: { role: updated.role, reason, subject: updated.subject } });
+  return updated;
+}
 
 /**
  * Revokes a certificate with an RFC 5280 reason, tells every OCSP responder at once and reissues the CRL
@@ -49,14 +67,7 @@ export async function revokeCertificate(
     if (!found) throw new PkiError(`no certificate with serial ${serial} was issued by this service`, 'not_found');
     if (found.role === 'root') throw new PkiError('a root CA cannot be revoked: remove it from trust stores instead', 'invalid');
     if (found.revoked_at) return { certificate: found, alreadyRevoked: true };
-    // Whole seconds: what the CRL and OCSP encode, so both report the same time.
-    const revokedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const updated = await markCertificateRevoked(trx, found.id, revokedAt, reason);
-    // Pre-signed "good" responses go with the revocation (ocsp/response-store.ts), before any copy hears of it.
-    await deleteOcspResponsesOfSerial(trx, serial);
-    if (updated.org_id) await recordWebhookEvent(trx, { orgId: updated.org_id, type: 'signing_certificate.revoked', data: certificateEventView(updated) });
-    await recordAuditEvent(trx, { action: 'certificate.revoked', actor: { type: 'service', role: 'pki' }, orgId: updated.org_id ?? null, target: { type: 'certificate', id: serial }, details: { role: updated.role, reason, subject: updated.subject } });
-    return { certificate: updated, alreadyRevoked: false };
+    return { certificate: await recordRevocation(trx, found, reason, { type: 'service', role: 'pki' }), alreadyRevoked: false };
   });
   deps.logger?.info({ ...certificateLogFields(certificate), reason: certificate.revocation_reason }, 'certificate revoked');
   try {

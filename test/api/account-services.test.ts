@@ -5,6 +5,8 @@ import { ApiError } from '../../api/errors.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../api/services/api-keys.js';
 import { addOrgUser, changeUserRole, removeOrgUser } from '../../api/services/org-users.js';
 import { PasswordPool } from '../../api/auth/password-pool.js';
+import { createLogger } from '../../shared/logger.js';
+import { InProcessPkiEvents } from '../../shared/pki/pki-events.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { rejection } from '../support/rejection.js';
 
@@ -45,7 +47,7 @@ describe('account services without HTTP', () => {
   it('changeUserRole and removeOrgUser: the last admin stays; another organisation cannot reach its users', async () => {
     const demote = await rejection(changeUserRole(db.knex, adminOfA.orgId, adminId, 'signer', operator));
     expect(demote).to.be.instanceOf(ApiError).and.include({ status: 409, code: 'last_admin' });
-    const fromB = await rejection(removeOrgUser(db.knex, orgB, adminId, operator));
+    const fromB = await rejection(removeOrgUser(db.knex, orgB, adminId, operator, { events: new InProcessPkiEvents(), logger: createLogger('silent', 'test') }));
     expect(fromB).to.be.instanceOf(ApiError).and.include({ status: 404 });
     const signer = await addOrgUser(db.knex, adminOfA.orgId, { email: 'signer@a.example', password: 'another long passphrase', role: 'signer' }, hashing, operator);
     expect(await changeUserRole(db.knex, adminOfA.orgId, signer.user_id, 'admin', operator)).to.include({ role: 'admin', email: 'signer@a.example' });

@@ -20,6 +20,7 @@ import { PostgresPkiEvents } from '../../shared/pki/pki-events.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { openssl } from '../pki/helpers.js';
 import { addOrgUser, bearer, registerAccount, startTestApi, type Account, type TestApi } from '../support/api.js';
+import { askServiceOcsp } from '../support/service-ocsp.js';
 import { until } from '../support/until.js';
 
 describe('identity certificates for the people who sign', function () {
@@ -55,13 +56,7 @@ describe('identity certificates for the people who sign', function () {
 
   const issue = (auth: Record<string, string>) => request(api.app).post('/auth/me/identity-certificate').set(auth);
 
-  async function ocspStatus(certificatePem: string): Promise<string> {
-    const file = path.join(dir, `cert-${Math.random().toString(36).slice(2)}.pem`);
-    writeFileSync(file, certificatePem);
-    const r = await openssl(['ocsp', '-no_nonce', '-issuer', files.subCa!, '-cert', file, '-url', `http://127.0.0.1:${ocsp.ocspPort}/`, '-CAfile', files.root!], dir);
-    expect(r.output).to.include('Response verify OK');
-    return r.stdout;
-  }
+  const ocspStatus = (certificatePem: string) => askServiceOcsp(dir, { root: files.root!, subCa: files.subCa! }, ocsp.ocspPort, certificatePem);
 
   it('a name is given at registration or with PATCH /auth/me, and shown by GET /auth/me', async () => {
     const res = await request(api.app).post('/auth/register').send({ email: `named-${Date.now()}@example.com`, password: 'a long enough passphrase', org_name: 'Named', name: 'Lois Lane' }).expect(201);

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import request from 'supertest';
+import { RemoteManifests } from '../../api/media/remote-manifest.js';
 import { readAsset } from '../../shared/c2pa/read-asset.js';
 import { RemoteManifestError } from '../../shared/c2pa/reader-open.js';
 import { c2paWasm } from '../../shared/c2pa/wasm.js';
@@ -257,6 +258,34 @@ describe('c2pa-rs: a remote-manifest file signed by the service, its store fetch
       const at = mimeType === 'image/jpeg' ? tampered.length - 10 : tampered.indexOf('Annual report');
       tampered[at] ^= 0x01;
       expect(await c2paRsState(mimeType, tampered), `${name} changed`).to.equal('Invalid');
+    }
+  });
+
+  it('the service fetches its own store from BASE_URL over plain http on loopback (development): Trusted; any other origin there is still refused, sent nothing', async () => {
+    const job = await signed(desk, photo(), 'own-origin.jpg');
+    const { bytes, link } = await download(desk, job);
+    const manifestUrl = new URL(manifestUrlOf(link)!);
+    expect(manifestUrl.origin).to.equal(desk.api.config.baseUrl);
+    const verdict = (await request(desk.api.app).post('/v1/verify').attach('file', bytes, 'own-origin.jpg').expect(200)).body;
+    expect(verdict.validation_state, verdict.summary).to.equal('Trusted');
+    expect(verdict.manifest_source).to.include({ kind: 'remote', url: manifestUrl.toString() });
+
+    let sent = 0;
+    const other = http.createServer((_req, res) => {
+      sent += 1;
+      res.end('a store');
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const otherPort = (other.address() as AddressInfo).port;
+      const remote = new RemoteManifests(desk.api.config.remoteManifests).forClient('198.51.100.1');
+      expect(await remote.fetch(`http://127.0.0.1:${otherPort}${manifestUrl.pathname}`)).to.deep.equal({ error: 'only https URLs are allowed' });
+      expect(await remote.fetch(`https://127.0.0.1:${otherPort}${manifestUrl.pathname}`)).to.deep.equal({ error: '127.0.0.1 is not a public address' });
+      // The same server by another name is another origin.
+      expect(await remote.fetch(`http://localhost:${manifestUrl.port}${manifestUrl.pathname}`)).to.deep.equal({ error: 'only https URLs are allowed' });
+      expect(sent).to.equal(0);
+    } finally {
+      other.close();
     }
   });
 });

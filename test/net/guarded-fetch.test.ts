@@ -60,6 +60,28 @@ describe('outbound guard (URLs users give)', () => {
     }
   });
 
+  it("lets exactly the service's own origin through on http and loopback, and nothing else there", async () => {
+    const server = http.createServer((req, res) => {
+      if (req.url === '/away') return res.writeHead(302, { location: `http://localhost:${otherPort}/` }).end();
+      res.end('own');
+    });
+    const other = http.createServer((_req, res) => res.end('other'));
+    const port = await listen(server);
+    const otherPort = await listen(other);
+    const own: GuardedFetchOptions = { ...guarded, ownOrigin: `http://localhost:${port}` };
+    try {
+      expect((await guardedFetch(`http://localhost:${port}/v1/manifests/x`, own)).body.toString()).to.equal('own');
+      expect(checkOutboundUrl(`http://localhost:${port}/`, own).port).to.equal(String(port));
+      // Another port, another host name for the same server, another scheme, credentials, a redirect away: refused.
+      for (const url of [`http://localhost:${otherPort}/`, `https://localhost:${otherPort}/`, `http://127.0.0.1:${port}/`, `https://localhost:${port}/`, `http://user:pw@localhost:${port}/`, `http://localhost:${port}/away`]) {
+        expect(await rejection(guardedFetch(url, own)), url).to.be.instanceOf(UrlNotAllowedError);
+      }
+    } finally {
+      server.close();
+      other.close();
+    }
+  });
+
   describe('limits and redirects (a local server, private addresses allowed as in tests)', () => {
     const server = http.createServer((req, res) => {
       const url = new URL(req.url!, 'http://x');

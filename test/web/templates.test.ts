@@ -60,6 +60,10 @@ describe('web app: manifest templates in headless Chromium', function () {
       name: string;
       version: number;
       manifest: Record<string, unknown>;
+      manifest_placement: string | null;
+      discoverable: boolean | null;
+      soft_binding: boolean | null;
+      identity: unknown;
     }[];
 
   before(async () => {
@@ -118,6 +122,8 @@ describe('web app: manifest templates in headless Chromium', function () {
       trainingMining: { 'cawg.ai_generative_training': { use: 'notAllowed' }, 'cawg.data_mining': { use: 'constrained', constraint_info: 'licensing@planet.example' } },
       thumbnail: true,
     });
+    // Where the manifest is kept: in the file unless the admin says otherwise.
+    expect(saved!.manifest_placement).to.equal('embedded');
 
     // Edit: the form is filled with the template, and saving makes version 2.
     await row.getByRole('button', { name: 'Edit “Wire <desk>”' }).click();
@@ -268,5 +274,38 @@ describe('web app: manifest templates in headless Chromium', function () {
     } finally {
       await other.context.close();
     }
+  });
+
+  it('shows and sets where a template keeps the manifest, and a save from the form keeps the settings it does not show', async () => {
+    const created = await request(stack.api.app)
+      .post('/v1/manifest-templates')
+      .set(bearer(admin.access))
+      .send({ name: 'Archive', manifest: { creator: 'Archive desk' }, discoverable: false, soft_binding: true, identity: { roles: ['cawg.publisher'] } })
+      .expect(201);
+    expect(created.body.manifest_placement).to.equal(null);
+    const s = await open();
+    await signIn(s.page, admin.email, admin.password);
+    await s.page.getByRole('link', { name: 'Templates' }).click();
+    const row = s.page.locator('tbody tr').filter({ hasText: 'Archive' });
+    await row.getByRole('button', { name: 'Edit “Archive”' }).click();
+    await s.page.getByRole('heading', { name: 'Edit “Archive”' }).waitFor();
+    const placement = s.page.getByLabel('Where the manifest is kept');
+    // No choice of its own reads as the default: in the file.
+    expect(await placement.inputValue()).to.equal('embedded');
+    await placement.selectOption({ label: 'On this service (remote manifest)' });
+    await s.page.getByRole('button', { name: 'Save as version 2' }).click();
+    await s.page.getByText('“Archive” was saved as version 2.').waitFor();
+    await row.locator('td[data-label="Defaults"]').getByText('manifest kept on this service').waitFor();
+    const [saved] = await templates();
+    expect(saved).to.deep.include({ version: 2, manifest_placement: 'remote', discoverable: false, soft_binding: true, identity: { roles: ['cawg.publisher'] } });
+
+    // Editing again shows the choice; the Sign page says what the template does.
+    await row.getByRole('button', { name: 'Edit “Archive”' }).click();
+    expect(await placement.inputValue()).to.equal('remote');
+    await s.page.getByRole('link', { name: 'Sign', exact: true }).click();
+    await heading(s.page, 'Sign a file').waitFor();
+    await s.page.getByLabel('Template').selectOption({ label: 'Archive' });
+    await s.page.getByText(/From the template: creator Archive desk; manifest kept on this service/).waitFor();
+    await expectClean(s);
   });
 });

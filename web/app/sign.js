@@ -144,7 +144,7 @@ export function signPage(ctx) {
   const chosenTemplate = () => templates.find((t) => t.template_id === templateSelect.value);
   function templateChanged() {
     const t = chosenTemplate();
-    const summary = t ? templateSummary(t.manifest) : [];
+    const summary = t ? templateSummary(t) : [];
     templateHint.textContent = t ? (summary.length ? `From the template: ${shown(summary.join('; '))}. What you enter below replaces it.` : 'This template sets nothing.') : TEMPLATE_HINT;
     const input = form.elements.creator;
     input.required = !t?.manifest.creator;

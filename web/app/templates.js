@@ -1,6 +1,6 @@
 // Manifest templates (admin): an organisation's defaults for the Content Credentials it signs with (creator,
-// publisher, copyright, AI training and data mining choices, thumbnail). Create, list, edit (each save is a new
-// version), delete. Signers choose a template on the Sign page.
+// publisher, copyright, AI training and data mining choices, thumbnail, where the manifest is kept). Create, list,
+// edit (each save is a new version), delete. Signers choose a template on the Sign page.
 import { api, seg } from './api.js';
 import { announce, cell, confirmThenRun, field, h, messageBox, pageTitle, time, toast, uid, whileBusy } from './dom.js';
 import { describeError } from './messages.js';
@@ -13,6 +13,8 @@ export const TRAINING_USES = {
   'cawg.data_mining': 'Data mining',
 };
 export const CHOICE_WORDS = { allowed: 'allowed', notAllowed: 'not allowed', constrained: 'allowed only on conditions' };
+/** A template's manifest_placement, in words (null: embedded). */
+const PLACEMENT_WORDS = { embedded: 'In the file (embedded)', remote: 'On this service (remote manifest)' };
 
 /** Every template, following the list's pages (the API gives at most 100 at a time). */
 export async function loadAllTemplates(signal) {
@@ -27,7 +29,8 @@ export async function loadAllTemplates(signal) {
 }
 
 /** What a template's defaults say, in short phrases. */
-export function templateSummary(m) {
+export function templateSummary(t) {
+  const m = t.manifest;
   const parts = [];
   if (m.creator) parts.push(`creator ${m.creator}`);
   if (m.publisher) parts.push(`publisher ${m.publisher.name}`);
@@ -35,6 +38,7 @@ export function templateSummary(m) {
   else if (m.copyrightHolder) parts.push(`copyright ${m.copyrightHolder.name}`);
   for (const [use, entry] of Object.entries(m.trainingMining ?? {})) parts.push(`${TRAINING_USES[use] ?? use}: ${CHOICE_WORDS[entry.use] ?? entry.use}`);
   if (m.thumbnail) parts.push('thumbnail');
+  if (t.manifest_placement === 'remote') parts.push('manifest kept on this service');
   return parts;
 }
 
@@ -94,6 +98,11 @@ export function templatesPage(ctx) {
     h('p', { class: 'hint' }, 'Written into each image as the standard (CAWG) training and data mining assertion. “Only on conditions” counts as not allowed unless permission is obtained.'),
     uses.map((u) => u.el),
   );
+  const placement = field(
+    'Where the manifest is kept',
+    select({ name: 'manifestPlacement' }, Object.entries(PLACEMENT_WORDS)),
+    'On this service, the file carries only a link to its Content Credentials, which verifiers fetch from here; for the formats that can carry one. A signer’s own choice on the Sign page replaces it.',
+  );
   const thumbnailBox = h('input', { type: 'checkbox', name: 'thumbnail', id: uid('thumb') });
   const thumbnail = h(
     'div',
@@ -115,6 +124,7 @@ export function templatesPage(ctx) {
     h('div', { class: 'form--pair' }, holder, notice),
     training,
     thumbnail,
+    placement,
     h('div', { class: 'actions' }, submit, cancel),
   );
 
@@ -130,7 +140,7 @@ export function templatesPage(ctx) {
 
   const el = (n) => form.elements[n];
 
-  function fill(m) {
+  function fill(m, manifestPlacement) {
     form.reset();
     el('name').value = editing?.name ?? '';
     el('creator').value = m.creator ?? '';
@@ -147,6 +157,7 @@ export function templatesPage(ctx) {
       u.conditionsWrap.hidden = u.choice.value !== 'constrained';
     }
     thumbnailBox.checked = m.thumbnail === true;
+    el('manifestPlacement').value = manifestPlacement ?? 'embedded';
   }
 
   /** The manifest defaults the form says. Parts the form does not show (a party's type) are kept from the template. */
@@ -180,7 +191,7 @@ export function templatesPage(ctx) {
 
   function startCreating() {
     editing = null;
-    fill({});
+    fill({}, null);
     formTitle.textContent = 'Create a template';
     submit.textContent = 'Create template';
     cancel.hidden = true;
@@ -188,7 +199,7 @@ export function templatesPage(ctx) {
 
   function startEditing(t) {
     editing = t;
-    fill(t.manifest);
+    fill(t.manifest, t.manifest_placement);
     formTitle.textContent = `Edit “${t.name}”`;
     submit.textContent = `Save as version ${t.version + 1}`;
     cancel.hidden = false;
@@ -216,7 +227,7 @@ export function templatesPage(ctx) {
     edit.addEventListener('click', () => startEditing(t));
     const remove = h('button', { type: 'button', class: 'button button--danger button--small', 'aria-label': `Delete “${t.name}”` }, 'Delete');
     remove.addEventListener('click', () => removeTemplate(t, remove));
-    const summary = templateSummary(t.manifest);
+    const summary = templateSummary(t);
     return h(
       'tr',
       { dataset: { templateId: t.template_id } },
@@ -260,8 +271,10 @@ export function templatesPage(ctx) {
       el('publisherName').focus();
       return;
     }
-    // A template's identity setting (set through the API) is kept: this form does not edit it.
-    const payload = { name: nameValue, manifest: read(), ...(editing?.identity ? { identity: editing.identity } : {}) };
+    // A template's settings set through the API (identity, discoverable, soft_binding) are kept: this form does not
+    // edit them, and a save replaces the whole template.
+    const kept = editing ? { identity: editing.identity, discoverable: editing.discoverable, soft_binding: editing.soft_binding } : {};
+    const payload = { name: nameValue, manifest: read(), manifest_placement: el('manifestPlacement').value, ...kept };
     let saved = null;
     await whileBusy(submit, 'Saving…', async () => {
       try {

@@ -191,3 +191,16 @@ export async function markExternalRevoked(db: Db, owner: RequestOwner, id: strin
     .update({ revoked_at: revokedAt, revocation_reason: reason, revocation_recorded_at: new Date() });
   return n > 0;
 }
+
+/**
+ * A person leaves: their accepted certificates not yet recorded revoked are recorded so (at `at`, for `reason`), and
+ * their open requests withdrawn. Returns the serials recorded revoked.
+ */
+export async function retirePersonExternalCertificates(db: Db, owner: { orgId: string; userId: string }, at: Date, reason: string): Promise<string[]> {
+  const rows = (await owned(db, owner)
+    .where({ status: 'accepted' })
+    .whereNull('revoked_at')
+    .update({ revoked_at: at, revocation_reason: reason, revocation_recorded_at: at }, ['serial'])) as { serial: string }[];
+  await owned(db, owner).whereIn('status', ['creating', 'pending']).update({ status: 'failed', error_code: 'withdrawn', error_message: 'withdrawn: the person left the organisation' });
+  return rows.map((r) => r.serial);
+}

@@ -4,6 +4,7 @@
  * (role `identity`), so CRLs and OCSP need nothing of their own. Every query is scoped to a user or an organisation.
  */
 import { randomUUID } from 'node:crypto';
+import type { Knex } from 'knex';
 import { Certificate, type Db } from './certificates.js';
 
 export async function insertIdentityCertificate(db: Db, row: { orgId: string; userId: string; certificateId: string }): Promise<void> {
@@ -39,7 +40,7 @@ export async function currentUserIdentityCertificate(db: Db, orgId: string, user
     .first();
 }
 
-/** Ids (certificates.id) of a user's identity certificates not yet revoked: what a departure revokes. */
+/** Ids (certificates.id) of a user's identity certificates not yet revoked: what an admin's revocation asks for. */
 export async function unrevokedUserIdentityCertificateIds(db: Db, userId: string): Promise<string[]> {
   const rows = (await db('identity_certificates as i')
     .join('certificates as c', 'c.id', 'i.certificate_id')
@@ -47,4 +48,15 @@ export async function unrevokedUserIdentityCertificateIds(db: Db, userId: string
     .whereNull('c.revoked_at')
     .select('c.id')) as { id: string }[];
   return rows.map((r) => r.id);
+}
+
+/** A user's identity certificates not yet revoked, locked (FOR UPDATE) until `trx` ends: what a departure revokes. */
+export async function lockUnrevokedUserIdentityCertificates(trx: Knex.Transaction, userId: string): Promise<Certificate[]> {
+  return Certificate.query(trx)
+    .join('identity_certificates as i', 'i.certificate_id', 'certificates.id')
+    .where('i.user_id', userId)
+    .whereNull('certificates.revoked_at')
+    .orderBy('certificates.created_at')
+    .select('certificates.*')
+    .forUpdate();
 }

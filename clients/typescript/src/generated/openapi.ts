@@ -999,7 +999,7 @@ export interface paths {
         put?: never;
         /**
          * Revoke a user's identity certificates (admin)
-         * @description Every unrevoked identity certificate of the user is revoked by the scheduler: the OCSP responder answers revoked and leaf.crl lists it. Files signed before keep their organisation's signature; c2pa-rs judges the identity part at reading time (see the README). Deleting a user does the same (reason affiliationChanged).
+         * @description Every unrevoked identity certificate of the user is revoked by the scheduler: the OCSP responder answers revoked and leaf.crl lists it. Files signed before keep their organisation's signature; c2pa-rs judges the identity part at reading time (see the README). Deleting a user revokes them too (reason affiliationChanged), in the deletion's own transaction (see DELETE /org/users/{user_id}).
          */
         post: {
             parameters: {
@@ -1225,7 +1225,7 @@ export interface paths {
         post?: never;
         /**
          * Remove a user (admin); the last admin cannot be removed
-         * @description The user's identity certificates are revoked with them (reason affiliationChanged): OCSP answers revoked and leaf.crl lists them. API keys bound to the user go with them.
+         * @description The user's identity certificates are revoked with them, in the same transaction (reason affiliationChanged): those the service CA issued are revoked in its records, so OCSP answers revoked at once, and leaf.crl lists them once the scheduler reissues it; those from the organisation's external CA are recorded revoked (the organisation still asks its CA to revoke them), and open requests to it are withdrawn. A sign job queued to sign as the user that has not run fails with identity_certificate_missing. API keys bound to the user go with them.
          */
         delete: {
             parameters: {
