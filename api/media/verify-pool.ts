@@ -4,7 +4,8 @@
  * answer (/health among others) however heavy the files. Processes rather than worker threads: a decoder that
  * crashes or runs out of memory takes one member down, not the API; a stuck one can be killed; and the memory a large
  * file took (c2pa-wasm's never shrinks, libvips' heap rarely does) goes back with the process. A supervisor process
- * (verify-supervisor.ts) starts and ends them, so the API forks once, not for every new member.
+ * (verify-supervisor.ts, one for both pools: verify-supervisor-link.ts) starts and ends them, so the API forks once,
+ * not for every new member.
  *
  * Bounded: a task waits for a free member, at most VERIFY_QUEUE_LIMIT waiting; beyond that 503 verification_busy
  * with Retry-After. A member that dies or errs mid-task is a 503 verification_failed and is replaced by the next task
@@ -16,21 +17,19 @@
  * per-address limit, api/rate-limit.ts) counts the work until it has really stopped.
  *
  * The API keeps two (api/app.ts): one for verification, and one for uploads' pixel checks, so that an organisation's
- * upload never waits behind anyone's verifications.
+ * upload never waits behind anyone's verifications. They share the supervisor, each with members and settings of its
+ * own.
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import { C2paError } from '../../shared/c2pa/errors.js';
 import type { Config } from '../../shared/config.js';
 import { MediaRejectedError, type MediaRejection } from '../../shared/media/errors.js';
-import { childModule } from '../../shared/paths.js';
 import { reportVerifyPool, verifyPoolRejections, verifyPoolSeconds, verifyPoolWaitSeconds } from '../../shared/metrics/metrics.js';
 import { ApiError } from '../errors.js';
 import type { TaskError } from './verify-process.js';
-import type { SupervisorAnswer, SupervisorCancel, SupervisorLog, SupervisorMembers, SupervisorOptions, SupervisorTask, TaskFailure } from './verify-supervisor.js';
+import { SupervisorSeat } from './verify-supervisor-link.js';
+import type { PoolReport, TaskFailure } from './verify-supervisor-protocol.js';
 import type { TaskInput, TaskKind, TaskResult } from './verify-tasks.js';
-
-const SUPERVISOR = childModule(import.meta.url, 'verify-supervisor');
 
 /** A 256 MiB MP4 reads in about 2 s, a 200 MP image decodes in a few: a task this long is stuck. */
 export const VERIFY_TASK_TIMEOUT_MS = 180_000;
@@ -91,17 +90,11 @@ function fileError(error: TaskError): Error {
   return new MediaRejectedError(error.reason as MediaRejection, error.message, error.mimeType);
 }
 
-interface Supervisor {
-  child: ChildProcess;
-  ready: Promise<boolean>;
-  exited: Promise<void>;
-}
-
 export class VerifyPool {
   readonly #options: VerifyPoolOptions & { timeoutMs: number };
   readonly #waiting: (() => void)[] = [];
   readonly #pending = new Map<number, { resolve(result: unknown): void; reject(err: unknown): void }>();
-  #supervisor: Supervisor | undefined;
+  readonly #seat: SupervisorSeat;
   #members: number[] = [];
   #running = 0;
   #nextId = 0;
@@ -111,6 +104,11 @@ export class VerifyPool {
   constructor(options: VerifyPoolOptions) {
     this.#options = { timeoutMs: VERIFY_TASK_TIMEOUT_MS, ...options };
     this.#unreport = reportVerifyPool(options.name, () => this.state());
+    this.#seat = new SupervisorSeat({
+      settings: { recycleBytes: this.#options.recycleBytes, timeoutMs: this.#options.timeoutMs, idleMs: IDLE_MS, niceness: MEMBER_NICENESS },
+      received: (report) => this.#received(report),
+      ended: (code, signal) => this.#ended(code, signal),
+    });
   }
 
   /** Tasks running, tasks waiting, member processes alive. */
@@ -125,7 +123,7 @@ export class VerifyPool {
 
   /** Starts the supervisor now rather than with the first task (startApi: before traffic, not in its middle). */
   async start(): Promise<void> {
-    await this.#ensureSupervisor().ready;
+    await this.#seat.connect();
   }
 
   /**
@@ -158,14 +156,16 @@ export class VerifyPool {
     }
   }
 
-  /** Ends the supervisor and every member (tasks still running fail with 503) and refuses new tasks. */
+  /**
+   * Ends every member (tasks still running fail with 503), and the supervisor if no other pool uses it, and refuses new
+   * tasks.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     this.#unreport();
-    const supervisor = this.#supervisor;
-    if (!supervisor) return;
-    supervisor.child.kill('SIGTERM');
-    await supervisor.exited;
+    await this.#seat.leave();
+    this.#members = [];
+    this.#failPending();
   }
 
   /**
@@ -211,18 +211,16 @@ export class VerifyPool {
    * is gone.
    */
   async #perform(kind: TaskKind, input: TaskInput<TaskKind>, signal: AbortSignal | undefined): Promise<{ result: unknown } | { refused: Error }> {
-    const supervisor = this.#ensureSupervisor();
-    if (!(await supervisor.ready)) throw unavailable('verification_failed', 'the verification processes could not start');
+    const send = await this.#seat.connect();
+    if (!send) throw unavailable('verification_failed', 'the verification processes could not start');
     if (signal?.aborted) throw cancelled();
     const id = (this.#nextId += 1);
-    const stop = () => supervisor.child.send({ cancel: id } satisfies SupervisorCancel, () => undefined);
+    const stop = () => send({ cancel: id });
     signal?.addEventListener('abort', stop, { once: true });
     try {
       return await new Promise((resolve, reject) => {
         this.#pending.set(id, { resolve, reject });
-        supervisor.child.send({ id, kind, input } satisfies SupervisorTask, (err) => {
-          if (err) this.#settle(id, (p) => p.reject(unavailable('verification_failed', 'the verification processes could not be reached')));
-        });
+        send({ id, kind, input }, () => this.#settle(id, (p) => p.reject(unavailable('verification_failed', 'the verification processes could not be reached'))));
       });
     } finally {
       signal?.removeEventListener('abort', stop);
@@ -235,32 +233,18 @@ export class VerifyPool {
     if (pending) how(pending);
   }
 
-  #ensureSupervisor(): Supervisor {
-    if (this.#supervisor) return this.#supervisor;
-    const options: SupervisorOptions = { recycleBytes: this.#options.recycleBytes, timeoutMs: this.#options.timeoutMs, idleMs: IDLE_MS, niceness: MEMBER_NICENESS };
-    const child = fork(SUPERVISOR.modulePath, [JSON.stringify(options)], { execArgv: SUPERVISOR.execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-    // An idle pool never keeps the API process alive; the supervisor and its members leave when the API does.
-    child.unref();
-    child.channel?.unref();
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const ready = new Promise<boolean>((resolve) => {
-      child.once('message', (msg: { ready?: unknown }) => resolve(msg?.ready === true));
-      void exited.then(() => resolve(false));
-    });
-    const supervisor: Supervisor = { child, ready, exited };
-    this.#supervisor = supervisor;
-    child.on('message', (msg: SupervisorAnswer | SupervisorMembers | SupervisorLog) => this.#received(msg));
-    child.once('exit', (code, signal) => {
-      if (this.#supervisor === supervisor) this.#supervisor = undefined;
-      this.#members = [];
-      for (const id of [...this.#pending.keys()]) this.#settle(id, (p) => p.reject(unavailable('verification_failed', 'the verification processes ended')));
-      if (!this.#closed) this.#options.logger?.warn({ code, signal }, 'the verification pool supervisor ended; the next task starts another');
-    });
-    child.once('error', (err) => this.#options.logger?.warn({ err }, 'verification pool supervisor error'));
-    return supervisor;
+  /** Tasks sent to a supervisor that ended, or to this pool's members as it closed: none will be answered. */
+  #failPending(): void {
+    for (const id of [...this.#pending.keys()]) this.#settle(id, (p) => p.reject(unavailable('verification_failed', 'the verification processes ended')));
   }
 
-  #received(msg: SupervisorAnswer | SupervisorMembers | SupervisorLog): void {
+  #ended(code: number | null, signal: NodeJS.Signals | null): void {
+    this.#members = [];
+    this.#failPending();
+    this.#options.logger?.warn({ code, signal }, 'the verification pool supervisor ended; the next task starts another');
+  }
+
+  #received(msg: PoolReport): void {
     if ('members' in msg) this.#members = msg.members;
     else if ('log' in msg) this.#options.logger?.[msg.log.level](msg.log.fields, msg.log.message);
     else if ('result' in msg) this.#settle(msg.id, (p) => p.resolve({ result: msg.result }));

@@ -1,7 +1,7 @@
 /**
  * Work whose client went away stops, and no client holds more pool work than its allowance:
  * - the verification pool drops a cancelled task from its queue, or kills and replaces the process working on it, and
- *   answers only once that process is gone (api/media/verify-pool.ts, verify-supervisor.ts);
+ *   answers only once that process is gone (api/media/verify-pool.ts, verify-members.ts);
  * - a route's signal aborts when its client hangs up (api/client-signal.ts), and the per-address limit counts a
  *   request until its work has ended, not until its response closed (api/rate-limit.ts);
  * - uploads' pixel checks have a pool of their own, so they never wait behind verifications;
