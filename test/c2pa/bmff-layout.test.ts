@@ -74,15 +74,19 @@ describe('c2pa: the layout of a BMFF file signed streamed', function () {
     expect(layout.sizeFields).to.deep.equal([]);
   });
 
-  it('puts the room in place of an existing manifest box, moving what follows by the difference', async () => {
+  it('puts the room in place of an existing manifest box and the free box after it, moving what follows by the difference', async () => {
     const signed = await desk.embedded('video/mp4', clip);
-    const old = boxesOf(signed)[1]!;
-    expect(old.type).to.equal('uuid');
-    const layout = await plan(signed, old.size - 1000);
-    expect(layout.room).to.deep.equal({ offset: old.offset, size: old.size - 1000 });
+    const [, old, padding] = boxesOf(signed);
+    expect(old!.type).to.equal('uuid');
+    // c2pa-rs leaves a free box after its manifest; the room takes it too.
+    expect(padding!.type).to.equal('free');
+    const replaced = old!.size + padding!.size;
+    const layout = await plan(signed, replaced - 1000);
+    expect(layout.room).to.deep.equal({ offset: old!.offset, size: replaced - 1000 });
     expect(layout.outputSize).to.equal(signed.length - 1000);
-    expect(layout.moved(old.offset + old.size)).to.equal(old.offset + old.size - 1000);
+    expect(layout.moved(old!.offset + replaced)).to.equal(old!.offset + replaced - 1000);
     expect(layout.boxes.filter((b) => b.type === 'uuid')).to.deep.equal([]);
+    expect(layout.boxes.filter((b) => b.type === 'free')).to.deep.equal([{ type: 'free', offset: old!.offset, size: replaced - 1000, hashed: false }]);
   });
 
   it('widens a chunk offset table an entry of which passes 4 GiB, growing its boxes up to moov by 4 bytes an entry', async () => {
