@@ -29,6 +29,7 @@ import { buildManifestDefinition } from '../../shared/c2pa/manifest-definition.j
 import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { signFile } from '../../shared/c2pa/sign-asset.js';
 import { c2paWasm } from '../../shared/c2pa/wasm.js';
+import { loadSharp } from '../../shared/media/sharp.js';
 import { isoDuration, mediaDurationSeconds } from '../../shared/media/duration.js';
 import { identifyMedia } from '../../shared/media/formats.js';
 import { LocalFileStore } from '../../shared/storage/index.js';
@@ -44,7 +45,9 @@ const SELF = fileURLToPath(import.meta.url);
 async function child(file: string): Promise<void> {
   const chain = await makeOpensslChain({ cn: 'Large Bench' });
   const { mimeType } = await identifyMedia(file, { checkStructure: false });
+  // As a sign sandbox before its first job (workers/sign-sandbox.ts): the C2PA WASM compiled, sharp loaded.
   c2paWasm();
+  await loadSharp();
   const baseMiB = vmHwmMiB();
   const data = await mkdtemp(path.join(path.dirname(file), 'data-'));
   const store = new LocalFileStore(data);
