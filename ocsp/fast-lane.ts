@@ -39,6 +39,9 @@ export type PlainRequestHandler = (request: PlainRequest, sink: AnswerSink) => v
 /** The request line and the header lines (each ending in CRLF): token names, printable values. */
 const HEAD = /^(GET|HEAD|POST) (\/[\x21-\x7e]*) HTTP\/1\.([01])\r\n((?:[!#$%&'*+.^_`|~0-9A-Za-z-]+:[\t\x20-\x7e\x80-\xff]*\r\n)*)$/;
 const MAX_HEAD_BYTES = 8 * 1024;
+/** The header names read below; a name of another length is skipped without being lower-cased. */
+const READ_NAMES = ['content-length', 'if-none-match', 'host', 'connection', 'transfer-encoding', 'expect', 'upgrade'];
+const READ_NAME_LENGTHS = new Set(READ_NAMES.map((n) => n.length));
 
 /** `data` as exactly one plain request (see the header comment), or undefined for anything node:http should judge. */
 export function parsePlainRequest(data: Buffer, maxBodyBytes: number): PlainRequest | undefined {
@@ -58,8 +61,7 @@ export function parsePlainRequest(data: Buffer, maxBodyBytes: number): PlainRequ
     const end = fields.indexOf('\r\n', colon);
     const nameLength = colon - at;
     const next = end + 2;
-    // Only names of these lengths matter; the others are not even lower-cased.
-    if (nameLength !== 4 && nameLength !== 6 && nameLength !== 7 && nameLength !== 10 && nameLength !== 13 && nameLength !== 14 && nameLength !== 17) {
+    if (!READ_NAME_LENGTHS.has(nameLength)) {
       at = next;
       continue;
     }

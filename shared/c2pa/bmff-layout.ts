@@ -7,8 +7,8 @@ import { C2PA_UUID, type BmffFileReader } from './bmff-walk.js';
  * gets, where every box and offset field of the source ends up, and which top-level boxes the BMFF hash covers.
  *
  * As c2pa-rs lays it out (bmff_io.rs write_cai): the manifest's room is right after the ftyp box, or in place of the
- * file's existing C2PA manifest box (and of the `free` box right after it, which c2pa-rs would keep). Every offset field that points past an inserted or removed byte moves by as much
- * (bmff-offset-fields.ts lists them). One thing c2pa-rs does not do: a 32-bit chunk offset table (`stco`) with an entry
+ * file's existing C2PA manifest box (and of the `free` box right after it, which c2pa-rs would keep). Every offset
+ * field that points past an inserted or removed byte moves by as much (bmff-offset-fields.ts lists them). One thing c2pa-rs does not do: a 32-bit chunk offset table (`stco`) with an entry
  * pushed past 4 GiB becomes a 64-bit one (`co64`), which grows the table, its boxes up to `moov`, and (when `moov`
  * comes first) moves the media again; planned until nothing more needs widening. Any other 32-bit offset pushed past
  * 4 GiB refuses the file.
@@ -132,10 +132,12 @@ function replacedBoxes(top: BmffBoxes): { offset: number; size: number }[] {
   return after?.type === 'free' ? [manifest, after] : [manifest];
 }
 
-/** Where the room goes: `at` (a media segment's moof), else in place of the manifest box, else right after ftyp. */
-function roomEdit(top: BmffBoxes, roomSize: number, at: number | undefined): Edit {
+/**
+ * Where the room goes: `at` (a media segment's moof), else in place of `replaced` (replacedBoxes), else right after
+ * ftyp.
+ */
+function roomEdit(top: BmffBoxes, roomSize: number, at: number | undefined, replaced: readonly { offset: number; size: number }[]): Edit {
   if (at !== undefined) return { at, removed: 0, inserted: roomSize, content: { kind: 'room' } };
-  const replaced = replacedBoxes(top);
   if (replaced.length) return { at: replaced[0]!.offset, removed: replaced.reduce((n, b) => n + b.size, 0), inserted: roomSize, content: { kind: 'room' } };
   if (!top.ftyp) throw new BmffUnsignableError('the file has no ftyp box');
   return { at: top.ftyp.offset + top.ftyp.size, removed: 0, inserted: roomSize, content: { kind: 'room' } };
@@ -148,8 +150,9 @@ function roomEdit(top: BmffBoxes, roomSize: number, at: number | undefined): Edi
  */
 export async function planBmffLayout(file: BmffFileReader, top: BmffBoxes, fields: OffsetFields, roomSize: number, options: { at?: number } = {}): Promise<BmffLayout> {
   if (roomSize < 8) throw new RangeError('the manifest room holds at least a free box header');
-  const room = roomEdit(top, roomSize, options.at);
-  const replaced = new Set(options.at === undefined ? replacedBoxes(top).map((b) => b.offset) : []);
+  const replacing = options.at === undefined ? replacedBoxes(top) : [];
+  const room = roomEdit(top, roomSize, options.at, replacing);
+  const replaced = new Set(replacing.map((b) => b.offset));
 
   const widened = new Set<ChunkOffsetTable>();
   let edits: Edit[];
