@@ -1,5 +1,6 @@
 import { BmffUnsignableError, manifestStoreOf, standInOf, withBmffFile } from './bmff-c2pa-boxes.js';
 import { BindingLimitExceeded } from './binding-limits.js';
+import type { CheckedBinding } from './detached-binding.js';
 import { bmffHashMatches, type BmffHashAssertion, type BmffHashOptions } from './bmff-hash.js';
 import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
@@ -63,12 +64,12 @@ export async function storeBmffHashMatches(store: Uint8Array, filePath: string):
 
 /**
  * readAssetFile for a BMFF file of any size (a file c2pa-rs cannot walk is BmffUnsignableError), with the manifest
- * store it read (absent without one).
+ * store it read (absent without one). `checked`: a binding whose hash was checked already (readDetachedManifest).
  */
-export async function readBmffFile(filePath: string, mimeType: SignableMimeType, options: ReadOptions): Promise<{ report: VerificationReport; store?: Uint8Array }> {
+export async function readBmffFile(filePath: string, mimeType: SignableMimeType, options: ReadOptions, checked?: CheckedBinding): Promise<{ report: VerificationReport; store?: Uint8Array }> {
   const embedded = await embeddedBmffManifest(filePath);
   if ('standIn' in embedded) return { report: await readAsset(embedded.standIn, mimeType, options) };
-  return { report: await readDetachedManifest(embedded.store, filePath, options, { kind: 'embedded', url: null, asset_checked: true }), store: embedded.store };
+  return { report: await readDetachedManifest(embedded.store, filePath, options, { kind: 'embedded', url: null, asset_checked: true }, checked), store: embedded.store };
 }
 
 interface StatusEntry {

@@ -16,9 +16,9 @@
  *    again for its size;
  * 6. sign: the stand-in signed for real with that hash and the thumbnail (vault, TSA);
  * 7. embed: the manifest store written into its room;
- * 8. check: the manifest read back out of the written file and validated by c2pa-rs, its BMFF hash checked against the
- *    whole file by streaming (c2pa-wasm 0.13's verify_after_sign does not hash BMFF), while the file's SHA-256 is
- *    computed.
+ * 8. check (bmff-signed-check.ts): the written body's BMFF hash checked by streaming (c2pa-wasm 0.13's
+ *    verify_after_sign does not hash BMFF) as soon as it is written, while the thumbnail is taken; after step 7, the
+ *    manifest read back out of the written file and validated by c2pa-rs, while the file's SHA-256 is computed.
  *
  * Memory: the chunks of step 5 and the small boxes of step 2, whatever the file's size. Disk: the output only (the
  * source is read in place).
@@ -28,13 +28,12 @@ import { open, rm, type FileHandle } from 'node:fs/promises';
 import { BmffUnsignableError, standInOf, withBmffFile, type BmffTopLevel } from './bmff-c2pa-boxes.js';
 import { planBmffLayout, type BmffLayout } from './bmff-layout.js';
 import { offsetFields, type OffsetFields } from './bmff-offset-fields.js';
-import { readBmffFile } from './bmff-read.js';
+import { checkSignedFile, checkWrittenBody } from './bmff-signed-check.js';
 import { parentIngredientOf, placeholderSigner, signStandIn, type StandInSigning } from './bmff-stand-in.js';
 import { bmffHashAssertion, BmffStreamHash } from './bmff-stream-hash.js';
 import type { BmffFileReader } from './bmff-walk.js';
 import { roomFor, writeBmffBody, writeManifestRoom } from './bmff-write.js';
 import { coseSigner } from './cose-sign1.js';
-import { C2paError } from './errors.js';
 import { startHashingThread } from './file-sha256.js';
 import { opensParentIngredient } from './manifest-definition.js';
 import type { SignableMimeType } from './media-type.js';
@@ -58,28 +57,18 @@ function checkAnchor(input: SignFileInput): string {
 }
 
 /**
- * Step 8: the written file read as verification reads it (bmff-read.ts). Anything but a manifest that validates with a
- * matching BMFF hash (its signer's trust aside) means this code wrote a file that does not verify: it is not returned.
- */
-async function checkSigned(outputPath: string, mimeType: SignableMimeType, anchor: string): Promise<void> {
-  const { report } = await readBmffFile(outputPath, mimeType, { trustAnchorsPem: anchor });
-  const failures = report.status.failure.filter((c) => c !== 'signingCredential.untrusted');
-  if (report.validation_state === 'none' || failures.length || !report.status.success.includes('assertion.bmffHash.match')) {
-    throw new C2paError(`the signed ${mimeType} file does not verify: ${report.summary}`);
-  }
-}
-
-/**
  * How a signed file is bound to its manifest: the c2pa.hash.bmff.v3 assertion's data for the digest computed while the
- * file is written, and how the written file is checked (step 8). By default a file-level hash (bmffHashAssertion) and
- * checkSigned; a fragmented MP4's init segment carries Merkle trees instead (bmff-rendition-sign.ts).
+ * file is written, and how the written file is checked (step 8): `checkBody` before its manifest is embedded (while the
+ * thumbnail is taken), `check` after. By default a file-level hash (bmffHashAssertion) checked by bmff-signed-check.ts;
+ * a fragmented MP4's init segment carries Merkle trees instead (bmff-rendition-sign.ts).
  */
 export interface BmffBinding {
   assertion: (digest: Uint8Array) => Record<string, unknown>;
-  check: (outputPath: string, mimeType: SignableMimeType, anchor: string) => Promise<void>;
+  checkBody?: (outputPath: string, digest: Uint8Array) => Promise<void>;
+  check: (outputPath: string, mimeType: SignableMimeType, anchor: string, digest: Uint8Array) => Promise<void>;
 }
 
-const FILE_HASH: BmffBinding = { assertion: bmffHashAssertion, check: checkSigned };
+const FILE_HASH: BmffBinding = { assertion: bmffHashAssertion, checkBody: checkWrittenBody, check: checkSignedFile };
 
 /**
  * Room kept in the manifest for the claim thumbnail while ffmpeg takes it (steps 3 to 5 do not wait for it): enough
@@ -157,24 +146,35 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
 
         // 3. size and 4. plan, for the thumbnail taken or the room kept for one
         let layout = await sizedLayout(source, taken ? { ...base, ...taken } : { ...base, thumbnail: room });
+        // 8's first part, on the body as written, while the thumbnail is taken; settles to its failure, if any.
+        const checkBody = (digest: Uint8Array): Promise<unknown> =>
+          input.verifyAfterSign === false || !binding.checkBody ? Promise.resolve(undefined) : binding.checkBody(input.outputPath, digest).then(() => undefined, (err: unknown) => err ?? new Error('the body check failed'));
+        let bodyChecked: Promise<unknown> = Promise.resolve(undefined);
         try {
           // 5. write and hash
           let digest = await writeHashed(source, layout, input.outputPath);
+          bodyChecked = checkBody(digest);
           const { definition, thumbnail } = taken ?? (await thumbnailing);
           const signing: StandInSigning = { ...base, definition, thumbnail };
           if (room && thumbnail && thumbnail.byteLength > room.byteLength) {
             // More than its room: sized, planned and written again for the thumbnail it is.
+            await bodyChecked;
             layout = await sizedLayout(source, signing);
             digest = await writeHashed(source, layout, input.outputPath);
+            bodyChecked = checkBody(digest);
           }
           // 6. sign
           const store = await signStandIn(signing, digest);
+          const bodyFailure = await bodyChecked;
+          if (bodyFailure) throw bodyFailure;
           // 7. embed
           await writeManifestRoom(input.outputPath, layout.room, store);
           // 8. check
-          const [[sha256]] = await Promise.all([hashing.sha256Of([input.outputPath]), input.verifyAfterSign === false ? undefined : binding.check(input.outputPath, mimeType, checkAnchor(input))]);
+          const [[sha256]] = await Promise.all([hashing.sha256Of([input.outputPath]), input.verifyAfterSign === false ? undefined : binding.check(input.outputPath, mimeType, checkAnchor(input), digest)]);
           return { size: layout.outputSize, sha256, manifestStore: store };
         } catch (err) {
+          // The body check reads the output: it ends before the output goes.
+          await bodyChecked;
           await rm(input.outputPath, { force: true });
           throw err;
         }

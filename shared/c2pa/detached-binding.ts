@@ -22,6 +22,13 @@ interface BindingCheck {
   matches: () => Promise<boolean | undefined>;
 }
 
+/**
+ * A binding whose hash was already checked against the file's bytes (by the signer, before its manifest was embedded):
+ * its verdict on the assertion the manifest carries (`label`, `data` as crJSON gives them), or undefined when that is
+ * not the assertion it checked, which is then hashed as any other.
+ */
+export type CheckedBinding = (label: string, data: unknown) => boolean | undefined;
+
 /** The check's verdict: a match, or the failure that replaces c2pa-rs's code for the binding. */
 type BindingVerdict = { matches: true } | { matches: false; failure: { code: string; explanation: string } };
 
@@ -56,7 +63,7 @@ const BINDINGS: { pattern: RegExp; stem: string; check: (file: string, data: unk
  * .v2, .v3 (bmff-hash.ts) or c2pa.hash.boxes (box-hash.ts). Undefined for any other (collections) or a crJSON
  * without one.
  */
-function bindingCheckOf(reader: Reader, assetPath: string): BindingCheck | undefined {
+function bindingCheckOf(reader: Reader, assetPath: string, checked?: CheckedBinding): BindingCheck | undefined {
   type CrJsonManifest = { label?: string; assertions?: Record<string, unknown>; claim?: { alg?: string }; 'claim.v2'?: { alg?: string } };
   let manifest: CrJsonManifest | undefined;
   try {
@@ -71,7 +78,9 @@ function bindingCheckOf(reader: Reader, assetPath: string): BindingCheck | undef
       const found = pattern.exec(label);
       if (!found) continue;
       const version = Number(found[1] ?? 1);
-      return { label, match: `assertion.${stem}.match`, mismatch: `assertion.${stem}.mismatch`, malformed: `assertion.${stem}.malformed`, matches: () => check(assetPath, data, claimAlg, version) };
+      const known = checked?.(label, data);
+      const matches = () => (known === undefined ? check(assetPath, data, claimAlg, version) : Promise.resolve(known));
+      return { label, match: `assertion.${stem}.match`, mismatch: `assertion.${stem}.mismatch`, malformed: `assertion.${stem}.malformed`, matches };
     }
   }
   return undefined;
@@ -98,11 +107,11 @@ function withBindingVerdict(report: VerificationReport, check: BindingCheck, ver
 }
 
 /** The report of a detached manifest's reader (which it frees), its hard binding judged against the asset at `assetPath`. */
-export async function reportAgainstAsset(reader: Reader, assetPath: string, source: ManifestSource): Promise<VerificationReport> {
+export async function reportAgainstAsset(reader: Reader, assetPath: string, source: ManifestSource, checked?: CheckedBinding): Promise<VerificationReport> {
   const json = JSON.parse(reader.json()) as ReaderJson;
   const deltaFailures = (json.validation_results?.ingredientDeltas ?? []).some((d) => d.validationDeltas?.failure?.some((f) => f.code !== 'signingCredential.untrusted'));
   // Before reportOf, which frees the reader.
-  const check = bindingCheckOf(reader, assetPath);
+  const check = bindingCheckOf(reader, assetPath, checked);
   const report = reportOf(reader, source);
   const verdict = check && (await bindingVerdict(check));
   return check && verdict ? withBindingVerdict(report, check, verdict, deltaFailures, source) : report;

@@ -39,7 +39,7 @@ parentPort.once('message', (filePaths) => {
 export interface HashingThread {
   /** The SHA-256 (hex) of each file, in order, one after the other. */
   sha256Of(filePaths: readonly string[]): Promise<string[]>;
-  /** Ends the thread (unused, or whatever it is doing). */
+  /** Ends the thread (unused, or whatever it is doing); one that has answered ends on its own. */
   close(): Promise<void>;
 }
 
@@ -60,6 +60,7 @@ export function startHashingThread(): HashingThread {
   // A failure before it is asked is reported when it is.
   answer.catch(() => undefined);
   let asked = false;
+  let answered = false;
   return {
     async sha256Of(filePaths) {
       if (asked) throw new Error('a hashing thread hashes once');
@@ -68,12 +69,17 @@ export function startHashingThread(): HashingThread {
       worker.ref();
       worker.postMessage([...filePaths]);
       try {
-        return await answer;
+        const sha256 = await answer;
+        answered = true;
+        return sha256;
       } finally {
         void worker.terminate();
       }
     },
     async close() {
+      // Once it has answered it holds nothing open, and is ending: that is not waited for (its isolate's teardown
+      // can take tens of milliseconds).
+      if (answered) return;
       await worker.terminate();
     },
   };

@@ -1,4 +1,4 @@
-import { reportAgainstAsset } from './detached-binding.js';
+import { reportAgainstAsset, type CheckedBinding } from './detached-binding.js';
 import { assertSignableMedia, type SignableMimeType } from './media-type.js';
 import type { ReaderJson } from './reader-json.js';
 import { isRefused, MANIFEST_STORE_TYPE, openReader, RemoteManifestError } from './reader-open.js';
@@ -104,12 +104,12 @@ export async function crJsonOf(source: Uint8Array | Blob, mimeType: SignableMime
  * (bmff-hash.ts, for MP4, MOV, M4A, HEIC, AVIF) or c2pa.hash.boxes (box-hash.ts, for JPEG and PNG). c2pa-rs's own code
  * for it, from hashing the store itself, is replaced by that check. A binding not judged here (a box hash of another
  * format or with exclusions, or a BMFF hash with Merkle trees whose file-level hash matches) is left as c2pa-rs judged
- * it against the store, so such a file stays Invalid here.
+ * it against the store, so such a file stays Invalid here. `checked`: a binding whose hash was checked already.
  */
-export async function readDetachedManifest(store: Uint8Array, assetPath: string, options: ReadOptions, source: ManifestSource): Promise<VerificationReport> {
+export async function readDetachedManifest(store: Uint8Array, assetPath: string, options: ReadOptions, source: ManifestSource, checked?: CheckedBinding): Promise<VerificationReport> {
   const opened = await openReader(store, MANIFEST_STORE_TYPE, trustSettings(options));
   if (!opened || isRefused(opened)) return { ...reportOf(opened), manifest_source: source };
-  return reportAgainstAsset(opened, assetPath, source);
+  return reportAgainstAsset(opened, assetPath, source, checked);
 }
 
 /** The active manifest's claim thumbnail (its bytes and format) from a manifest store, or undefined without one. */

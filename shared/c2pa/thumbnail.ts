@@ -5,7 +5,7 @@ import { loadSharp } from '../media/sharp.js';
 import { mediaDurationSeconds } from '../media/duration.js';
 import { formatFor } from '../media/formats.js';
 import { pdfFirstPagePng } from '../media/pdf-page.js';
-import { videoFramePng } from '../media/video-frame.js';
+import { videoFrame, type VideoFrame } from '../media/video-frame.js';
 import { C2paError } from './errors.js';
 import type { SignableMimeType } from './media-type.js';
 
@@ -13,8 +13,8 @@ import type { SignableMimeType } from './media-type.js';
  * Claim thumbnails (c2pa.thumbnail.claim), made here because c2pa-rs's WASM build cannot: it lacks the
  * `add_thumbnails` feature, and `builder.thumbnail.enabled` is silently ignored (checked with c2pa-wasm 0.13.3).
  *
- * Of video, ffmpeg takes a representative frame (shared/media/video-frame.ts), which is then made into the JPEG as
- * an image is; without ffmpeg (FFMPEG_PATH) video is signed without one. Of a PDF, pdftoppm renders the first page
+ * Of video, ffmpeg takes a representative frame at the thumbnail's size (shared/media/video-frame.ts), whose pixels
+ * are then encoded as the JPEG; without ffmpeg (FFMPEG_PATH) video is signed without one. Of a PDF, pdftoppm renders the first page
  * (shared/media/pdf-page.ts; PDFTOPPM_PATH); of an EPUB, its cover image is read out of the archive. Audio and the
  * other documents have none.
  *
@@ -101,13 +101,13 @@ export async function claimThumbnailOf(source: ThumbnailSource, mimeType: Signab
   if (kind !== 'video') throw new ThumbnailError(`${mimeType} has no picture to make one of`);
   if (!options.ffmpegPath) throw new ThumbnailError('video thumbnails need ffmpeg (FFMPEG_PATH=off)');
   if (!('path' in source)) throw new ThumbnailError('video thumbnails are made from a file on disk (signFile), not from memory');
-  let frame: Uint8Array;
+  let frame: VideoFrame;
   try {
-    frame = await videoFramePng(source.path, { ffmpegPath: options.ffmpegPath, durationSeconds: await mediaDurationSeconds(source.path, mimeType) });
+    frame = await videoFrame(source.path, { ffmpegPath: options.ffmpegPath, durationSeconds: await mediaDurationSeconds(source.path, mimeType), longEdge: THUMBNAIL_LONG_EDGE });
   } catch (err) {
     throw new ThumbnailError(err instanceof Error ? err.message : String(err), { cause: err });
   }
-  return makeClaimThumbnail(frame, 'image/png');
+  return makeClaimThumbnailOfPixels(frame);
 }
 
 /**

@@ -8,20 +8,22 @@
  * nearest their average (not one mid-cut or mid-flash). A clip with no key frame in that window (one GOP longer than
  * the clip) is decoded in full from its key frame up to the seek point instead; the start is the last resort.
  * Displayed as a player shows it: rotation applied (ffmpeg's autorotate), non-square pixels made square, at most
- * FRAME_LONG_EDGE pixels on its long side, as PNG.
+ * `longEdge` pixels on its long side. Each candidate is shrunk to that size (area averaging) before the filter
+ * compares them, so the filter converts and compares small pictures, not full frames; the chosen one comes out as
+ * 8-bit RGB pixels (PPM), which nothing has to compress or decode again.
  *
  * ffmpeg parses untrusted files here, so it runs with what it needs only: local files (no network or other
  * protocols a crafted playlist or reference could name), one thread, stdin closed, FRAME_TIMEOUT_MS, then SIGKILL.
  */
 import { execFile } from 'node:child_process';
 
-export const FRAME_LONG_EDGE = 1024;
 export const FRAME_CANDIDATES = 12;
 export const FRAME_TIMEOUT_MS = 30_000;
 /** How much of the video after the seek point is read for candidates (bounds the bytes read of a long GOP). */
 export const FRAME_WINDOW_SECONDS = 30;
-/** A 1024 px PNG is at most about 3 MiB; more output than this is not a frame. */
-const MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
+/** Largest long edge a frame may be asked for: its pixels stay within MAX_OUTPUT_BYTES. */
+export const FRAME_MAX_LONG_EDGE = 2048;
+const MAX_OUTPUT_BYTES = FRAME_MAX_LONG_EDGE * FRAME_MAX_LONG_EDGE * 3 + 64;
 
 export class VideoFrameError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -36,8 +38,7 @@ export function frameSeekSeconds(durationSeconds: number | undefined): number {
   return Math.min(durationSeconds / 10, 10);
 }
 
-function ffmpegArgs(filePath: string, seekSeconds: number, keyFramesOnly: boolean): string[] {
-  const edge = FRAME_LONG_EDGE;
+function ffmpegArgs(filePath: string, seekSeconds: number, keyFramesOnly: boolean, edge: number): string[] {
   return [
     '-nostdin', '-hide_banner', '-loglevel', 'error',
     '-protocol_whitelist', 'file',
@@ -48,9 +49,9 @@ function ffmpegArgs(filePath: string, seekSeconds: number, keyFramesOnly: boolea
     // `file:` so a path is never read as another protocol's URL.
     '-i', `file:${filePath}`,
     '-map', '0:v:0', '-an', '-sn', '-dn',
-    '-vf', `thumbnail=${FRAME_CANDIDATES},scale=iw*sar:ih,setsar=1,scale=w='min(${edge},iw)':h='min(${edge},ih)':force_original_aspect_ratio=decrease`,
+    '-vf', `scale=iw*sar:ih,setsar=1,scale=w='min(${edge},iw)':h='min(${edge},ih)':force_original_aspect_ratio=decrease:flags=area,format=rgb24,thumbnail=${FRAME_CANDIDATES}`,
     '-frames:v', '1',
-    '-f', 'image2pipe', '-c:v', 'png', 'pipe:1',
+    '-f', 'image2pipe', '-c:v', 'ppm', 'pipe:1',
   ];
 }
 
@@ -67,18 +68,39 @@ function runFfmpeg(ffmpegPath: string, args: string[]): Promise<Buffer> {
   });
 }
 
+/** A frame's pixels: 8-bit RGB, row by row, no padding. */
+export interface VideoFrame {
+  data: Buffer;
+  width: number;
+  height: number;
+  channels: 3;
+}
+
+/** The picture in ffmpeg's binary PPM (P6: a text header, then RGB bytes); anything else is VideoFrameError. */
+export function parsePpm(bytes: Buffer): VideoFrame {
+  const header = /^P6\s+(\d{1,5})\s+(\d{1,5})\s+(\d{1,5})\s/.exec(bytes.subarray(0, 32).toString('latin1'));
+  const [width, height, maxValue] = header ? [Number(header[1]), Number(header[2]), Number(header[3])] : [0, 0, 0];
+  const start = header?.[0].length ?? 0;
+  if (!header || width < 1 || height < 1 || maxValue !== 255 || bytes.length - start !== width * height * 3) {
+    throw new VideoFrameError('ffmpeg gave no picture it could be asked for');
+  }
+  return { data: bytes.subarray(start), width, height, channels: 3 };
+}
+
 /**
- * A frame of the video at `filePath` as PNG (see above). Throws VideoFrameError when ffmpeg is missing, fails,
- * times out or finds no video frame. An attempt that finds no frame (ffmpeg succeeds with nothing to show: no key
- * frame after the seek point, or a seek past the end) gives way to the next.
+ * A frame of the video at `filePath` (see above), at most `longEdge` (up to FRAME_MAX_LONG_EDGE) pixels on its long
+ * side. Throws VideoFrameError when ffmpeg is missing, fails, times out or finds no video frame. An attempt that finds
+ * no frame (ffmpeg succeeds with nothing to show: no key frame after the seek point, or a seek past the end) gives way
+ * to the next.
  */
-export async function videoFramePng(filePath: string, options: { ffmpegPath: string; durationSeconds?: number }): Promise<Uint8Array> {
+export async function videoFrame(filePath: string, options: { ffmpegPath: string; durationSeconds?: number; longEdge: number }): Promise<VideoFrame> {
+  if (!Number.isInteger(options.longEdge) || options.longEdge < 1 || options.longEdge > FRAME_MAX_LONG_EDGE) throw new RangeError(`a frame's long edge of ${options.longEdge} pixels`);
   const seek = frameSeekSeconds(options.durationSeconds);
   const attempts: [seconds: number, keyFramesOnly: boolean][] = [[seek, true], [seek, false]];
   if (seek > 0) attempts.push([0, false]);
   for (const [seconds, keyFramesOnly] of attempts) {
-    const png = await runFfmpeg(options.ffmpegPath, ffmpegArgs(filePath, seconds, keyFramesOnly));
-    if (png.byteLength > 0) return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
+    const ppm = await runFfmpeg(options.ffmpegPath, ffmpegArgs(filePath, seconds, keyFramesOnly, options.longEdge));
+    if (ppm.byteLength > 0) return parsePpm(ppm);
   }
   throw new VideoFrameError('the file has no video frame ffmpeg can decode');
 }

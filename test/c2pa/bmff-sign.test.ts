@@ -21,6 +21,10 @@ import { signFile } from '../../shared/c2pa/sign-asset.js';
 import { SourceManifestConflictError } from '../../shared/c2pa/sign-options.js';
 import { signingSettings, trustSettings } from '../../shared/c2pa/settings.js';
 import { BmffUnsignableError } from '../../shared/c2pa/bmff-c2pa-boxes.js';
+import { activeBmffHash } from '../../shared/c2pa/bmff-read.js';
+import { checkSignedFile, checkWrittenBody } from '../../shared/c2pa/bmff-signed-check.js';
+import { digestOf } from '../../shared/c2pa/data-hash.js';
+import { C2paError } from '../../shared/c2pa/errors.js';
 import { BytesBlob, c2paWasm } from '../../shared/c2pa/wasm.js';
 import { loadRubric, unmet } from '../support/asset-rubric.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
@@ -293,6 +297,26 @@ describe('c2pa: BMFF files signed streamed', function () {
     const waited = await signWith('waited', {});
     expect(Buffer.from(waited.thumbnail!).equals(Buffer.from(kept.thumbnail!))).to.equal(true);
     expect(waited.free).to.be.below(4096);
+  });
+
+  it('checks what it wrote: the body against its digest before the manifest goes in, the manifest read back after; each refuses a file that does not verify', async function () {
+    const { file, signed } = await sign(clips['clip.mp4'], 'video/mp4');
+    const digest = digestOf((await activeBmffHash(signed.manifestStore))!.assertion.hash)!;
+    const refusal = (promise: Promise<void>) => promise.then(() => undefined, (err: unknown) => err);
+    const signedPath = onDisk(file);
+    const flippedPath = onDisk(withFlippedMediaByte(file));
+    // The room (the manifest box and the free box after it) is out of the hash: the signed file's body still checks.
+    await checkWrittenBody(signedPath, digest);
+    expect(await refusal(checkWrittenBody(flippedPath, digest))).to.be.instanceOf(C2paError).with.property('message').that.matches(/does not hash to the digest/);
+    await checkSignedFile(signedPath, 'video/mp4', chain.pem.subCa, digest);
+    // Told of a body checked for another digest, the file is hashed again: a flipped media byte is found.
+    const other = Buffer.from(digest).fill(7);
+    await checkSignedFile(signedPath, 'video/mp4', chain.pem.subCa, other);
+    expect(await refusal(checkSignedFile(flippedPath, 'video/mp4', chain.pem.subCa, other))).to.be.instanceOf(C2paError).with.property('message').that.matches(/does not verify/);
+    // A manifest that no longer validates (a letter of an assertion changed) is refused whatever the body's check.
+    const broken = Buffer.from(file);
+    broken[broken.indexOf('Ada Lovelace')] ^= 0x01;
+    expect(await refusal(checkSignedFile(onDisk(broken), 'video/mp4', chain.pem.subCa, digest))).to.be.instanceOf(C2paError).with.property('message').that.matches(/does not verify/);
   });
 
   it('carries the source XMP instanceID into the claim, as c2pa-rs does', async function () {

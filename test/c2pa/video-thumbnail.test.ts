@@ -15,7 +15,7 @@ import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import { claimThumbnailOfStore, readAsset } from '../../shared/c2pa/read-asset.js';
 import { signFile } from '../../shared/c2pa/sign-asset.js';
 import { ThumbnailError } from '../../shared/c2pa/thumbnail.js';
-import { frameSeekSeconds, VideoFrameError, videoFramePng } from '../../shared/media/video-frame.js';
+import { frameSeekSeconds, parsePpm, VideoFrameError, videoFrame } from '../../shared/media/video-frame.js';
 import { makeOpensslChain, type OpensslChain } from '../support/openssl-chain.js';
 
 const run = promisify(execFile);
@@ -162,8 +162,23 @@ describe('c2pa: claim thumbnails of video (a frame taken by ffmpeg)', function (
   it('a file that is no video (a text body) gives ffmpeg nothing to decode: a VideoFrameError with ffmpeg’s reason, not a crash', async () => {
     const text = path.join(dir, 'notes.mp4');
     await writeFile(text, 'not a video at all\n');
-    const err = await videoFramePng(text, { ffmpegPath: 'ffmpeg' }).then(() => undefined, (e: unknown) => e);
+    const err = await videoFrame(text, { ffmpegPath: 'ffmpeg', longEdge: 512 }).then(() => undefined, (e: unknown) => e);
     expect(err).to.be.instanceOf(VideoFrameError);
     expect(String(err)).to.match(/ffmpeg could not decode a frame: .*Invalid data/);
+  });
+
+  it('takes the frame as RGB pixels at the size asked for, and refuses output that is not a whole picture', async () => {
+    const video = path.join(dir, 'pixels.mp4');
+    await ffmpeg(['-loop', '1', '-i', redBlue, '-t', '1', ...h264, video]);
+    const frame = await videoFrame(video, { ffmpegPath: 'ffmpeg', longEdge: 100 });
+    expect([frame.width, frame.height, frame.channels, frame.data.length]).to.deep.equal([100, 56, 3, 100 * 56 * 3]);
+    near([...frame.data.subarray(0, 3)], RED);
+    near([...frame.data.subarray((56 * 100 - 1) * 3)], BLUE);
+    const ppm = (header: string, bytes: number) => Buffer.concat([Buffer.from(header, 'latin1'), Buffer.alloc(bytes)]);
+    expect(parsePpm(ppm('P6\n2 2\n255\n', 12)).data.length).to.equal(12);
+    for (const [header, bytes] of [['P6\n2 2\n255\n', 11], ['P6\n2 2\n255\n', 13], ['P6\n2 2\n65535\n', 24], ['P5\n2 2\n255\n', 4], ['P6\n0 2\n255\n', 0], ['', 0]] as const) {
+      expect(() => parsePpm(ppm(header, bytes)), header).to.throw(VideoFrameError);
+    }
+    expect(await videoFrame(video, { ffmpegPath: 'ffmpeg', longEdge: 0 }).then(() => undefined, (e: unknown) => e)).to.be.instanceOf(RangeError);
   });
 });
