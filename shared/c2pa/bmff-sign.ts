@@ -124,7 +124,9 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
     return await withBmffFile(input.sourcePath, async (file, top) => {
       // 2. stand in
       const standIn = await standInOf(file, top, { manifest: true });
-      const carriesManifest = await sourceHasManifest(new BytesBlob(standIn, mimeType), mimeType);
+      // Without a C2PA box, and without XMP (which can name a remote manifest), c2pa-rs would find no manifest: it is
+      // not asked, and the thumbnail's frame is started the sooner.
+      const carriesManifest = top.c2paBoxes.length > 0 || top.xmpBox !== undefined ? await sourceHasManifest(new BytesBlob(standIn, mimeType), mimeType) : false;
       const requested = typeof input.manifest === 'function' ? input.manifest(carriesManifest) : input.manifest;
       if (!opensParentIngredient(requested) && carriesManifest) throw new SourceManifestConflictError();
       if (opensParentIngredient(requested) && !top.manifestBox) throw new BmffUnsignableError('its manifest is not embedded in it (a remote manifest cannot be its parent ingredient)');
