@@ -19,10 +19,16 @@ export interface RunningApi {
   close(): Promise<void>;
 }
 
-/** Starts the web role on config.port. The queue and job events are chosen by the caller. */
+/**
+ * Starts the web role on config.port. The queue and job events are chosen by the caller. `verifySupervisor`: when the
+ * verification pools' supervisor is forked: at start (default: before traffic, as forking a large process stalls its
+ * event loop), or at the first verification or upload check (`npm start`: its one process would otherwise keep an idle
+ * supervisor for a service that may never verify).
+ */
 export async function startApi(
   config: Config,
   deps: { knex: Knex; logger: Logger; signQueue: SignQueue; jobEvents: JobEvents; files: FileStore; vault: KeyVault },
+  options: { verifySupervisor?: 'at-start' | 'on-demand' } = {},
 ): Promise<RunningApi> {
   // Uploads a killed API process (this host's, before this start) was staging when it died.
   const swept = await sweepLeftovers(new UploadStaging(config.dataDir).dir);
@@ -31,8 +37,7 @@ export async function startApi(
   redis.connect().catch(() => undefined);
   const verifyPool = new VerifyPool(verifyPoolOptions(config, 'verify', deps.logger));
   const uploadCheckPool = new VerifyPool(verifyPoolOptions(config, 'uploads', deps.logger));
-  // Their supervisors forked now, before traffic: forking a large process stalls its event loop.
-  await Promise.all([verifyPool.start(), uploadCheckPool.start()]);
+  if (options.verifySupervisor !== 'on-demand') await Promise.all([verifyPool.start(), uploadCheckPool.start()]);
   const passwords = new PasswordPool(passwordPoolOptions(config));
   const app = createApp({ config, ...deps, verifyPool, uploadCheckPool, passwords, pingRedis: () => pingWithin(redis) });
   const server = app.listen(config.port);

@@ -73,7 +73,7 @@ runMain('all-in-one', async (givenConfig, logger) => {
   reportQueueDepth(() => signQueue.counts());
   // One operator listener for every role of this process.
   const ops = await startOpsServer(config, logger, { queue: signQueue instanceof BullMqSignQueue ? signQueue.queue : undefined });
-  const api = await startApi(config, { knex, logger, signQueue, jobEvents, files, vault });
+  const api = await startApi(config, { knex, logger, signQueue, jobEvents, files, vault }, { verifySupervisor: 'on-demand' });
   const stopScheduler = await startSchedulerRole(config, knex, vault, logger.child({ role: 'scheduler' }), { signQueue, events: pkiEvents });
   await recordStartup(knex, ['web', 'worker', 'scheduler', 'ocsp'], config);
   logger.info({ api: config.baseUrl, ocsp: config.ocspUrl, crl: config.crlUrl, tsa: config.tsaUrl, docs: `${config.baseUrl}/docs` }, 'service ready');

@@ -52,6 +52,14 @@ describe('verification pools: one supervisor process for both', function () {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('forks no supervisor until a pool is started or given its first task (npm start: on demand)', async () => {
+    const uploads = pool('uploads', 1);
+    pool('verify', 1);
+    expect(supervisors()).to.deep.equal([]);
+    expect(await check(uploads)).to.equal(null);
+    expect(supervisors()).to.have.length(1);
+  });
+
   it('runs both pools over one supervisor, each with members of its own; closing one leaves the other working; closing both ends it', async () => {
     const verify = pool('verify', 2);
     const uploads = pool('uploads', 1);
