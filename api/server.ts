@@ -22,8 +22,8 @@ export interface RunningApi {
 /**
  * Starts the web role on config.port. The queue and job events are chosen by the caller. `verifySupervisor`: when the
  * verification pools' supervisor is forked: at start (default: before traffic, as forking a large process stalls its
- * event loop), or at the first verification or upload check (`npm start`: its one process would otherwise keep an idle
- * supervisor for a service that may never verify).
+ * event loop), or at the first verification or upload check, and ended again once the pools are idle with no members
+ * (`npm start`: its one process would otherwise keep an idle supervisor for a service that may not verify again).
  */
 export async function startApi(
   config: Config,
@@ -35,9 +35,10 @@ export async function startApi(
   if (swept > 0) deps.logger.info({ removed: swept }, 'removed uploads left staged by processes that are gone');
   const redis = createRedis(config.redisUrl, { lazyConnect: true });
   redis.connect().catch(() => undefined);
-  const verifyPool = new VerifyPool(verifyPoolOptions(config, 'verify', deps.logger));
-  const uploadCheckPool = new VerifyPool(verifyPoolOptions(config, 'uploads', deps.logger));
-  if (options.verifySupervisor !== 'on-demand') await Promise.all([verifyPool.start(), uploadCheckPool.start()]);
+  const onDemand = options.verifySupervisor === 'on-demand';
+  const verifyPool = new VerifyPool({ ...verifyPoolOptions(config, 'verify', deps.logger), onDemand });
+  const uploadCheckPool = new VerifyPool({ ...verifyPoolOptions(config, 'uploads', deps.logger), onDemand });
+  if (!onDemand) await Promise.all([verifyPool.start(), uploadCheckPool.start()]);
   const passwords = new PasswordPool(passwordPoolOptions(config));
   const app = createApp({ config, ...deps, verifyPool, uploadCheckPool, passwords, pingRedis: () => pingWithin(redis) });
   const server = app.listen(config.port);

@@ -48,6 +48,13 @@ export interface VerifyPoolOptions {
   queueLimit: number;
   recycleBytes: number;
   timeoutMs?: number;
+  /** How long an idle member is kept (default a minute). */
+  idleMs?: number;
+  /**
+   * The supervisor may end once every pool on it allows that and has nothing at work, queued or alive (`npm start`,
+   * which forks it on demand too); the next task starts another.
+   */
+  onDemand?: boolean;
   logger?: Logger;
 }
 
@@ -105,7 +112,9 @@ export class VerifyPool {
     this.#options = { timeoutMs: VERIFY_TASK_TIMEOUT_MS, ...options };
     this.#unreport = reportVerifyPool(options.name, () => this.state());
     this.#seat = new SupervisorSeat({
-      settings: { recycleBytes: this.#options.recycleBytes, timeoutMs: this.#options.timeoutMs, idleMs: IDLE_MS, niceness: MEMBER_NICENESS },
+      settings: { recycleBytes: this.#options.recycleBytes, timeoutMs: this.#options.timeoutMs, idleMs: options.idleMs ?? IDLE_MS, niceness: MEMBER_NICENESS },
+      onDemand: options.onDemand === true,
+      idle: () => this.#running === 0 && this.#waiting.length === 0 && this.#pending.size === 0 && this.#members.length === 0,
       received: (report) => this.#received(report),
       ended: (code, signal) => this.#ended(code, signal),
     });

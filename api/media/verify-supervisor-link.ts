@@ -3,7 +3,9 @@
  * API forks once and keeps one small process for both. Forked when a pool first needs it (its start() or first task);
  * each pool has a seat on it: its messages carry the pool's number and what comes back is routed to that pool. A pool
  * that closes has its members ended and leaves; the last one to leave ends the process. A supervisor that ended while
- * pools used it (crashed, killed) fails their tasks at work, and the next pool's task starts another.
+ * pools used it (crashed, killed) fails their tasks at work, and the next pool's task starts another. When every pool
+ * on it is on demand (`npm start`), it is ended once none has anything at work, queued or alive, and the next task
+ * starts another.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { childModule } from '../../shared/paths.js';
@@ -14,6 +16,10 @@ const SUPERVISOR = childModule(import.meta.url, 'verify-supervisor');
 /** What the supervisor needs of a pool, and tells it. */
 export interface SupervisedPool {
   readonly settings: PoolSettings;
+  /** The supervisor may end while the pool is idle. */
+  readonly onDemand: boolean;
+  /** Nothing at work, queued, or alive (no members). */
+  idle(): boolean;
   received(report: PoolReport): void;
   /** The supervisor ended while the pool used it: whatever the pool sent it has no answer. */
   ended(code: number | null, signal: NodeJS.Signals | null): void;
@@ -52,6 +58,8 @@ function startSupervisor(): Supervisor {
     if ('ready' in msg) return;
     if ('closed' in msg) supervisor.closing.get(msg.pool)?.();
     else seated.get(msg.pool)?.received(msg);
+    // A pool's last member ended (idle): nothing may be left for the supervisor to do.
+    if ('members' in msg) endIfIdle(supervisor);
   });
   child.once('exit', (code, signal) => {
     for (const done of supervisor.closing.values()) done();
@@ -64,6 +72,14 @@ function startSupervisor(): Supervisor {
     for (const pool of seated.values()) pool.received({ log: { level: 'warn', message: 'verification pool supervisor error', fields: { err } } });
   });
   return supervisor;
+}
+
+/** Ends the supervisor when every pool seated is on demand and idle; the exit is no news to them (not current). */
+function endIfIdle(supervisor: Supervisor): void {
+  if (current !== supervisor) return;
+  for (const pool of seated.values()) if (!pool.onDemand || !pool.idle()) return;
+  current = undefined;
+  supervisor.child.kill('SIGTERM');
 }
 
 /** One pool's place on the supervisor, from its first connect() to its leave(). */

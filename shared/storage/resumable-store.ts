@@ -34,17 +34,21 @@ export interface ResumableStore {
 
 class LocalResumableStore implements ResumableStore {
   readonly kind = 'local';
-  private readonly store: FileStore;
+  private store: FileStore | undefined;
   private readonly dir: string;
 
   constructor(dataDir: string) {
     this.dir = path.join(dataDir, 'resumable');
     // Made here, private to the service: @tus/file-store would make it world-writable, and throw out of a callback on failure.
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    this.store = new FileStore({ directory: this.dir });
   }
 
+  /**
+   * Made at the first upload, not with the app: @tus/file-store's constructor makes its directory again in the
+   * background and throws out of that callback if it fails (an app closed and its data directory removed meanwhile).
+   */
   async datastore(): Promise<DataStore> {
+    this.store ??= new FileStore({ directory: this.dir });
     return this.store;
   }
 

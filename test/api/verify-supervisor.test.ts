@@ -34,8 +34,8 @@ describe('verification pools: one supervisor process for both', function () {
   let dir: string;
   let pools: VerifyPool[] = [];
 
-  const pool = (name: PoolName, size: number, recycleBytes = 2 ** 30) => {
-    const made = new VerifyPool({ name, size, queueLimit: 4, recycleBytes });
+  const pool = (name: PoolName, size: number, recycleBytes = 2 ** 30, extra: { idleMs?: number; onDemand?: boolean } = {}) => {
+    const made = new VerifyPool({ name, size, queueLimit: 4, recycleBytes, ...extra });
     pools.push(made);
     return made;
   };
@@ -57,6 +57,25 @@ describe('verification pools: one supervisor process for both', function () {
     pool('verify', 1);
     expect(supervisors()).to.deep.equal([]);
     expect(await check(uploads)).to.equal(null);
+    expect(supervisors()).to.have.length(1);
+  });
+
+  it('on demand, ends the supervisor once every pool is idle with no members, and starts another for the next task; a pool that is not on demand keeps it', async () => {
+    const uploads = pool('uploads', 1, 2 ** 30, { idleMs: 300, onDemand: true });
+    const verify = pool('verify', 1, 2 ** 30, { idleMs: 300, onDemand: true });
+    expect(await Promise.all([check(uploads), check(verify)])).to.deep.equal([null, null]);
+    const [first] = supervisors();
+    await until(() => supervisors().length === 0, 'the idle supervisor to end');
+    expect(members()).to.deep.equal([]);
+    expect(await check(verify)).to.equal(null);
+    const [second] = supervisors();
+    expect(second).to.be.a('number').and.not.equal(first);
+    await until(() => supervisors().length === 0, 'the second idle supervisor to end');
+    // A pool that keeps its supervisor (the web role's) holds it for every pool.
+    const kept = pool('uploads', 1, 2 ** 30, { idleMs: 300 });
+    expect(await Promise.all([check(kept), check(uploads)])).to.deep.equal([null, null]);
+    await until(() => members().length === 0, 'the members to end');
+    await new Promise((resolve) => setTimeout(resolve, 300));
     expect(supervisors()).to.have.length(1);
   });
 
