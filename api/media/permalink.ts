@@ -13,7 +13,7 @@ import { chainReaderFor } from '../../shared/chain/readers.js';
 import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/reader-open.js';
 import type { Config } from '../../shared/config.js';
 import { manifestDiscoverabilityOfBytes } from '../../shared/db/repositories/sign-jobs.js';
-import { decodeImageCode } from '../../shared/softbinding/iscc-image.js';
+import { decodeImageCode } from '../../shared/softbinding/iscc-codec.js';
 import { verifyAnchor } from './anchor-verification.js';
 import { recoverByFingerprint, RECOVERY_NOTE } from './recovery.js';
 import { revocationOf } from './verification.js';

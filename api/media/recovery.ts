@@ -12,7 +12,7 @@ import type { ManifestSummary } from '../../shared/c2pa/manifest-summary.js';
 import type { SignerInfo } from '../../shared/c2pa/signer-info.js';
 import type { VerificationReport } from '../../shared/c2pa/verification-report.js';
 import { findNearCodes, findNearCodesInOrg, type SoftBindingMatch } from '../../shared/softbinding/code-index.js';
-import { hashToInt64, type ImageCode } from '../../shared/softbinding/iscc-image.js';
+import { hashToInt64, type ImageCode } from '../../shared/softbinding/iscc-codec.js';
 import type { TrustConfig } from '../../shared/trust/store.js';
 import { revocationOf, type RevocationView } from './verification.js';
 import { signerTrust, trustInUse, type SignerTrust } from './verification-trust.js';

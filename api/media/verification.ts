@@ -9,7 +9,7 @@ import { findCertificateBySerial } from '../../shared/db/repositories/certificat
 import { formatFor } from '../../shared/media/formats.js';
 import { nameInCertificateOrder, readCertificate } from '../../shared/pki/certificate.js';
 import { normalizeSerialHex } from '../../shared/pki/serial.js';
-import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
+import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-codec.js';
 import type { StagedFile } from '../../shared/storage/index.js';
 import type { TrustConfig, TrustSource, TrustStore } from '../../shared/trust/store.js';
 import type { RemoteManifestSource } from './remote-manifest.js';

@@ -1,7 +1,8 @@
 import { Router, type Request } from 'express';
 import { MANIFEST_STORE_TYPE } from '../../shared/c2pa/reader-open.js';
 import { isccFromBindingValue } from '../../shared/softbinding/binding-value.js';
-import { decodeImageCode, ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
+import { decodeImageCode } from '../../shared/softbinding/iscc-codec.js';
+import { ISCC_IMAGE_SOFT_BINDING_ALG } from '../../shared/softbinding/iscc-image.js';
 import { clientSignal } from '../client-signal.js';
 import type { AppContext } from '../context.js';
 import { badRequest } from '../errors.js';

@@ -8,7 +8,7 @@ import { claimThumbnailOfStore } from '../../shared/c2pa/read-asset.js';
 import { findServedManifest, servedManifestIdOf, type ServedManifest } from '../../shared/db/repositories/sign-jobs.js';
 import { repositoryManifestUrl } from '../../shared/c2pa/remote-manifest.js';
 import { formatFor, identifyMedia, MediaRejectedError } from '../../shared/media/formats.js';
-import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-image.js';
+import { decodeImageCode, type ImageCode } from '../../shared/softbinding/iscc-codec.js';
 import type { StagedFile } from '../../shared/storage/index.js';
 import type { AppContext } from '../context.js';
 import { ApiError, notFound } from '../errors.js';

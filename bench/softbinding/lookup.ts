@@ -41,7 +41,7 @@ import {
   probeCount,
   SOFT_BINDING_ALG,
 } from '../../shared/softbinding/code-index.js';
-import { int64ToImageCode } from '../../shared/softbinding/iscc-image.js';
+import { int64ToImageCode } from '../../shared/softbinding/iscc-codec.js';
 
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const GOAL_P99_MS = 50;

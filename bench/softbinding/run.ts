@@ -31,7 +31,8 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { FINGERPRINT_MODES, hammingDistance, imageCodeFromFile, type FingerprintMode } from '../../shared/softbinding/iscc-image.js';
+import { hammingDistance } from '../../shared/softbinding/iscc-codec.js';
+import { FINGERPRINT_MODES, imageCodeFromFile, type FingerprintMode } from '../../shared/softbinding/iscc-image.js';
 
 const CACHE = process.env.ISCC_BENCH_CACHE ?? path.join(tmpdir(), 'iscc-bench-wallpapers');
 const MAX_WIDTH = 2560;

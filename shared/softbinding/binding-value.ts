@@ -1,4 +1,5 @@
-import { base32Decode, base32Encode, decodeImageCode, ISCC_IMAGE_SOFT_BINDING_ALG } from './iscc-image.js';
+import { base32Decode, base32Encode, decodeImageCode } from './iscc-codec.js';
+import { ISCC_IMAGE_SOFT_BINDING_ALG } from './iscc-image.js';
 
 /**
  * How an ISCC Image-Code travels as a C2PA soft binding: the assertion's `value` and the Soft Binding Resolution

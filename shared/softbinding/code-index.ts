@@ -30,7 +30,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Knex } from 'knex';
-import { decodeImageCode, hashToInt64, ISCC_IMAGE_SOFT_BINDING_ALG } from './iscc-image.js';
+import { decodeImageCode, hashToInt64 } from './iscc-codec.js';
+import { ISCC_IMAGE_SOFT_BINDING_ALG } from './iscc-image.js';
 
 export type Db = Knex | Knex.Transaction;
 

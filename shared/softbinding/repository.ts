@@ -8,7 +8,8 @@ import { findOrganisation } from '../db/repositories/organisations.js';
 import { filesFollowingOrgQuery, insertManifestStore, setManifestStoresDiscoverable } from '../db/repositories/sign-jobs.js';
 import { insertSoftBinding, setSoftBindingsDiscoverable } from './code-index.js';
 import type { FingerprintMode } from './fingerprint-mode.js';
-import { hashToInt64, imageCodeFromFile, type ImageCode } from './iscc-image.js';
+import { hashToInt64, type ImageCode } from './iscc-codec.js';
+import { imageCodeFromFile } from './iscc-image.js';
 
 type Db = Knex | Knex.Transaction;
 

@@ -13,7 +13,7 @@ import { createLogger } from '../../shared/logger.js';
 import { initPki } from '../../shared/pki/init.js';
 import { createKeyVault } from '../../shared/vault/index.js';
 import { softBindingValue } from '../../shared/softbinding/binding-value.js';
-import { encodeImageCode } from '../../shared/softbinding/iscc-image.js';
+import { encodeImageCode } from '../../shared/softbinding/iscc-codec.js';
 import { TEST_REDIS_URL } from '../support/api.js';
 import { descendantFilesUnder, freePort, hostileTrafficEnv, openDescriptors, startApiProcess, type Descriptor } from '../support/api-process.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

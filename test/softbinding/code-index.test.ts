@@ -26,7 +26,7 @@ import {
   probeCount,
   type SoftBindingMatch,
 } from '../../shared/softbinding/code-index.js';
-import { int64ToImageCode } from '../../shared/softbinding/iscc-image.js';
+import { int64ToImageCode } from '../../shared/softbinding/iscc-codec.js';
 import * as migration009 from '../../migrations/009_soft_bindings.js';
 import { createTestDatabase } from '../support/database.js';
 

@@ -8,24 +8,30 @@ import sharp from 'sharp';
 import {
   base32Decode,
   base32Encode,
-  dct,
-  decodeForFingerprint,
   decodeImageCode,
   encodeImageCode,
   hammingDistance,
   hashToBigInt,
   hashToInt64,
-  imageCodeFromFile,
-  imageCodeFromPixels,
   imageCodeToInt64String,
-  imagePixelsFromFile,
   int64ToHash,
   int64ToImageCode,
+} from '../../shared/softbinding/iscc-codec.js';
+import {
+  decodeForFingerprint,
+  imageCodeFromFile,
+  imageCodeFromPixels,
+  imagePixelsFromFile,
   reducedJpegSize,
   REDUCED_DECODE_MIN_EDGE,
-  resampleBicubicL,
-  softHashImageV0,
 } from '../../shared/softbinding/iscc-image.js';
+import {
+  dct,
+  softHashImageV0,
+} from '../../shared/softbinding/iscc-soft-hash.js';
+import {
+  resampleBicubicL,
+} from '../../shared/softbinding/pillow-bicubic.js';
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'softbinding');
 

@@ -7,7 +7,7 @@ import { insertAnchorLeaf } from '../../shared/db/repositories/anchors.js';
 import { insertRenditionParts, type RenditionPartRow } from '../../shared/db/repositories/rendition-parts.js';
 import { insertSignedFile, updateSignJobStatus } from '../../shared/db/repositories/sign-jobs.js';
 import { extensionFor } from '../../shared/media/formats.js';
-import type { ImageCode } from '../../shared/softbinding/iscc-image.js';
+import type { ImageCode } from '../../shared/softbinding/iscc-codec.js';
 import { recordInRepository } from '../../shared/softbinding/repository.js';
 import type { SignJobDeps } from './deps.js';
 import type { PreparedJob } from './prepare.js';

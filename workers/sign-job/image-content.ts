@@ -1,6 +1,7 @@
 import { makeClaimThumbnailOfPixels, THUMBNAIL_MAX_MEGAPIXELS } from '../../shared/c2pa/thumbnail.js';
 import type { FingerprintMode } from '../../shared/softbinding/fingerprint-mode.js';
-import { decodeForFingerprint, imageCodeFromPixels, pixelsOfDecoded, type DecodedPixels, type ImageCode } from '../../shared/softbinding/iscc-image.js';
+import { type ImageCode } from '../../shared/softbinding/iscc-codec.js';
+import { decodeForFingerprint, imageCodeFromPixels, pixelsOfDecoded, type DecodedPixels } from '../../shared/softbinding/iscc-image.js';
 
 /** What signing derives from an image's pixels. */
 export interface ImageContent {

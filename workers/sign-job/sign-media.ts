@@ -11,7 +11,7 @@ import type { SignableMimeType } from '../../shared/c2pa/media-type.js';
 import type { RenditionRole } from '../../shared/db/repositories/rendition-parts.js';
 import { assertImagePixelsWithin } from '../../shared/media/image-pixels.js';
 import { softBindingAssertion } from '../../shared/softbinding/binding-value.js';
-import type { ImageCode } from '../../shared/softbinding/iscc-image.js';
+import type { ImageCode } from '../../shared/softbinding/iscc-codec.js';
 import { fingerprintImage } from '../../shared/softbinding/repository.js';
 import type { SignJobDeps } from './deps.js';
 import { imageContent, type ImageContent } from './image-content.js';
