@@ -111,6 +111,18 @@ async function writeHashed(source: Source, layout: BmffLayout, outputPath: strin
 }
 
 /**
+ * Step 8's first part, on the body as written (it runs while the thumbnail is taken). Settles to its failure, if any,
+ * rather than rejecting: nothing may be waiting for it when it fails.
+ */
+function startBodyCheck(binding: BmffBinding, input: SignFileInput, digest: Uint8Array): Promise<unknown> {
+  if (input.verifyAfterSign === false || !binding.checkBody) return Promise.resolve(undefined);
+  return binding.checkBody(input.outputPath, digest).then(
+    () => undefined,
+    (err: unknown) => err ?? new Error('the written body could not be checked'),
+  );
+}
+
+/**
  * signFile for MP4, M4V, MOV and M4A (signFile hands them here, their type already checked). `binding`: how the file is
  * bound to its manifest; `thumbnailPath`: the file ffmpeg takes the claim thumbnail's frame from (default the source);
  * `thumbnailRoom`: from what size, and in how much room, the file is written while the thumbnail is taken.
@@ -148,14 +160,11 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
 
         // 3. size and 4. plan, for the thumbnail taken or the room kept for one
         let layout = await sizedLayout(source, taken ? { ...base, ...taken } : { ...base, thumbnail: room });
-        // 8's first part, on the body as written, while the thumbnail is taken; settles to its failure, if any.
-        const checkBody = (digest: Uint8Array): Promise<unknown> =>
-          input.verifyAfterSign === false || !binding.checkBody ? Promise.resolve(undefined) : binding.checkBody(input.outputPath, digest).then(() => undefined, (err: unknown) => err ?? new Error('the body check failed'));
         let bodyChecked: Promise<unknown> = Promise.resolve(undefined);
         try {
           // 5. write and hash
           let digest = await writeHashed(source, layout, input.outputPath);
-          bodyChecked = checkBody(digest);
+          bodyChecked = startBodyCheck(binding, input, digest);
           const { definition, thumbnail } = taken ?? (await thumbnailing);
           const signing: StandInSigning = { ...base, definition, thumbnail };
           if (room && thumbnail && thumbnail.byteLength > room.byteLength) {
@@ -163,7 +172,7 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
             await bodyChecked;
             layout = await sizedLayout(source, signing);
             digest = await writeHashed(source, layout, input.outputPath);
-            bodyChecked = checkBody(digest);
+            bodyChecked = startBodyCheck(binding, input, digest);
           }
           // 6. sign
           const store = await signStandIn(signing, digest);
