@@ -2,6 +2,7 @@
 import '../shared/orphan-guard.js';
 import type { SandboxedJob } from 'bullmq';
 import sharp from 'sharp';
+import { warmUpSigning } from '../shared/c2pa/warm-up.js';
 import { c2paWasm, c2paWasmMemoryBytes } from '../shared/c2pa/wasm.js';
 import { loadConfig } from '../shared/config.js';
 import { connectDatabase } from '../shared/db/index.js';
@@ -19,8 +20,11 @@ import { WASM_MEMORY_MESSAGE, type WasmMemoryMessage } from './sandbox-pool.js';
 sharp.cache({ files: 0 });
 
 // Compile the C2PA WASM while BullMQ starts this process (the worker waits for that before taking jobs),
-// not during its first job.
+// not during its first job; then sign one small file of its own, so that the first job is as quick as the next.
 c2paWasm();
+await warmUpSigning().catch((err: unknown) => {
+  createLogger(loadConfig().logLevel, 'sign-sandbox').warn({ err }, 'the signing warm-up failed: the first job starts cold');
+});
 
 // One set of connections per sandbox process, reused for every job it runs.
 let deps: Promise<SignJobDeps> | undefined;

@@ -10,6 +10,8 @@ import { readFileSync } from 'node:fs';
 export interface SignReport {
   outcome: string;
   seconds: number;
+  /** The same job run again in the same process, as a sandbox's later jobs run (where the bench asks for it). */
+  laterSeconds?: number;
   /** VmHWM after start-up and loading the WASM, before the job. */
   baseMiB: number;
   peakMiB: number;

@@ -5,7 +5,7 @@ import { type KeyVault, type VaultKey, VaultKeyNotFoundError } from './types.js'
 
 const KEY_NAME = /^[A-Za-z0-9-]{1,127}$/;
 
-function keyFromPrivate(name: string, privateKey: KeyObject): VaultKey {
+export function keyFromPrivate(name: string, privateKey: KeyObject): VaultKey {
   const publicKeySpki = new Uint8Array(createPublicKey(privateKey).export({ type: 'spki', format: 'der' }));
   return {
     name,
