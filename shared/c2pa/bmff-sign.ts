@@ -16,9 +16,10 @@
  *    again for its size;
  * 6. sign: the stand-in signed for real with that hash and the thumbnail (vault, TSA);
  * 7. embed: the manifest store written into its room;
- * 8. check (bmff-signed-check.ts): the written body's BMFF hash checked by streaming (c2pa-wasm 0.13's
- *    verify_after_sign does not hash BMFF) as soon as it is written, while the thumbnail is taken; after step 7, the
- *    manifest read back out of the written file and validated by c2pa-rs, while the file's SHA-256 is computed.
+ * 8. check (bmff-signed-check.ts): the BMFF hash checked by streaming (c2pa-wasm 0.13's verify_after_sign does not
+ *    hash BMFF): of the written body as soon as it is written when ffmpeg is still taking the thumbnail, else of the
+ *    whole file after step 7; after step 7, the manifest read back out of the written file and validated by c2pa-rs,
+ *    while the file's SHA-256 is computed.
  *
  * Memory: the chunks of step 5 and the small boxes of step 2, whatever the file's size. Disk: the output only (the
  * source is read in place).
@@ -65,7 +66,8 @@ function checkAnchor(input: SignFileInput): string {
 export interface BmffBinding {
   assertion: (digest: Uint8Array) => Record<string, unknown>;
   checkBody?: (outputPath: string, digest: Uint8Array) => Promise<void>;
-  check: (outputPath: string, mimeType: SignableMimeType, anchor: string, digest: Uint8Array) => Promise<void>;
+  /** `checkedDigest`: the digest the body was checked for, when checkBody ran. */
+  check: (outputPath: string, mimeType: SignableMimeType, anchor: string, checkedDigest?: Uint8Array) => Promise<void>;
 }
 
 const FILE_HASH: BmffBinding = { assertion: bmffHashAssertion, checkBody: checkWrittenBody, check: checkSignedFile };
@@ -114,9 +116,8 @@ async function writeHashed(source: Source, layout: BmffLayout, outputPath: strin
  * Step 8's first part, on the body as written (it runs while the thumbnail is taken). Settles to its failure, if any,
  * rather than rejecting: nothing may be waiting for it when it fails.
  */
-function startBodyCheck(binding: BmffBinding, input: SignFileInput, digest: Uint8Array): Promise<unknown> {
-  if (input.verifyAfterSign === false || !binding.checkBody) return Promise.resolve(undefined);
-  return binding.checkBody(input.outputPath, digest).then(
+function startBodyCheck(checkBody: NonNullable<BmffBinding['checkBody']>, outputPath: string, digest: Uint8Array): Promise<unknown> {
+  return checkBody(outputPath, digest).then(
     () => undefined,
     (err: unknown) => err ?? new Error('the written body could not be checked'),
   );
@@ -160,19 +161,28 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
 
         // 3. size and 4. plan, for the thumbnail taken or the room kept for one
         let layout = await sizedLayout(source, taken ? { ...base, ...taken } : { ...base, thumbnail: room });
+        let thumbnailSettled = taken !== undefined;
+        void thumbnailing.then(() => (thumbnailSettled = true));
+        // The body's digest once its check started (none: the check after step 7 hashes the whole file).
+        let bodyDigest: Uint8Array | undefined;
         let bodyChecked: Promise<unknown> = Promise.resolve(undefined);
         try {
           // 5. write and hash
           let digest = await writeHashed(source, layout, input.outputPath);
-          bodyChecked = startBodyCheck(binding, input, digest);
+          // Only while ffmpeg is still at work: otherwise the check after step 7 hashes the file beside its SHA-256,
+          // on the other core, rather than once more before it.
+          if (!thumbnailSettled && binding.checkBody && input.verifyAfterSign !== false) {
+            bodyDigest = digest;
+            bodyChecked = startBodyCheck(binding.checkBody, input.outputPath, digest);
+          }
           const { definition, thumbnail } = taken ?? (await thumbnailing);
           const signing: StandInSigning = { ...base, definition, thumbnail };
           if (room && thumbnail && thumbnail.byteLength > room.byteLength) {
             // More than its room: sized, planned and written again for the thumbnail it is.
             await bodyChecked;
+            bodyDigest = undefined;
             layout = await sizedLayout(source, signing);
             digest = await writeHashed(source, layout, input.outputPath);
-            bodyChecked = startBodyCheck(binding, input, digest);
           }
           // 6. sign
           const store = await signStandIn(signing, digest);
@@ -181,7 +191,7 @@ export async function signBmffFile(input: SignFileInput, mimeType: SignableMimeT
           // 7. embed
           await writeManifestRoom(input.outputPath, layout.room, store);
           // 8. check
-          const [[sha256]] = await Promise.all([hashing.sha256Of([input.outputPath]), input.verifyAfterSign === false ? undefined : binding.check(input.outputPath, mimeType, checkAnchor(input), digest)]);
+          const [[sha256]] = await Promise.all([hashing.sha256Of([input.outputPath]), input.verifyAfterSign === false ? undefined : binding.check(input.outputPath, mimeType, checkAnchor(input), bodyDigest)]);
           return { size: layout.outputSize, sha256, manifestStore: store };
         } catch (err) {
           // The body check reads the output: it ends before the output goes.
