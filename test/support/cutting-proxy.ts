@@ -4,6 +4,12 @@ export interface CuttingProxy {
   port: number;
   /** Connections cut so far. */
   readonly cuts: number;
+  /**
+   * PATCH requests that reached the proxy (a chunk from a client that starts a request line): counted on the network,
+   * so a request the browser sends again by itself after a cut on a reused connection counts, as it never shows in
+   * the page's own request events.
+   */
+  readonly patches: number;
   /** Cuts the next connection once it has carried `bytes` more bytes from the client (a PATCH body mid-way). */
   cutAfter(bytes: number): void;
   close(): Promise<void>;
@@ -16,6 +22,7 @@ export interface CuttingProxy {
 export async function startCuttingProxy(targetPort: number): Promise<CuttingProxy> {
   let cutAt: number | undefined;
   let cuts = 0;
+  let patches = 0;
   const sockets = new Set<net.Socket>();
   const server = net.createServer((client) => {
     const upstream = net.connect({ host: '127.0.0.1', port: targetPort });
@@ -36,6 +43,7 @@ export async function startCuttingProxy(targetPort: number): Promise<CuttingProx
       client.destroy();
     });
     client.on('data', (chunk: Buffer) => {
+      if (chunk.toString('latin1', 0, 6) === 'PATCH ') patches += 1;
       if (cutAt !== undefined) {
         cutAt -= chunk.length;
         if (cutAt <= 0) {
@@ -54,6 +62,9 @@ export async function startCuttingProxy(targetPort: number): Promise<CuttingProx
     port: (server.address() as net.AddressInfo).port,
     get cuts() {
       return cuts;
+    },
+    get patches() {
+      return patches;
     },
     cutAfter(bytes: number) {
       cutAt = bytes;
